@@ -1,0 +1,1 @@
+"""mlc's dialects: `graph` (tensor level, ONNX-like) and `tp` (tensor programs)."""

@@ -1,0 +1,72 @@
+"""Conversions between MLIR attributes/types and plain Python values, shared by both dialects."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from mlir import ir
+
+from .graph.spec import AttrKind, TensorT
+
+_PARAM_RE = re.compile(r'^#graph\.param<"((?:[^"\\]|\\.)*)">$')
+
+
+def to_attr(kind: AttrKind, value: object) -> ir.Attribute:
+    """Python value -> attribute of the given spec kind (needs a current Context)."""
+    if isinstance(value, ir.Attribute):
+        return value
+    if kind == "ints":
+        assert isinstance(value, Sequence), value
+        return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+    if kind == "int":
+        return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))  # type: ignore[arg-type]
+    if kind == "float":
+        return ir.FloatAttr.get(ir.F32Type.get(), float(value))  # type: ignore[arg-type]
+    if kind == "str":
+        return ir.StringAttr.get(str(value))
+    if kind == "strs":
+        assert isinstance(value, Sequence), value
+        return ir.ArrayAttr.get([ir.StringAttr.get(str(v)) for v in value])
+    raise TypeError(f"attribute kind {kind} needs an ir.Attribute, got {value!r}")
+
+
+def from_attr(attr: ir.Attribute) -> object:
+    """Attribute -> plain Python value where one exists; otherwise the attribute itself."""
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return tuple(attr)
+    if isinstance(attr, ir.BoolAttr):
+        return bool(attr.value)
+    if isinstance(attr, ir.IntegerAttr):
+        return int(attr.value)
+    if isinstance(attr, ir.FloatAttr):
+        return float(attr.value)
+    if isinstance(attr, ir.StringAttr):
+        return attr.value
+    if isinstance(attr, ir.ArrayAttr):
+        return tuple(from_attr(a) for a in attr)
+    return attr
+
+
+def param_name(attr: ir.Attribute) -> str | None:
+    """The name inside `#graph.param<"name">`, or None for any other attribute."""
+    m = _PARAM_RE.match(str(attr))
+    if not m:
+        return None
+    return m.group(1).encode().decode("unicode_escape")
+
+
+def param_attr(name: str) -> ir.Attribute:
+    escaped = name.replace("\\", "\\\\").replace('"', '\\"')
+    return ir.Attribute.parse(f'#graph.param<"{escaped}">')
+
+
+def tensor_t(t: ir.Type) -> TensorT | None:
+    """A static ranked tensor type as TensorT; None for anything else."""
+    if not isinstance(t, ir.RankedTensorType) or not t.has_static_shape:
+        return None
+    return TensorT(tuple(t.shape), str(t.element_type))
+
+
+def to_type(t: TensorT) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(t.shape), ir.Type.parse(t.dtype))

@@ -1,0 +1,19 @@
+"""The `tp` dialect: tensor programs of compute blocks with named spatial/reduce axes."""
+
+from .ops import (
+    COMBINERS,
+    KERNEL_ATTR,
+    BlockHandle,
+    BlockView,
+    axis_map,
+    block,
+    index,
+    kernels,
+    load,
+    read,
+    yield_,
+)
+from .schedule import Loop, Schedule
+
+__all__ = ["COMBINERS", "KERNEL_ATTR", "BlockHandle", "BlockView", "Loop", "Schedule", "axis_map",
+           "block", "index", "kernels", "load", "read", "yield_"]

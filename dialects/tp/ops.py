@@ -1,0 +1,181 @@
+"""Builders and accessors for `tp` ops.
+
+    blk = tp.block(C, name="matmul", axes="i j k", kinds="SSR", extents=[64, 16, 32],
+                   out_map="(i, j)", combiner="add", init=0.0)
+    with ir.InsertionPoint(blk.body):
+        a = tp.read(A, blk, "(i, k)")
+        b = tp.read(B, blk, "(k, j)")
+        tp.yield_(arith.mulf(a, b))
+
+Maps are written over the block's axis names; they are stored as affine maps whose dims are
+the axes in declared order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import gpu
+
+from .schedule import Schedule
+
+COMBINERS = ("none", "add", "mul", "max", "min")
+KERNEL_ATTR = "tp.kernel"
+
+
+def axis_map(axes: Sequence[str], exprs: str) -> ir.AffineMap:
+    """`"(oh * 2 + kh, ow)"` over named axes -> affine map with one dim per axis."""
+    body = exprs.strip()
+    if not (body.startswith("(") and body.endswith(")")):
+        body = f"({body})"
+    for i, name in sorted(enumerate(axes), key=lambda p: -len(p[1])):
+        body = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", f"d{i}", body)
+    dims = ", ".join(f"d{i}" for i in range(len(axes)))
+    return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<({dims}) -> {body}>")).value
+
+
+@dataclass(frozen=True)
+class BlockView:
+    """Read access to a `tp.block` op's attributes."""
+
+    op: ir.Operation
+
+    @property
+    def name(self) -> str:
+        return ir.StringAttr(self.op.attributes["name"]).value
+
+    @property
+    def axes(self) -> list[str]:
+        return [ir.StringAttr(a).value for a in ir.ArrayAttr(self.op.attributes["axes"])]
+
+    @property
+    def kinds(self) -> str:
+        return ir.StringAttr(self.op.attributes["kinds"]).value
+
+    @property
+    def extents(self) -> list[int]:
+        return list(ir.DenseI64ArrayAttr(self.op.attributes["extents"]))
+
+    @property
+    def out_map(self) -> ir.AffineMap:
+        return ir.AffineMapAttr(self.op.attributes["out_map"]).value
+
+    @property
+    def combiner(self) -> str:
+        return ir.StringAttr(self.op.attributes["combiner"]).value
+
+    @property
+    def init(self) -> ir.Attribute:
+        return self.op.attributes["init"]
+
+    @property
+    def schedule(self) -> Schedule:
+        return Schedule.from_attr(self.op.attributes["schedule"])
+
+    @property
+    def out(self) -> ir.Value:
+        return self.op.operands[0]
+
+    @property
+    def body(self) -> ir.Block:
+        return self.op.regions[0].blocks[0]
+
+    def set_schedule(self, schedule: Schedule) -> None:
+        self.op.attributes["schedule"] = schedule.to_attr()
+
+
+class BlockHandle:
+    """What `block()` returns: the op plus its body for an InsertionPoint."""
+
+    def __init__(self, op: ir.Operation) -> None:
+        self.op = op
+        self.view = BlockView(op)
+        self.body = op.regions[0].blocks[0]
+
+    @property
+    def axes(self) -> list[str]:
+        return self.view.axes
+
+
+def _scalar_attr(element_type: ir.Type, value: float | int | bool) -> ir.Attribute:
+    if isinstance(element_type, ir.IntegerType):
+        return ir.IntegerAttr.get(element_type, int(value))
+    return ir.FloatAttr.get(element_type, float(value))
+
+
+def block(
+    out: ir.Value,
+    *,
+    name: str,
+    axes: str | Sequence[str],
+    kinds: str,
+    extents: Sequence[int],
+    out_map: str,
+    combiner: str = "none",
+    init: float | int | None = None,
+    schedule: Schedule | None = None,
+    loc: ir.Location | None = None,
+    ip: ir.InsertionPoint | None = None,
+) -> BlockHandle:
+    """Create an empty `tp.block` writing `out`; fill its body, then end it with `yield_`."""
+    axis_list = axes.split() if isinstance(axes, str) else list(axes)
+    elem = ir.MemRefType(out.type).element_type
+    init_attr = ir.UnitAttr.get() if init is None else _scalar_attr(elem, init)
+    attrs = {
+        "name": ir.StringAttr.get(name),
+        "axes": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in axis_list]),
+        "kinds": ir.StringAttr.get(kinds),
+        "extents": ir.DenseI64ArrayAttr.get([int(e) for e in extents]),
+        "out_map": ir.AffineMapAttr.get(axis_map(axis_list, out_map)),
+        "combiner": ir.StringAttr.get(combiner),
+        "init": init_attr,
+        "schedule": (schedule or Schedule()).to_attr(),
+    }
+    op = ir.Operation.create("tp.block", operands=[out], attributes=attrs, regions=1, loc=loc, ip=ip)
+    op.regions[0].blocks.append()
+    return BlockHandle(op)
+
+
+def _axes_of(where: BlockHandle | Sequence[str]) -> Sequence[str]:
+    return where.axes if isinstance(where, BlockHandle) else where
+
+
+def read(buffer: ir.Value, where: BlockHandle | Sequence[str], exprs: str, *,
+         pad: float | int | None = None, loc: ir.Location | None = None) -> ir.Value:
+    """Element of `buffer` at `exprs`; with `pad`, out-of-bounds positions read `pad`."""
+    mtype = ir.MemRefType(buffer.type)
+    amap = ir.AffineMapAttr.get(axis_map(_axes_of(where), exprs))
+    if pad is None:
+        op = ir.Operation.create("tp.read", results=[mtype.element_type], operands=[buffer],
+                                 attributes={"map": amap}, loc=loc)
+    else:
+        op = ir.Operation.create("tp.read_padded", results=[mtype.element_type], operands=[buffer],
+                                 attributes={"map": amap, "value": _scalar_attr(mtype.element_type, pad)},
+                                 loc=loc)
+    return op.result
+
+
+def load(buffer: ir.Value, indices: Sequence[ir.Value], *, loc: ir.Location | None = None) -> ir.Value:
+    """Element of `buffer` at computed `index` values (for data-dependent access: gather)."""
+    elem = ir.MemRefType(buffer.type).element_type
+    return ir.Operation.create("tp.load", results=[elem], operands=[buffer, *indices], loc=loc).result
+
+
+def index(axis: str, *, loc: ir.Location | None = None) -> ir.Value:
+    """The current value of a block axis, as `index`."""
+    return ir.Operation.create("tp.index", results=[ir.IndexType.get()],
+                               attributes={"axis": ir.StringAttr.get(axis)}, loc=loc).result
+
+
+def yield_(value: ir.Value, *, loc: ir.Location | None = None) -> None:
+    gpu.YieldOp([value], loc=loc)
+
+
+def kernels(module: ir.Module | ir.Operation) -> list[ir.Operation]:
+    """Every `func.func` marked as a tensor program, in module order."""
+    op = module.operation if isinstance(module, ir.Module) else module
+    return [f.operation for f in op.regions[0].blocks[0].operations
+            if f.operation.name == "func.func" and KERNEL_ATTR in f.operation.attributes]

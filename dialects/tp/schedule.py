@@ -1,0 +1,158 @@
+"""Schedules of `tp.block`s: knobs keyed by axis (and loop) name, TVM-style.
+
+A block's axes become loops. `tile = {oc = [32, 8]}` splits axis `oc` into loops `oc.0` (steps of
+32), `oc.1` (steps of 8) and `oc.2` (unit steps); an untiled axis keeps its name as its one loop.
+`order` lists every loop outermost first (default: each tiling level in turn, axes in declared
+order within a level). `unroll = {"kw" = 3}` unrolls a loop by a factor (>= trip count: fully),
+`vectorize = "oc.2"` turns the innermost loop into vector code, and `parallel = ["n", "oc.0"]`
+runs an outermost prefix of spatial loops on the worker threads.
+
+As an attribute:
+    {tile = {oc = array<i64: 32, 8>}, order = ["n", "oc.0", ...], unroll = {"kw" = 3 : i64},
+     vectorize = "oc.2", parallel = ["n"]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+KEYS = ("tile", "order", "unroll", "vectorize", "parallel")
+MAX_VECTOR_LANES = 64
+
+
+@dataclass(frozen=True)
+class Loop:
+    """One loop of a scheduled block: `axis` advances by `stride` per iteration, `trip` times."""
+
+    name: str
+    axis: str
+    level: int
+    trip: int
+    stride: int
+    kind: str  # "S" or "R"
+    exact: bool  # True when the tiles divide the axis: no bound clamping needed
+
+
+@dataclass(frozen=True)
+class Schedule:
+    tile: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    order: tuple[str, ...] = ()
+    unroll: dict[str, int] = field(default_factory=dict)
+    vectorize: str = ""
+    parallel: tuple[str, ...] = ()
+
+    # -- loops ------------------------------------------------------------------------------
+    def loops(self, axes: Sequence[str], kinds: str, extents: Sequence[int]) -> list[Loop]:
+        """The loop nest, outermost first. Assumes `check` found no errors."""
+        by_name: dict[str, Loop] = {}
+        levels: list[list[str]] = []
+        for axis, kind, extent in zip(axes, kinds, extents):
+            sizes = self.tile.get(axis, ())
+            strides = list(sizes) + [1]
+            exact = all(extent % s == 0 for s in sizes)
+            names = [axis] if not sizes else [f"{axis}.{i}" for i in range(len(strides))]
+            bound = extent
+            for lvl, (name, stride) in enumerate(zip(names, strides)):
+                trip = -(-bound // stride)
+                by_name[name] = Loop(name, axis, lvl, trip, stride, kind, exact)
+                bound = stride
+                while len(levels) <= lvl:
+                    levels.append([])
+                levels[lvl].append(name)
+        order = self.order or tuple(n for level in levels for n in level)
+        return [by_name[n] for n in order]
+
+    def check(self, axes: Sequence[str], kinds: str, extents: Sequence[int]) -> list[str]:
+        """Every way this schedule does not fit the block, as messages naming the knob."""
+        errors: list[str] = []
+        kind_of = dict(zip(axes, kinds))
+        extent_of = dict(zip(axes, extents))
+        for axis, sizes in self.tile.items():
+            if axis not in kind_of:
+                errors.append(f"tile names unknown axis '{axis}' (axes: {', '.join(axes)})")
+                continue
+            prev = extent_of[axis]
+            for i, s in enumerate(sizes):
+                if s < 1 or s > prev or (i > 0 and prev % s):
+                    errors.append(f"tile sizes {list(sizes)} of axis '{axis}' (extent "
+                                  f"{extent_of[axis]}) must be decreasing, positive, each "
+                                  f"dividing the previous one")
+                    break
+                prev = s
+        if errors:
+            return errors
+        default = self.__class__(tile=self.tile).loops(axes, kinds, extents)
+        names = [lp.name for lp in default]
+        if self.order and sorted(self.order) != sorted(names):
+            return errors + [f"order {list(self.order)} must list every loop exactly once: {names}"]
+        loops = self.loops(axes, kinds, extents)
+        pos = {lp.name: i for i, lp in enumerate(loops)}
+        info = {lp.name: lp for lp in loops}
+        for name, factor in self.unroll.items():
+            if name not in info:
+                errors.append(f"unroll names unknown loop '{name}' (loops: {', '.join(names)})")
+            elif factor < 1:
+                errors.append(f"unroll factor of '{name}' must be >= 1, got {factor}")
+        if self.vectorize:
+            lp = info.get(self.vectorize)
+            if lp is None:
+                errors.append(f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})")
+            elif pos[lp.name] != len(loops) - 1:
+                errors.append(f"vectorized loop '{lp.name}' must be the innermost loop")
+            elif lp.kind != "S":
+                errors.append(f"vectorized loop '{lp.name}' must be a spatial loop")
+            elif not lp.exact or lp.trip > MAX_VECTOR_LANES:
+                errors.append(f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
+                              f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})")
+        for i, name in enumerate(self.parallel):
+            lp = info.get(name)
+            if lp is None:
+                errors.append(f"parallel names unknown loop '{name}' (loops: {', '.join(names)})")
+            elif lp.kind != "S":
+                errors.append(f"parallel loop '{name}' must be a spatial loop")
+            elif pos[name] != i:
+                errors.append(f"parallel loops {list(self.parallel)} must be the outermost loops in order")
+        return errors
+
+    # -- attribute form ---------------------------------------------------------------------
+    def to_attr(self) -> ir.DictAttr:
+        i64 = ir.IntegerType.get_signless(64)
+        entries: dict[str, ir.Attribute] = {}
+        if self.tile:
+            entries["tile"] = ir.DictAttr.get(
+                {k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in self.tile.items()})
+        if self.order:
+            entries["order"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in self.order])
+        if self.unroll:
+            entries["unroll"] = ir.DictAttr.get(
+                {k: ir.IntegerAttr.get(i64, v) for k, v in self.unroll.items()})
+        if self.vectorize:
+            entries["vectorize"] = ir.StringAttr.get(self.vectorize)
+        if self.parallel:
+            entries["parallel"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in self.parallel])
+        return ir.DictAttr.get(entries)
+
+    @classmethod
+    def from_attr(cls, attr: ir.Attribute) -> Schedule:
+        """Parse a schedule dictionary; raises ValueError naming the malformed knob."""
+        d = ir.DictAttr(attr)
+        unknown = [na.name for na in d if na.name not in KEYS]
+        if unknown:
+            raise ValueError(f"unknown schedule key(s) {unknown}; expected {list(KEYS)}")
+        try:
+            tile = ({na.name: tuple(ir.DenseI64ArrayAttr(na.attr)) for na in ir.DictAttr(d["tile"])}
+                    if "tile" in d else {})
+            order = tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["order"])) if "order" in d else ()
+            unroll = ({na.name: ir.IntegerAttr(na.attr).value for na in ir.DictAttr(d["unroll"])}
+                      if "unroll" in d else {})
+            vectorize = ir.StringAttr(d["vectorize"]).value if "vectorize" in d else ""
+            parallel = (tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["parallel"]))
+                        if "parallel" in d else ())
+        except (ValueError, TypeError) as e:
+            raise ValueError(
+                "malformed schedule: expected tile = {axis = array<i64: ...>}, order = [\"loop\", ...], "
+                "unroll = {loop = N}, vectorize = \"loop\", parallel = [\"loop\", ...]") from e
+        return cls(tile, order, unroll, vectorize, parallel)
