@@ -15,10 +15,21 @@ class MlcError(Exception):
 class DiagnosticError(MlcError):
     """An error anchored at an IR location (an op, or an ONNX node through its NameLoc)."""
 
-    def __init__(self, message: str, location: object | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, location: object | None = None,
+                 more: list[tuple[str, object | None]] | None = None) -> None:
+        super().__init__(message if not more else "\n".join([message] + [m for m, _ in more]))
         self.message = message
         self.location = location
+        self.more = more or []
+
+    @classmethod
+    def many(cls, items: list[tuple[str, object | None]]) -> DiagnosticError:
+        """One error carrying several diagnostics (a verifier reports every violation)."""
+        assert items
+        return cls(items[0][0], items[0][1], items[1:])
+
+    def items(self) -> list[tuple[str, object | None]]:
+        return [(self.message, self.location)] + self.more
 
 
 class IRParseError(MlcError):

@@ -1,0 +1,80 @@
+"""Shape and dtype checks of every `graph` op (what IRDL cannot express).
+
+Each violation is reported at the op's location, prefixed with the op name.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from mlc.errors import DiagnosticError
+
+from ..attrs import from_attr, param_name, tensor_t
+from ..walk import ops_named
+from .spec import OPS, OpSpec, ShapeError
+
+_KIND_CLASSES: dict[str, tuple[type, str]] = {
+    "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
+    "int": (ir.IntegerAttr, "an integer"),
+    "float": (ir.FloatAttr, "a float"),
+    "str": (ir.StringAttr, "a string"),
+    "strs": (ir.ArrayAttr, "an array of strings"),
+}
+
+
+def check_op(op: ir.Operation) -> str | None:
+    """The first problem with one graph op, or None."""
+    spec = OPS.get(op.name.removeprefix("graph."))
+    if spec is None:
+        return f"{op.name} is not a graph op"
+    types = [tensor_t(v.type) for v in op.operands]
+    for i, (v, t) in enumerate(zip(op.operands, types)):
+        if t is None:
+            return f"operand #{i} must be a statically shaped ranked tensor, got {v.type}"
+    attrs: dict[str, object] = {}
+    for a in spec.attrs:
+        attr = op.attributes[a.name]
+        if a.kind in _KIND_CLASSES:
+            cls, what = _KIND_CLASSES[a.kind]
+            if not isinstance(attr, cls):
+                return f"attribute '{a.name}' must be {what}, got {attr}"
+        attrs[a.name] = from_attr(attr)
+    if spec.name == "constant":
+        return _check_constant(op)
+    try:
+        inferred = spec.infer(types, attrs)  # type: ignore[arg-type]
+    except ShapeError as e:
+        return str(e)
+    actual = [tensor_t(r.type) for r in op.results]
+    for i, (want, got) in enumerate(zip(inferred, actual)):
+        if want != got:
+            return (f"result #{i} has type {op.results[i].type} but the operands and attributes "
+                    f"give {want}")
+    return None
+
+
+def _check_constant(op: ir.Operation) -> str | None:
+    value = op.attributes["value"]
+    result = op.results[0].type
+    if tensor_t(result) is None:
+        return f"result must be a statically shaped ranked tensor, got {result}"
+    if param_name(value) is not None:
+        return None
+    if isinstance(value, (ir.DenseElementsAttr, ir.DenseResourceElementsAttr)):
+        if value.type != result:
+            return f"value has type {value.type} but the result is {result}"
+        return None
+    return f"value must be #graph.param<\"name\"> or a dense elements literal, got {value}"
+
+
+def verify_graph(root: ir.Operation) -> list[DiagnosticError]:
+    errors = []
+    for op in ops_named(root, "graph."):
+        problem = check_op(op)
+        if problem:
+            errors.append(DiagnosticError(f"'{op.name}' op {problem}", op.location))
+    return errors
+
+
+def spec_of(op: ir.Operation) -> OpSpec:
+    return OPS[op.name.removeprefix("graph.")]

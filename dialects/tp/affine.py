@@ -1,0 +1,51 @@
+"""Interval analysis of affine index maps over block axes (for bounds checks)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+
+
+def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[int, int]]) -> tuple[int, int]:
+    """Inclusive [lo, hi] of `expr` when dim i ranges over ranges[i]."""
+    if isinstance(expr, ir.AffineDimExpr):
+        return ranges[expr.position]
+    if isinstance(expr, ir.AffineConstantExpr):
+        return expr.value, expr.value
+    if isinstance(expr, ir.AffineSymbolExpr):
+        raise ValueError("symbols are not allowed in tp index maps")
+    assert isinstance(expr, ir.AffineBinaryExpr), expr
+    lo1, hi1 = expr_range(expr.lhs, ranges)
+    lo2, hi2 = expr_range(expr.rhs, ranges)
+    if isinstance(expr, ir.AffineAddExpr):
+        return lo1 + lo2, hi1 + hi2
+    if isinstance(expr, ir.AffineMulExpr):
+        prods = (lo1 * lo2, lo1 * hi2, hi1 * lo2, hi1 * hi2)
+        return min(prods), max(prods)
+    assert lo2 == hi2 and lo2 > 0, "affine div/mod need a positive constant"
+    if isinstance(expr, ir.AffineFloorDivExpr):
+        return lo1 // lo2, hi1 // lo2
+    if isinstance(expr, ir.AffineCeilDivExpr):
+        return -(-lo1 // lo2), -(-hi1 // lo2)
+    assert isinstance(expr, ir.AffineModExpr)
+    return (lo1 % lo2, hi1 % lo2) if hi1 - lo1 < lo2 and lo1 % lo2 <= hi1 % lo2 else (0, lo2 - 1)
+
+
+def dims_used(expr: ir.AffineExpr) -> set[int]:
+    if isinstance(expr, ir.AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, ir.AffineBinaryExpr):
+        return dims_used(expr.lhs) | dims_used(expr.rhs)
+    return set()
+
+
+def out_of_bounds(amap: ir.AffineMap, extents: Sequence[int], shape: Sequence[int]) -> list[str]:
+    """Messages for every map result that can leave [0, shape[i])."""
+    ranges = [(0, e - 1) for e in extents]
+    problems = []
+    for i, (expr, dim) in enumerate(zip(amap.results, shape)):
+        lo, hi = expr_range(expr, ranges)
+        if lo < 0 or hi >= dim:
+            problems.append(f"index {i} ({expr}) ranges over [{lo}, {hi}] but the dim has size {dim}")
+    return problems

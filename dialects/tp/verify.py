@@ -1,0 +1,115 @@
+"""Semantic checks of `tp` ops: axes, index maps in range, combiner/init, schedules."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from mlc.errors import DiagnosticError
+
+from ..walk import ops_named, walk
+from .affine import dims_used, out_of_bounds
+from .ops import COMBINERS, BlockView
+from .schedule import Schedule
+
+
+def _memref(v: ir.Value) -> ir.MemRefType:
+    return ir.MemRefType(v.type)
+
+
+def _check_block(op: ir.Operation) -> list[str]:
+    b = BlockView(op)
+    axes, kinds, extents = b.axes, b.kinds, b.extents
+    problems: list[str] = []
+    if len(set(axes)) != len(axes) or not all(a.isidentifier() for a in axes):
+        problems.append(f"axes {axes} must be distinct identifiers")
+    if len(kinds) != len(axes) or set(kinds) - {"S", "R"}:
+        problems.append(f"kinds '{kinds}' must have one S (spatial) or R (reduce) per axis")
+    if len(extents) != len(axes) or any(e < 1 for e in extents):
+        problems.append(f"extents {extents} must give one positive extent per axis")
+    if problems:
+        return problems
+    out = _memref(b.out)
+    amap = b.out_map
+    if amap.n_dims != len(axes) or len(amap.results) != out.rank:
+        return [f"out_map {amap} must have {len(axes)} dims and {out.rank} results"]
+    reduce_dims = {i for i, k in enumerate(kinds) if k == "R"}
+    for expr in amap.results:
+        used = dims_used(expr) & reduce_dims
+        if used:
+            problems.append(f"out_map uses reduce axis '{axes[min(used)]}'")
+    problems += [f"out_map {p}" for p in out_of_bounds(amap, extents, out.shape)]
+    combiner = b.combiner
+    if combiner not in COMBINERS:
+        problems.append(f"combiner '{combiner}' is not one of {', '.join(COMBINERS)}")
+    elif (combiner == "none") != (not reduce_dims):
+        problems.append("a block with reduce axes needs a combiner other than 'none', and only it")
+    init = b.init
+    if combiner != "none" and (not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type):
+        problems.append(f"init must be a {out.element_type} constant, got {init}")
+    if combiner == "none" and not isinstance(init, ir.UnitAttr):
+        problems.append("init must be `unit` for a block without reduction")
+    try:
+        problems += [f"schedule: {m}" for m in Schedule.from_attr(op.attributes["schedule"]).check(axes, kinds, extents)]
+    except ValueError as e:
+        problems.append(f"schedule: {e}")
+    problems += _check_body(op, b, out)
+    return problems
+
+
+def _check_body(op: ir.Operation, b: BlockView, out: ir.MemRefType) -> list[str]:
+    body = list(b.body.operations)
+    if not body or body[-1].operation.name != "gpu.yield":
+        return ["body must end with gpu.yield of the computed element"]
+    yielded = list(body[-1].operation.operands)
+    if len(yielded) != 1 or yielded[0].type != out.element_type:
+        return [f"body must yield one {out.element_type}, got ({', '.join(str(v.type) for v in yielded)})"]
+    return []
+
+
+def _check_access(op: ir.Operation, block: ir.Operation | None) -> str | None:
+    if block is None:
+        return "must be nested in a tp.block"
+    view = BlockView(block)
+    if op.name == "tp.index":
+        axis = ir.StringAttr(op.attributes["axis"]).value
+        return None if axis in view.axes else f"axis '{axis}' is not an axis of block '{view.name}'"
+    buf = _memref(op.operands[0])
+    if op.results[0].type != buf.element_type:
+        return f"result type {op.results[0].type} must be the element type {buf.element_type}"
+    if op.name == "tp.load":
+        n = len(op.operands) - 1
+        return None if n == buf.rank else f"needs {buf.rank} indices, got {n}"
+    amap = ir.AffineMapAttr(op.attributes["map"]).value
+    if amap.n_dims != len(view.axes) or len(amap.results) != buf.rank:
+        return f"map {amap} must have {len(view.axes)} dims and {buf.rank} results"
+    if op.name == "tp.read":
+        bad = out_of_bounds(amap, view.extents, buf.shape)
+        if bad:
+            return "reads out of bounds (use tp.read_padded for padding): " + "; ".join(bad)
+    elif op.attributes["value"].type != buf.element_type:  # type: ignore[union-attr]
+        return f"pad value must be a {buf.element_type} constant"
+    return None
+
+
+def _enclosing_block(op: ir.Operation) -> ir.Operation | None:
+    parent = op.parent
+    while parent is not None and parent.name != "builtin.module":
+        if parent.name == "tp.block":
+            return parent.operation
+        parent = parent.parent
+    return None
+
+
+def verify_tp(root: ir.Operation) -> list[DiagnosticError]:
+    errors: list[DiagnosticError] = []
+    for op in ops_named(root, "tp."):
+        if op.name == "tp.block":
+            problems = _check_block(op)
+        else:
+            problem = _check_access(op, _enclosing_block(op))
+            problems = [problem] if problem else []
+        errors += [DiagnosticError(f"'{op.name}' op {p}", op.location) for p in problems]
+    return errors
+
+
+__all__ = ["verify_tp", "walk"]

@@ -1,0 +1,186 @@
+"""`mlc.PassManager`: mlc and upstream passes in one pipeline, in MLIR's textual syntax.
+
+    pm = mlc.PassManager.parse("builtin.module(graph-verify,func.func(canonicalize,cse))")
+    pm.add("mlc-dce")
+    pm.run(module)            # raises PassFailedError with formatted diagnostics
+
+Verification after every pass is on by default: MLIR's verifier, plus mlc's own checks of the
+graph and tp dialects (shape rules, schedules) after each mlc pass.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterator
+
+from mlir import ir
+
+from mlc.diagnostics import format_error_diagnostics, format_location
+from mlc.errors import DiagnosticError, PassFailedError
+from mlc.passes._mlir_adapter import print_ir_dump, run_upstream
+from mlc.passes.base import ModulePass
+from mlc.passes.pipeline import MODULE_ANCHOR, Element, Nest, PassEntry, Pipeline, parse_elements, parse_pipeline
+
+
+def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:
+    """mlc's semantic checks of both dialects (what IRDL cannot express)."""
+    from mlc.dialects.graph.verify import verify_graph
+    from mlc.dialects.tp.verify import verify_tp
+
+    return verify_graph(op) + verify_tp(op)
+
+
+class PassManager:
+    """An ordered pipeline of mlc and upstream passes, run on a builtin.module."""
+
+    def __init__(self, *, context: ir.Context | None = None, verify_each: bool = True) -> None:
+        self.context = context
+        self.verify_each = verify_each
+        self.anchor = MODULE_ANCHOR
+        self.elements: list[Element] = []
+        self.print_after = False
+        self.print_before = False
+        self.print_generic = False
+        self.timing = False
+        self.timings: list[tuple[str, float]] = []
+        self.internal_error: str | None = None
+
+    @classmethod
+    def parse(cls, text: str, *, context: ir.Context | None = None, verify_each: bool = True) -> PassManager:
+        """Parse `anchor(...)`; raises PipelineParseError (with the position) on bad input."""
+        pipeline = parse_pipeline(text, context=context)
+        pm = cls(context=context, verify_each=verify_each)
+        pm.anchor = pipeline.anchor
+        pm.elements = list(pipeline.body)
+        return pm
+
+    def add(self, item: str | ModulePass) -> PassManager:
+        """Append passes: an mlc pass instance, or pipeline text such as `func.func(cse),mlc-dce`."""
+        if isinstance(item, ModulePass):
+            self.elements.append(PassEntry(item.name, (), "mlc", item))
+        else:
+            self.elements.extend(parse_elements(item, context=self.context))
+        return self
+
+    @property
+    def pipeline(self) -> Pipeline:
+        return Pipeline(self.anchor, tuple(self.elements))
+
+    def __str__(self) -> str:
+        return str(self.pipeline)
+
+    def enable_ir_printing(self, *, after_all: bool = True, before_all: bool = False,
+                           generic: bool = False) -> None:
+        """Print the IR around each pass to stderr, like `--mlir-print-ir-after-all`."""
+        self.print_after, self.print_before, self.print_generic = after_all, before_all, generic
+
+    def enable_timing(self) -> None:
+        """Record per-pass wall time (`timings`) and print a report to stderr after each run."""
+        self.timing = True
+
+    def steps(self) -> Iterator[Element]:
+        """What runs, in order: named pipelines expanded, each nested pass as its own nest."""
+        for e in self.elements:
+            yield from _expand(e)
+
+    def run(self, module: ir.Module | ir.Operation, *, filename: str = "-") -> None:
+        """Run on `module`; raises PassFailedError carrying `file:line:col: error: ...` lines.
+
+        Python handles to ops inside `module` are invalid afterwards: walk it again.
+        """
+        op = module.operation if isinstance(module, ir.Module) else module
+        self.timings = []
+        self.internal_error = None
+        start = time.perf_counter()
+        try:
+            for step in self.steps():
+                t0 = time.perf_counter()
+                if isinstance(step, PassEntry) and step.kind == "mlc":
+                    assert step.instance is not None
+                    self._run_mlc(op, step.instance, filename)
+                else:
+                    self._run_upstream(op, step, filename)
+                self.timings.append((str(step), time.perf_counter() - t0))
+        finally:
+            if self.timing:
+                _print_timing(self.timings, time.perf_counter() - start)
+
+    def _run_upstream(self, op: ir.Operation, step: Element, filename: str) -> None:
+        try:
+            run_upstream(op, self.anchor, str(step), verify=self.verify_each,
+                         print_before=self.print_before, print_after=self.print_after,
+                         generic=self.print_generic)
+        except Exception as e:  # MLIRError from the pass or the verifier
+            raise PassFailedError(f"{step} failed", format_error_diagnostics(e, filename)) from None
+
+    def _run_mlc(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
+        if self.print_before:
+            print_ir_dump(op, f"Before {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic)
+        try:
+            mlc_pass.run(op)
+        except DiagnosticError as e:
+            raise _failed(mlc_pass, e.items(), filename) from None
+        except Exception as e:  # noqa: BLE001 - a bug in a pass fails the pass, it must not abort
+            import traceback
+
+            self.internal_error = traceback.format_exc()
+            raise PassFailedError(f"{mlc_pass.name}: internal error: {type(e).__name__}: {e}") from e
+        if self.verify_each:
+            self._verify_after(op, mlc_pass, filename)
+        if self.print_after:
+            print_ir_dump(op, f"After {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic)
+
+    def _verify_after(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
+        try:
+            op.verify()
+        except Exception as e:  # MLIRError
+            raise PassFailedError(f"{mlc_pass.name} produced invalid IR",
+                                  format_error_diagnostics(e, filename)
+                                  + [f"{filename}: error: {mlc_pass.name} produced IR that does not verify"]) from None
+        errors = [item for e in verify_mlc_dialects(op) for item in e.items()]
+        if errors:
+            raise _failed(mlc_pass, errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
+                          filename)
+
+
+def _failed(mlc_pass: ModulePass, items: list[tuple[str, object | None]], filename: str) -> PassFailedError:
+    lines = []
+    for message, loc in items:
+        where = format_location(loc, filename) if isinstance(loc, ir.Location) else filename
+        lines.append(f"{where}: error: {message}")
+    return PassFailedError(f"{mlc_pass.name} failed", lines)
+
+
+def _expand(element: Element) -> Iterator[Element]:
+    """A named pipeline's body (recursively); a nest split into one nest per pass."""
+    if isinstance(element, PassEntry) and element.kind == "pipeline":
+        assert element.instance is not None
+        for inner in parse_elements(element.instance.expand()):  # type: ignore[attr-defined]
+            yield from _expand(inner)
+    elif isinstance(element, Nest) and len(element.body) > 1:
+        for inner in element.body:
+            yield from (Nest(element.anchor, (e,), element.pos) for e in _expand_nested(inner))
+    else:
+        yield element
+
+
+def _expand_nested(element: Element) -> Iterator[Element]:
+    if isinstance(element, Nest) and len(element.body) > 1:
+        for inner in element.body:
+            yield from (Nest(element.anchor, (e,), element.pos) for e in _expand_nested(inner))
+    else:
+        yield element
+
+
+def _print_timing(timings: list[tuple[str, float]], total: float) -> None:
+    bar = "===" + "-" * 73 + "==="
+    out = [bar, " " * 25 + "... Execution time report ...", bar,
+           f"  Total Execution Time: {total:.4f} seconds", "", "  ----Wall Time----  ----Name----"]
+    for name, seconds in timings:
+        out.append(f"  {seconds:8.4f} ({100 * seconds / total if total else 0:5.1f}%)  {name}")
+    rest = total - sum(s for _, s in timings)
+    out.append(f"  {rest:8.4f} ({100 * rest / total if total else 0:5.1f}%)  Rest")
+    out.append(f"  {total:8.4f} (100.0%)  Total")
+    sys.stderr.write("\n".join(out) + "\n\n")
+    sys.stderr.flush()

@@ -1,0 +1,25 @@
+"""tp-verify: check tp blocks, their index maps and their schedules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from mlc.dialects.tp.verify import verify_tp
+from mlc.errors import DiagnosticError
+
+from .base import ModulePass
+
+
+@dataclass(frozen=True)
+class TpVerifyPass(ModulePass):
+    """Check tp blocks: axes, index maps in range, combiner/init and schedule knobs."""
+
+    name: ClassVar[str] = "tp-verify"
+
+    def run(self, module: ir.Operation) -> None:
+        errors = verify_tp(module)
+        if errors:
+            raise DiagnosticError.many([(e.message, e.location) for e in errors])
