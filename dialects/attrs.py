@@ -53,7 +53,15 @@ def param_name(attr: ir.Attribute) -> str | None:
     m = _PARAM_RE.match(str(attr))
     if not m:
         return None
-    return m.group(1).encode().decode("unicode_escape")
+    # The printer writes '\\' as \\\\ and '"' or non-printable bytes as \XX (hex).
+    simple = {b"\\": b"\\", b"n": b"\n", b"t": b"\t", b'"': b'"'}
+
+    def unescape(e: re.Match[bytes]) -> bytes:
+        code = e.group(1)
+        return simple[code] if code in simple else bytes([int(code, 16)])
+
+    raw = re.sub(rb'\\(\\|n|t|"|[0-9A-Fa-f]{2})', unescape, m.group(1).encode())
+    return raw.decode("utf-8")
 
 
 def param_attr(name: str) -> ir.Attribute:

@@ -1,8 +1,13 @@
-"""Formatting MLIR diagnostics as `file:line:col: error: message` lines, like mlir-opt."""
+"""Diagnostics as plain records, formatted `file:line:col: error: message` like mlir-opt.
+
+MLIR diagnostic objects are only valid inside a handler, so they are copied into `Diag`
+records at once; mlc's own errors (`DiagnosticError`) become the same records.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from mlir import ir
 
@@ -41,33 +46,61 @@ def node_names(loc: ir.Location) -> list[str]:
     return []
 
 
+@dataclass(frozen=True)
+class Diag:
+    severity: str
+    message: str
+    file: str | None = None
+    line: int = 0
+    col: int = 0
+    names: tuple[str, ...] = field(default=())
+
+    @classmethod
+    def at(cls, severity: str, message: str, loc: object | None) -> Diag:
+        if not isinstance(loc, ir.Location):
+            return cls(severity, message)
+        pos = file_position(loc)
+        names = tuple(node_names(loc))
+        if pos is None:
+            return cls(severity, message, names=names)
+        return cls(severity, message, pos[0], pos[1], pos[2], names)
+
+    @classmethod
+    def from_mlir(cls, diag: ir.Diagnostic) -> list[Diag]:
+        """The diagnostic and its notes (call inside the handler or on an MLIRError)."""
+        out = [cls.at(SEVERITY.get(str(diag.severity), "error"), diag.message, diag.location)]
+        for note in diag.notes:
+            out += cls.from_mlir(note)
+        return out
+
+    def where(self, filename: str = "-") -> str:
+        if self.file is not None:
+            name = filename if self.file in ("-", "") else self.file
+            text = f"{name}:{self.line}:{self.col}"
+            return f"{text}: [{', '.join(self.names)}]" if self.names else text
+        if self.names:
+            return ", ".join(self.names)
+        return filename if filename != "-" else "<unknown>"
+
+    def format(self, filename: str = "-") -> str:
+        return f"{self.where(filename)}: {self.severity}: {self.message}"
+
+
 def format_location(loc: ir.Location, filename: str = "-") -> str:
-    pos = file_position(loc)
-    names = node_names(loc)
-    if pos:
-        name = filename if pos[0] in ("-", "") else pos[0]
-        text = f"{name}:{pos[1]}:{pos[2]}"
-        return f"{text}: [{', '.join(names)}]" if names else text
-    if names:
-        return ", ".join(names)
-    return "<unknown>"
+    return Diag.at("error", "", loc).where(filename)
 
 
-def format_diagnostic(diag: ir.Diagnostic, filename: str = "-") -> list[str]:
-    severity = SEVERITY.get(str(diag.severity), "error")
-    lines = [f"{format_location(diag.location, filename)}: {severity}: {diag.message}"]
-    for note in diag.notes:
-        lines += format_diagnostic(note, filename)
-    return lines
+def diags_of_error(error: Exception) -> list[Diag]:
+    """The diagnostics carried by an MLIRError (parse or pass failure)."""
+    diags = getattr(error, "error_diagnostics", None)
+    if diags:
+        return [d for diag in diags for d in Diag.from_mlir(diag)]
+    return [Diag("error", " ".join(str(error).split()))]
 
 
-def format_all(diags: Iterable[ir.Diagnostic], filename: str = "-") -> list[str]:
-    return [line for d in diags for line in format_diagnostic(d, filename)]
+def format_diags(diags: Iterable[Diag], filename: str = "-") -> list[str]:
+    return [d.format(filename) for d in diags]
 
 
 def format_error_diagnostics(error: Exception, filename: str = "-") -> list[str]:
-    """The diagnostics carried by an MLIRError (parse or pass failure), formatted."""
-    diags = getattr(error, "error_diagnostics", None)
-    if diags:
-        return format_all(diags, filename)
-    return [f"{filename}: error: {' '.join(str(error).split())}"]
+    return format_diags(diags_of_error(error), filename)

@@ -32,20 +32,22 @@ class DiagnosticError(MlcError):
         return [(self.message, self.location)] + self.more
 
 
-class IRParseError(MlcError):
+class _WithDiags(MlcError):
+    """An error carrying structured diagnostics (`mlc.diagnostics.Diag` records)."""
+
+    def __init__(self, message: str, diags: list | None = None, filename: str = "-") -> None:  # type: ignore[type-arg]
+        self.diags = list(diags or [])
+        self.filename = filename
+        self.diagnostics = [d.format(filename) for d in self.diags]
+        super().__init__("\n".join(self.diagnostics) if self.diagnostics else message)
+
+
+class IRParseError(_WithDiags):
     """Malformed `.mlir` input; `diagnostics` holds `file:line:col: error: ...` lines."""
 
-    def __init__(self, diagnostics: list[str]) -> None:
-        super().__init__("\n".join(diagnostics))
-        self.diagnostics = diagnostics
 
-
-class PassFailedError(MlcError):
-    """A pass pipeline failed; `diagnostics` holds the formatted diagnostics MLIR reported."""
-
-    def __init__(self, message: str, diagnostics: list[str] | None = None) -> None:
-        super().__init__(message if not diagnostics else "\n".join(diagnostics))
-        self.diagnostics = diagnostics or []
+class PassFailedError(_WithDiags):
+    """A pass pipeline failed; `diagnostics` holds `file:line:col: error: ...` lines."""
 
 
 class PipelineParseError(MlcError):

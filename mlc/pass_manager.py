@@ -16,10 +16,10 @@ from collections.abc import Iterator
 
 from mlir import ir
 
-from mlc.diagnostics import format_error_diagnostics, format_location
+from mlc.diagnostics import Diag, diags_of_error
 from mlc.errors import DiagnosticError, PassFailedError
 from mlc.passes._mlir_adapter import print_ir_dump, run_upstream
-from mlc.passes.base import ModulePass
+from mlc.passes.base import ModulePass, PassContext
 from mlc.passes.pipeline import MODULE_ANCHOR, Element, Nest, PassEntry, Pipeline, parse_elements, parse_pipeline
 
 
@@ -84,12 +84,15 @@ class PassManager:
         for e in self.elements:
             yield from _expand(e)
 
-    def run(self, module: ir.Module | ir.Operation, *, filename: str = "-") -> None:
+    def run(self, module: ir.Module | ir.Operation, *, params: dict[str, object] | None = None,
+            filename: str = "-") -> None:
         """Run on `module`; raises PassFailedError carrying `file:line:col: error: ...` lines.
 
+        `params` (name -> numpy array) is shared with the passes, which may add to it.
         Python handles to ops inside `module` are invalid afterwards: walk it again.
         """
         op = module.operation if isinstance(module, ir.Module) else module
+        ctx = PassContext(params=params)
         self.timings = []
         self.internal_error = None
         start = time.perf_counter()
@@ -98,7 +101,7 @@ class PassManager:
                 t0 = time.perf_counter()
                 if isinstance(step, PassEntry) and step.kind == "mlc":
                     assert step.instance is not None
-                    self._run_mlc(op, step.instance, filename)
+                    self._run_mlc(op, step.instance, ctx, filename)
                 else:
                     self._run_upstream(op, step, filename)
                 self.timings.append((str(step), time.perf_counter() - t0))
@@ -112,20 +115,23 @@ class PassManager:
                          print_before=self.print_before, print_after=self.print_after,
                          generic=self.print_generic)
         except Exception as e:  # MLIRError from the pass or the verifier
-            raise PassFailedError(f"{step} failed", format_error_diagnostics(e, filename)) from None
+            raise PassFailedError(f"{step} failed", diags_of_error(e), filename) from None
 
-    def _run_mlc(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
+    def _run_mlc(self, op: ir.Operation, mlc_pass: ModulePass, ctx: PassContext, filename: str) -> None:
         if self.print_before:
             print_ir_dump(op, f"Before {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic)
         try:
-            mlc_pass.run(op)
+            with op.context, op.location:
+                mlc_pass.run(op, ctx)
         except DiagnosticError as e:
             raise _failed(mlc_pass, e.items(), filename) from None
         except Exception as e:  # noqa: BLE001 - a bug in a pass fails the pass, it must not abort
             import traceback
 
             self.internal_error = traceback.format_exc()
-            raise PassFailedError(f"{mlc_pass.name}: internal error: {type(e).__name__}: {e}") from e
+            message = f"{mlc_pass.name}: internal error: {type(e).__name__}: {e}"
+            raise PassFailedError(message, [Diag("error", message + " (this is a bug in mlc; "
+                                                 "set MLC_DEBUG=1 for the traceback)")], filename) from e
         if self.verify_each:
             self._verify_after(op, mlc_pass, filename)
         if self.print_after:
@@ -135,9 +141,8 @@ class PassManager:
         try:
             op.verify()
         except Exception as e:  # MLIRError
-            raise PassFailedError(f"{mlc_pass.name} produced invalid IR",
-                                  format_error_diagnostics(e, filename)
-                                  + [f"{filename}: error: {mlc_pass.name} produced IR that does not verify"]) from None
+            raise PassFailedError(f"{mlc_pass.name} produced invalid IR", diags_of_error(e) + [
+                Diag("error", f"{mlc_pass.name} produced IR that does not verify")], filename) from None
         errors = [item for e in verify_mlc_dialects(op) for item in e.items()]
         if errors:
             raise _failed(mlc_pass, errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
@@ -145,11 +150,7 @@ class PassManager:
 
 
 def _failed(mlc_pass: ModulePass, items: list[tuple[str, object | None]], filename: str) -> PassFailedError:
-    lines = []
-    for message, loc in items:
-        where = format_location(loc, filename) if isinstance(loc, ir.Location) else filename
-        lines.append(f"{where}: error: {message}")
-    return PassFailedError(f"{mlc_pass.name} failed", lines)
+    return PassFailedError(f"{mlc_pass.name} failed", [Diag.at("error", m, loc) for m, loc in items], filename)
 
 
 def _expand(element: Element) -> Iterator[Element]:

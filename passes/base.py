@@ -21,13 +21,25 @@ from mlir import ir
 from mlc.errors import PassOptionError
 
 
+@dataclasses.dataclass
+class PassContext:
+    """Per-run state handed to every mlc pass (passes themselves are immutable).
+
+    `params` maps parameter names (`#graph.param<"name">`) to numpy arrays; passes that fold
+    constants read it and add the arrays they create. It is None when no values are known
+    (e.g. `mlc-opt` without `--params`): such passes then fold only literals.
+    """
+
+    params: dict[str, Any] | None = None
+
+
 @dataclasses.dataclass(frozen=True)
 class ModulePass:
     """Base class of mlc passes. Subclasses are frozen dataclasses anchored on builtin.module."""
 
     name: ClassVar[str] = ""
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
         raise NotImplementedError
 
     @classmethod

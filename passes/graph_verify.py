@@ -10,7 +10,7 @@ from mlir import ir
 from mlc.dialects.graph.verify import verify_graph
 from mlc.errors import DiagnosticError
 
-from .base import ModulePass
+from .base import ModulePass, PassContext
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class GraphVerifyPass(ModulePass):
 
     name: ClassVar[str] = "graph-verify"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_graph(module)
         if errors:
             raise DiagnosticError.many([(e.message, e.location) for e in errors])

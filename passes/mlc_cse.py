@@ -7,12 +7,12 @@ from typing import ClassVar
 
 from mlir import ir
 
-from .base import ModulePass
+from .base import ModulePass, PassContext
 from .mlc_dce import is_pure
 
 
 def _key(op: ir.Operation) -> tuple[object, ...]:
-    attrs = tuple(sorted((na.name, str(na.attr)) for na in op.attributes))
+    attrs = tuple(sorted((name, str(op.attributes[name])) for name in op.attributes))
     # ir.Value hashes and compares by the underlying SSA value.
     return (op.name, tuple(op.operands), attrs, tuple(str(r.type) for r in op.results))
 
@@ -23,7 +23,7 @@ class MlcCsePass(ModulePass):
 
     name: ClassVar[str] = "mlc-cse"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
         self._blocks(module)
 
     def _blocks(self, op: ir.Operation) -> None:

@@ -9,7 +9,7 @@ from mlir import ir
 
 from mlc.dialects.walk import walk
 
-from .base import ModulePass
+from .base import ModulePass, PassContext
 
 # Ops without side effects: safe to erase when no result is used. tp.block writes memory.
 _PURE_PREFIXES = ("graph.",)
@@ -26,7 +26,7 @@ class MlcDcePass(ModulePass):
 
     name: ClassVar[str] = "mlc-dce"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
         changed = True
         while changed:
             changed = False

@@ -10,7 +10,7 @@ from mlir import ir
 from mlc.dialects.tp.verify import verify_tp
 from mlc.errors import DiagnosticError
 
-from .base import ModulePass
+from .base import ModulePass, PassContext
 
 
 @dataclass(frozen=True)
@@ -19,7 +19,7 @@ class TpVerifyPass(ModulePass):
 
     name: ClassVar[str] = "tp-verify"
 
-    def run(self, module: ir.Operation) -> None:
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
         if errors:
             raise DiagnosticError.many([(e.message, e.location) for e in errors])

@@ -1,0 +1,203 @@
+"""mlc-opt: run pass pipelines over `.mlir` files, following mlir-opt's conventions.
+
+    mlc-opt in.mlir --pass-pipeline='builtin.module(graph-verify,func.func(canonicalize,cse))'
+
+Exit status 0 on success, 1 on any error (diagnostics as `file:line:col: error: ...` on stderr).
+User errors never print a Python traceback; set MLC_DEBUG=1 to see one for internal errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+import traceback
+from dataclasses import dataclass, field
+
+from mlc.errors import MlcError, PassFailedError
+
+_SPLIT = re.compile(r"^// -----.*$", re.M)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        sys.stderr.write(f"{self.prog}: error: {message}\n")
+        raise SystemExit(1)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="mlc-opt", description="Run mlc and upstream MLIR passes over an .mlir file.")
+    p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
+    p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
+    p.add_argument("--pass-pipeline", default="", metavar="PIPELINE",
+                   help="textual pipeline, e.g. 'builtin.module(graph-verify,func.func(cse))'")
+    p.add_argument("--split-input-file", action="store_true",
+                   help="process each '// -----' separated chunk independently")
+    p.add_argument("--verify-diagnostics", action="store_true",
+                   help="check diagnostics against // expected-error @+1 {{...}} annotations")
+    p.add_argument("--verify-each", default="true", choices=["true", "false", "1", "0"],
+                   help="verify the IR (MLIR + mlc dialect rules) after parsing and after each pass")
+    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass")
+    p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass")
+    p.add_argument("--mlir-timing", action="store_true", help="report per-pass wall time")
+    p.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
+    p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--allow-unregistered-dialect", action="store_true",
+                   help="accept ops of dialects that are not loaded")
+    p.add_argument("--list-passes", action="store_true",
+                   help="list mlc passes (summary, options) and named pipelines, then exit")
+    p.add_argument("--version", action="store_true", help="print mlc and MLIR versions")
+    return p
+
+
+@dataclass
+class _ChunkResult:
+    output: str | None
+    diags: list = field(default_factory=list)  # type: ignore[type-arg]
+
+
+def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None) -> _ChunkResult:
+    from mlir import ir
+
+    from mlc.dialects.context import make_context
+    from mlc.diagnostics import Diag, diags_of_error
+    from mlc.pass_manager import PassManager, verify_mlc_dialects
+
+    ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
+    collected: list[Diag] = []
+
+    def handler(d: ir.Diagnostic) -> bool:
+        collected.extend(Diag.from_mlir(d))
+        return True
+
+    ctx.attach_diagnostic_handler(handler)
+    verify = args.verify_each in ("true", "1")
+    try:
+        module = ir.Module.parse(text, ctx)
+    except Exception as e:  # MLIRError: malformed input
+        return _ChunkResult(None, collected + diags_of_error(e))
+    if verify:
+        errors = [Diag.at("error", m, loc) for err in verify_mlc_dialects(module.operation)
+                  for m, loc in err.items()]
+        if errors:
+            return _ChunkResult(None, collected + errors)
+    if pipeline is not None:
+        assert isinstance(pipeline, PassManager)
+        pipeline.verify_each = verify
+        try:
+            pipeline.run(module, filename=args.input)
+        except PassFailedError as e:
+            if pipeline.internal_error and os.environ.get("MLC_DEBUG"):
+                sys.stderr.write(pipeline.internal_error)
+            return _ChunkResult(None, collected + e.diags)
+    out = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
+                                   enable_debug_info=args.mlir_print_debuginfo)
+    return _ChunkResult(out, collected)
+
+
+def _chunks(text: str, split: bool) -> list[str]:
+    """Chunks padded with newlines so that line numbers match the whole file."""
+    if not split:
+        return [text]
+    out, start = [], 0
+    for m in _SPLIT.finditer(text):
+        out.append(text[start:m.start()])
+        start = m.end()
+    out.append(text[start:])
+    padded, line = [], 0
+    for chunk in out:
+        padded.append("\n" * line + chunk)
+        line += chunk.count("\n")
+    return padded
+
+
+def _run(args: argparse.Namespace) -> int:
+    from mlc.pass_manager import PassManager
+    from mlc.verify_diagnostics import check, parse_expectations
+
+    pipeline = None
+    if args.pass_pipeline:
+        pipeline = PassManager.parse(args.pass_pipeline)
+        if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
+            pipeline.enable_ir_printing(after_all=args.mlir_print_ir_after_all,
+                                        before_all=args.mlir_print_ir_before_all,
+                                        generic=args.mlir_print_op_generic)
+        if args.mlir_timing:
+            pipeline.enable_timing()
+    text = _read_input(args.input)
+    failed = False
+    outputs: list[str] = []
+    for chunk in _chunks(text, args.split_input_file):
+        result = _process_chunk(chunk, args, pipeline)
+        if args.verify_diagnostics:
+            problems = check(result.diags, parse_expectations(chunk), args.input)
+            for line in problems:
+                sys.stderr.write(line + "\n")
+            failed |= bool(problems)
+        else:
+            for d in result.diags:
+                sys.stderr.write(d.format(args.input) + "\n")
+            failed |= result.output is None or any(d.severity == "error" for d in result.diags)
+        if result.output is not None:
+            outputs.append(result.output)
+    _write_output(args.output, "// -----\n".join(outputs))
+    return 1 if failed else 0
+
+
+def _read_input(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise MlcError(f"cannot read input file '{path}': {e}") from None
+
+
+def _write_output(path: str, text: str) -> None:
+    if path == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise MlcError(f"cannot write output file '{path}': {e}") from None
+
+
+def _main(argv: list[str]) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.list_passes:
+            from mlc.pass_listing import list_passes
+
+            sys.stdout.write(list_passes())
+            return 0
+        if args.version:
+            from mlc.version import version_text
+
+            sys.stdout.write(version_text() + "\n")
+            return 0
+        return _run(args)
+    except MlcError as e:
+        sys.stderr.write(f"mlc-opt: {e}\n" if not str(e).startswith("pass pipeline") else f"{e}\n")
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except Exception as e:  # noqa: BLE001 - an internal error must not end in a bare traceback
+        if os.environ.get("MLC_DEBUG"):
+            traceback.print_exc()
+        sys.stderr.write(f"mlc-opt: internal error: {type(e).__name__}: {e}\n"
+                         "  (this is a bug in mlc; rerun with MLC_DEBUG=1 for the traceback)\n")
+        return 1
+
+
+def main() -> None:
+    sys.exit(_main(sys.argv[1:]))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,72 @@
+"""Invariants of the pass registry (xDSL-style): names, lit files, no clash with upstream."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import pytest
+from mlir import ir
+from mlir.passmanager import PassManager as MlirPassManager
+
+from mlc.passes import registry
+from mlc.passes.base import ModulePass
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+PASS_NAMES = sorted(registry.ALL_PASSES)
+PIPELINE_NAMES = sorted(registry.ALL_PIPELINES)
+
+
+@pytest.mark.parametrize("name", PASS_NAMES)
+def test_key_matches_pass_name(name: str) -> None:
+    cls = registry.get_pass(name)
+    assert cls is not None and cls.name == name
+    assert issubclass(cls, ModulePass)
+    assert dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", PASS_NAMES + PIPELINE_NAMES)
+def test_has_lit_file(name: str) -> None:
+    path = ROOT / "lit_tests" / "passes" / f"{name}.mlir"
+    assert path.exists(), f"every pass needs lit_tests/passes/{name}.mlir"
+    assert f"{name}" in path.read_text()
+
+
+@pytest.mark.parametrize("name", PASS_NAMES + PIPELINE_NAMES)
+def test_summary_and_option_docs(name: str) -> None:
+    cls = registry.get_pass(name) or registry.get_pipeline(name)
+    assert cls is not None
+    summary = cls.summary()
+    assert summary and summary.endswith(".") and "\n" not in summary
+    for opt in cls.options():
+        assert opt.doc, f"{name}: option {opt.name} needs an attribute docstring"
+        assert opt.name == opt.name.lower() and "_" not in opt.name
+
+
+@pytest.mark.parametrize("name", PASS_NAMES + PIPELINE_NAMES)
+def test_no_clash_with_upstream(name: str) -> None:
+    assert name not in registry.upstream_pass_names()
+    with ir.Context(), pytest.raises(ValueError, match="does not refer to a registered pass"):
+        MlirPassManager.parse(f"builtin.module({name})")
+
+
+def test_lit_files_name_registered_passes() -> None:
+    """The reverse direction: no stale lit file for a pass that no longer exists."""
+    known = set(PASS_NAMES) | set(PIPELINE_NAMES)
+    stale = [p.stem for p in (ROOT / "lit_tests" / "passes").glob("*.mlir") if p.stem not in known]
+    assert not stale
+
+
+def test_upstream_list_matches_pinned_mlir() -> None:
+    names = registry.upstream_pass_names()
+    assert {"canonicalize", "cse", "convert-linalg-to-loops", "lower-affine"} <= names
+    with ir.Context():
+        for name in ("canonicalize", "cse", "buffer-deallocation-pipeline", "convert-func-to-llvm"):
+            MlirPassManager.parse(f"builtin.module({name})")
+
+
+def test_suggest_closest_name() -> None:
+    assert "graph-verify" in registry.suggest("graph-verfy")
+    assert "canonicalize" in registry.suggest("canonicalise")
+    assert registry.suggest("zzzzzzzz") == ""
