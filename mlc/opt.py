@@ -44,6 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mlir-timing", action="store_true", help="report per-pass wall time")
     p.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
+    p.add_argument("--params", metavar="NPZ", help="parameter values (.npz) for passes that fold constants")
+    p.add_argument("--params-out", metavar="NPZ", help="write the parameters after the pipeline (.npz)")
     p.add_argument("--allow-unregistered-dialect", action="store_true",
                    help="accept ops of dialects that are not loaded")
     p.add_argument("--list-passes", action="store_true",
@@ -58,7 +60,8 @@ class _ChunkResult:
     diags: list = field(default_factory=list)  # type: ignore[type-arg]
 
 
-def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None) -> _ChunkResult:
+def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None,
+                   params: dict[str, object] | None = None) -> _ChunkResult:
     from mlir import ir
 
     from mlc.dialects.context import make_context
@@ -87,7 +90,7 @@ def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None)
         assert isinstance(pipeline, PassManager)
         pipeline.verify_each = verify
         try:
-            pipeline.run(module, filename=args.input)
+            pipeline.run(module, params=params, filename=args.input)
         except PassFailedError as e:
             if pipeline.internal_error and os.environ.get("MLC_DEBUG"):
                 sys.stderr.write(pipeline.internal_error)
@@ -127,10 +130,11 @@ def _run(args: argparse.Namespace) -> int:
         if args.mlir_timing:
             pipeline.enable_timing()
     text = _read_input(args.input)
+    params = _load_params(args.params) if args.params else ({} if args.params_out else None)
     failed = False
     outputs: list[str] = []
     for chunk in _chunks(text, args.split_input_file):
-        result = _process_chunk(chunk, args, pipeline)
+        result = _process_chunk(chunk, args, pipeline, params)
         if args.verify_diagnostics:
             problems = check(result.diags, parse_expectations(chunk), args.input)
             for line in problems:
@@ -143,7 +147,28 @@ def _run(args: argparse.Namespace) -> int:
         if result.output is not None:
             outputs.append(result.output)
     _write_output(args.output, "// -----\n".join(outputs))
+    if args.params_out and not failed:
+        _save_params(args.params_out, params or {})
     return 1 if failed else 0
+
+
+def _load_params(path: str) -> dict[str, object]:
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError) as e:
+        raise MlcError(f"cannot read parameters '{path}': {e}") from None
+
+
+def _save_params(path: str, params: dict[str, object]) -> None:
+    import numpy as np
+
+    try:
+        np.savez(path, **params)  # type: ignore[arg-type]
+    except OSError as e:
+        raise MlcError(f"cannot write parameters '{path}': {e}") from None
 
 
 def _read_input(path: str) -> str:

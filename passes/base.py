@@ -202,3 +202,15 @@ def format_option_value(value: Any) -> str:
     if any(c.isspace() or c in "{}," for c in text) or text == "":
         return '"' + text + '"'
     return text
+
+
+@dataclasses.dataclass(frozen=True)
+class NamedPipeline(ModulePass):
+    """Base class of named pipelines: typed options like a pass, and a body of pass elements."""
+
+    def expand(self) -> str:
+        """The pipeline body (comma-separated elements, anchored on builtin.module)."""
+        raise NotImplementedError
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        raise AssertionError("named pipelines are expanded by the PassManager, never run")

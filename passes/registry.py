@@ -32,7 +32,9 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 
 # Named pipelines: a frozen dataclass like a pass, whose `expand()` gives a pipeline body string.
-ALL_PIPELINES: dict[str, Callable[[], type]] = {}
+ALL_PIPELINES: dict[str, Callable[[], type]] = {
+    "lower-to-llvm": _lazy("lower_to_llvm", "LowerToLlvmPipeline"),
+}
 
 
 def _entry_points() -> dict[str, Callable[[], type]]:

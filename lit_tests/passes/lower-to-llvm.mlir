@@ -1,0 +1,28 @@
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2})' | FileCheck %s --check-prefix=THREADS
+
+// Loops, vectors and math over memrefs end up entirely in the LLVM dialect; erf has no LLVM
+// intrinsic and becomes a libm call, exp becomes the LLVM intrinsic.
+// CHECK-LABEL: llvm.func @erf_exp(
+// CHECK: llvm.call @erff(
+// CHECK: llvm.intr.exp(
+// CHECK-NOT: scf.
+// CHECK-NOT: memref.
+// CHECK-LABEL: llvm.func @_mlir_ciface_erf_exp(
+
+// With threads, scf.parallel runs through the async runtime.
+// THREADS-LABEL: llvm.func @erf_exp(
+// THREADS: llvm.call @mlirAsyncRuntime
+func.func @erf_exp(%a: memref<16xf32>, %b: memref<16xf32>) attributes {llvm.emit_c_interface} {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.parallel (%i) = (%c0) to (%c16) step (%c1) {
+    %x = memref.load %a[%i] : memref<16xf32>
+    %e = math.erf %x : f32
+    %y = math.exp %e : f32
+    memref.store %y, %b[%i] : memref<16xf32>
+    scf.reduce
+  }
+  return
+}

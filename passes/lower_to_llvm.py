@@ -1,0 +1,40 @@
+"""lower-to-llvm: the named pipeline from loops over memrefs (scf/vector/memref/arith/math) to
+the LLVM dialect, ready for the ExecutionEngine or an object file."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from .base import NamedPipeline
+
+# Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
+# after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
+_TAIL = ("convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
+         "convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+         "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+         "convert-ub-to-llvm,reconcile-unrealized-casts")
+
+
+@dataclass(frozen=True)
+class LowerToLlvmPipeline(NamedPipeline):
+    """Lower scf/vector/memref/arith/math (and scf.parallel to threads) to the LLVM dialect."""
+
+    name: ClassVar[str] = "lower-to-llvm"
+
+    threads: int = 1
+    """Worker threads for scf.parallel loops; 1 runs them sequentially (no async runtime)."""
+
+    def __post_init__(self) -> None:
+        if self.threads < 1:
+            raise ValueError(f"threads must be >= 1, got {self.threads}")
+
+    def expand(self) -> str:
+        # LLVM intrinsics where LLVM has them (exp, log, sqrt, fma, floor...); libm calls for
+        # the rest (erf, tanh, ...), vectors unrolled into scalar calls.
+        head = ["convert-math-to-llvm", "convert-math-to-libm"]
+        if self.threads > 1:
+            head += [f"async-parallel-for{{num-workers={self.threads} min-task-size=1}}",
+                     "async-to-async-runtime", "async-runtime-ref-counting",
+                     "async-runtime-ref-counting-opt", "arith-expand", "convert-async-to-llvm"]
+        return ",".join(head + [_TAIL])
