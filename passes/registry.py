@@ -29,6 +29,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
+    "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
 }
 
 # Named pipelines: a frozen dataclass like a pass, whose `expand()` gives a pipeline body string.

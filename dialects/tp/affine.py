@@ -9,6 +9,7 @@ from mlir import ir
 
 def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[int, int]]) -> tuple[int, int]:
     """Inclusive [lo, hi] of `expr` when dim i ranges over ranges[i]."""
+    expr = expr.maybe_downcast()
     if isinstance(expr, ir.AffineDimExpr):
         return ranges[expr.position]
     if isinstance(expr, ir.AffineConstantExpr):
@@ -33,6 +34,7 @@ def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[int, int]]) -> tuple[
 
 
 def dims_used(expr: ir.AffineExpr) -> set[int]:
+    expr = expr.maybe_downcast()
     if isinstance(expr, ir.AffineDimExpr):
         return {expr.position}
     if isinstance(expr, ir.AffineBinaryExpr):

@@ -1,0 +1,122 @@
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
+
+// Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
+// so the 2x8 output tile is carried in vector iter_args across k and stored once.
+// CHECK-LABEL: func.func @register_tile
+// CHECK: scf.parallel (%[[I0:.*]]) =
+// CHECK-NEXT: scf.for %[[J0:.*]] =
+// CHECK-NEXT: %[[ACC:.*]]:2 = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A0:.*]] = %[[ZERO:.*]], %[[A1:.*]] = %[[ZERO]]) -> (vector<8xf32>, vector<8xf32>)
+// CHECK: %[[B:.*]] = vector.load %arg1[%[[K]], %{{.*}}] : memref<4x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[X0:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
+// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[X0]], %[[B]] : vector<8xf32>
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[A0]], %[[P0]] : vector<8xf32>
+// CHECK: %[[S1:.*]] = arith.addf %[[A1]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: scf.yield %[[S0]], %[[S1]]
+// CHECK: vector.store %[[ACC]]#0, %arg2
+// CHECK: vector.store %[[ACC]]#1, %arg2
+// CHECK: scf.reduce
+func.func @register_tile(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<8x4xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 8, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
+      schedule = {tile = {i = array<i64: 2>, j = array<i64: 8>}, order = ["i.0", "j.0", "k", "i.1", "j.1"],
+                  unroll = {"i.1" = 2}, vectorize = "j.1", parallel = ["i.0"]}} : (memref<8x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// Default schedule: one scalar accumulator per output element, carried across k.
+// CHECK-LABEL: func.func @default_schedule
+// CHECK: scf.for %[[I:.*]] =
+// CHECK-NEXT: scf.for %[[J:.*]] =
+// CHECK-NEXT: %[[S:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
+// CHECK-NEXT: memref.load %arg0[%[[I]], %[[K]]]
+// CHECK-NEXT: memref.load %arg1[%[[K]], %[[J]]]
+// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.addf %[[ACC]]
+// CHECK: memref.store %[[S]], %arg2[%[[I]], %[[J]]]
+func.func @default_schedule(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<8x4xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 8, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<8x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// Spatial loops inside the reduce loop that are not unrolled: the output is initialised by its
+// own nest, then updated in memory.
+// CHECK-LABEL: func.func @memory_mode
+// CHECK: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.store %{{.*}}, %arg2
+// CHECK: scf.for %[[K:.*]] =
+// CHECK-NEXT: scf.for %[[I:.*]] =
+// CHECK-NEXT: scf.for %[[J:.*]] =
+// CHECK: %[[OLD:.*]] = memref.load %arg2[%[[I]], %[[J]]]
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT: memref.store %[[NEW]], %arg2[%[[I]], %[[J]]]
+func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<8x4xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 8, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
+      schedule = {order = ["k", "i", "j"]}} : (memref<8x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// A tile that does not divide its axis (10 = 4 + 4 + 2) is guarded; a fully unrolled loop
+// (j, trip 2) is replicated.
+// CHECK-LABEL: func.func @inexact_and_unrolled
+// CHECK: scf.for %[[I0:.*]] = %c0 to %c3 step %c1
+// CHECK-NEXT: scf.for %[[I1:.*]] = %c0 to %c4 step %c1
+// CHECK: %[[IN:.*]] = arith.cmpi slt, %{{.*}}, %c10 : index
+// CHECK-NEXT: scf.if %[[IN]]
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %c0]
+// CHECK: arith.cmpi slt
+// CHECK-NEXT: scf.if
+// CHECK: memref.store %{{.*}}, %arg1[%{{.*}}, %c1]
+func.func @inexact_and_unrolled(%A: memref<10x2xf32>, %O: memref<10x2xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<10x2xf32>) -> f32
+    %e = math.exp %a : f32
+    gpu.yield %e : f32
+  }) {name = "exp", axes = ["i", "j"], kinds = "SS", extents = array<i64: 10, 2>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {i = array<i64: 4>}, unroll = {"j" = 2}}} : (memref<10x2xf32>) -> ()
+  return
+}
+
+// -----
+
+// Padded reads clamp their index and select the pad value out of bounds.
+// CHECK-LABEL: func.func @padded_read
+// CHECK: %[[GE:.*]] = arith.cmpi sge, %[[IDX:.*]], %c0
+// CHECK-NEXT: %[[LO:.*]] = arith.maxsi %[[IDX]], %c0
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpi slt, %[[LO]], %c4
+// CHECK-NEXT: %[[HI:.*]] = arith.minsi %[[LO]], %c3
+// CHECK-NEXT: %[[OK:.*]] = arith.andi %[[GE]], %[[LT]]
+// CHECK-NEXT: %[[V:.*]] = memref.load %arg0[%[[HI]]]
+// CHECK-NEXT: arith.select %[[OK]], %[[V]], %cst
+func.func @padded_read(%A: memref<4xf32>, %O: memref<6xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %a = "tp.read_padded"(%A) {map = affine_map<(i) -> (i - 1)>, value = -1.0 : f32} : (memref<4xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "pad", axes = ["i"], kinds = "S", extents = array<i64: 6>,
+      out_map = affine_map<(i) -> (i)>, combiner = "none", init, schedule = {}} : (memref<6xf32>) -> ()
+  return
+}

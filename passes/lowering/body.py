@@ -1,0 +1,168 @@
+"""Evaluate a tp.block body at one point of its iteration space (scalar or vector lanes).
+
+A point is an affine expression per axis over the loop induction variables (`dims`); in vector
+mode the vectorized axis's expression is lane 0 and the value of lane l adds l. Reads become
+`memref.load` / `vector.load` / broadcasts / per-lane gathers, padded reads clamp and select,
+other body ops are re-created on scalars or vectors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from mlir import ir
+from mlir.dialects import arith, memref, vector
+
+from mlc.dialects.tp import BlockView
+from mlc.dialects.tp.affine import expr_range
+from mlc.errors import DiagnosticError
+
+from .emit_util import apply, broadcast, index_const, lane_indices, linear_coeff, scalar_const
+
+
+@dataclass
+class Point:
+    dims: list[ir.Value]
+    terms: dict[str, ir.AffineExpr]
+    vec_axis: str | None = None
+    lanes: int = 1
+    cache: dict[object, ir.Value] = field(default_factory=dict)
+
+    def with_lane(self, lane: int) -> Point:
+        assert self.vec_axis is not None
+        terms = dict(self.terms)
+        terms[self.vec_axis] = terms[self.vec_axis] + lane
+        return Point(self.dims, terms)
+
+
+class BodyEmitter:
+    """Emits a block's body; `Point` says where, the insertion point says where in the IR."""
+
+    def __init__(self, block: BlockView) -> None:
+        self.block = block
+        self.axes = block.axes
+        self.ranges = [(0, e - 1) for e in block.extents]
+        self.ops = list(block.body.operations)[:-1]
+        self.result = list(block.body.operations)[-1].operands[0]
+
+    # -- indices ---------------------------------------------------------------------------
+    def exprs(self, amap: ir.AffineMap, point: Point, extra_dim: bool = False) -> list[ir.AffineExpr]:
+        """`amap` results over the loop dims (plus a lane dim at the end when extra_dim)."""
+        n = len(point.dims) + (1 if extra_dim else 0)
+        terms = []
+        for a in self.axes:
+            t = point.terms[a]
+            if extra_dim and a == point.vec_axis:
+                t = t + ir.AffineDimExpr.get(n - 1)
+            terms.append(t)
+        axis_map = ir.AffineMap.get(n, 0, terms)
+        return [r.compose(axis_map) for r in amap.results]
+
+    def indices(self, amap: ir.AffineMap, point: Point) -> list[ir.Value]:
+        return [apply(e, point.dims) for e in self.exprs(amap, point)]
+
+    def lane_coeffs(self, amap: ir.AffineMap, point: Point) -> list[int | None]:
+        lane = len(point.dims)
+        return [linear_coeff(e, lane) for e in self.exprs(amap, point, extra_dim=True)]
+
+    # -- evaluation ------------------------------------------------------------------------
+    def value(self, point: Point) -> ir.Value:
+        env: dict[ir.Value, ir.Value] = {}
+        for op in self.ops:
+            op = op.operation
+            results = self._emit(op, env, point)
+            for old, new in zip(op.results, results):
+                env[old] = new
+        return env.get(self.result, self.result)
+
+    def _emit(self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point) -> list[ir.Value]:
+        name = op.name
+        if name == "tp.read" or name == "tp.read_padded":
+            return [self._read(op, point)]
+        if name == "tp.index":
+            return [self._index(ir.StringAttr(op.attributes["axis"]).value, point)]
+        if name == "tp.load":
+            return [self._load(op, env, point)]
+        if op.regions and len(op.regions) and any(len(r.blocks) for r in op.regions):
+            raise DiagnosticError(f"tp-to-loops: '{name}' has regions, which tp.block bodies do not "
+                                  "support; use arith.select instead of scf.if", op.location)
+        operands = [env.get(v, v) for v in op.operands]
+        vtypes = [v.type for v in operands if isinstance(v.type, ir.VectorType)]
+        results = [r.type for r in op.results]
+        if vtypes:
+            lanes = ir.VectorType(vtypes[0]).shape
+            operands = [v if isinstance(v.type, ir.VectorType) else broadcast(v, ir.VectorType.get(lanes, v.type))
+                        for v in operands]
+            results = [ir.VectorType.get(lanes, t) for t in results]
+        attrs = {k: op.attributes[k] for k in op.attributes}  # iteration yields names
+        new = ir.Operation.create(name, results=results, operands=operands, attributes=attrs, loc=op.location)
+        return list(new.results)
+
+    def _index(self, axis: str, point: Point) -> ir.Value:
+        base = apply(point.terms[axis], point.dims)
+        if axis != point.vec_axis:
+            return base
+        vtype = ir.VectorType.get([point.lanes], ir.IndexType.get())
+        return arith.AddIOp(broadcast(base, vtype), lane_indices(point.lanes)).result
+
+    def _read(self, op: ir.Operation, point: Point) -> ir.Value:
+        buf = op.operands[0]
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        padded = op.name == "tp.read_padded"
+        elem = ir.MemRefType(buf.type).element_type
+        if point.vec_axis is None:
+            return self._scalar_read(op, buf, amap, point, padded)
+        coeffs = self.lane_coeffs(amap, point)
+        if all(c == 0 for c in coeffs):
+            return self._scalar_read(op, buf, amap, point, padded)  # broadcast later when used
+        vtype = ir.VectorType.get([point.lanes], elem)
+        if not padded and coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1]):
+            return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
+        lanes = [self._scalar_read(op, buf, amap, point.with_lane(i), padded) for i in range(point.lanes)]
+        return vector.FromElementsOp(vtype, lanes).result
+
+    def _scalar_read(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
+                     padded: bool) -> ir.Value:
+        idx = self.indices(amap, point)
+        if not padded:
+            return memref.LoadOp(buf, idx).result
+        shape = ir.MemRefType(buf.type).shape
+        ok: ir.Value | None = None
+        clamped = []
+        for value, dim, expr in zip(idx, shape, amap.results):
+            lo, hi = expr_range(expr, self.ranges)
+            if lo >= 0 and hi < dim:
+                clamped.append(value)
+                continue
+            conds = []
+            if lo < 0:
+                conds.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
+                value = arith.MaxSIOp(value, index_const(0)).result
+            if hi >= dim:
+                conds.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(dim)).result)
+                value = arith.MinSIOp(value, index_const(dim - 1)).result
+            for c in conds:
+                ok = c if ok is None else arith.AndIOp(ok, c).result
+            clamped.append(value)
+        loaded = memref.LoadOp(buf, clamped).result
+        if ok is None:
+            return loaded
+        return arith.SelectOp(ok, loaded, scalar_const(op.attributes["value"])).result
+
+    def _load(self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point) -> ir.Value:
+        buf = op.operands[0]
+        idx = [env.get(v, v) for v in list(op.operands)[1:]]
+        if not any(isinstance(v.type, ir.VectorType) for v in idx):
+            return memref.LoadOp(buf, idx).result
+        lanes = point.lanes
+        elem = ir.MemRefType(buf.type).element_type
+        values = []
+        for lane in range(lanes):
+            lane_idx = [vector.ExtractOp(v, [], [lane]).result if isinstance(v.type, ir.VectorType) else v
+                        for v in idx]
+            values.append(memref.LoadOp(buf, lane_idx).result)
+        return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
+
+
+StoreFn = Callable[[ir.Value, Point], None]

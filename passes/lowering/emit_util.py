@@ -1,0 +1,82 @@
+"""Small IR-emission helpers shared by the tp lowering: constants, affine indices, combiners."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from mlir import ir
+from mlir.dialects import affine, arith, vector
+
+
+def index_const(value: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), value).result
+
+
+def scalar_const(attr: ir.Attribute) -> ir.Value:
+    return arith.ConstantOp(attr.type, attr).result
+
+
+def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
+    """An `index` value for `expr` over `dims` (affine.apply; constants fold later)."""
+    if isinstance(expr, ir.AffineConstantExpr):
+        return index_const(expr.value)
+    amap = ir.AffineMap.get(len(dims), 0, [expr])
+    return affine.AffineApplyOp(amap, list(dims)).result
+
+
+def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:
+    """Coefficient of dim `pos` in `expr`, or None when `expr` is not linear in it."""
+    expr = expr.maybe_downcast()
+    if isinstance(expr, ir.AffineDimExpr):
+        return 1 if expr.position == pos else 0
+    if isinstance(expr, (ir.AffineConstantExpr, ir.AffineSymbolExpr)):
+        return 0
+    assert isinstance(expr, ir.AffineBinaryExpr)
+    lhs, rhs = linear_coeff(expr.lhs, pos), linear_coeff(expr.rhs, pos)
+    if lhs is None or rhs is None:
+        return None
+    if isinstance(expr, ir.AffineAddExpr):
+        return lhs + rhs
+    if isinstance(expr, ir.AffineMulExpr):
+        if isinstance(expr.rhs, ir.AffineConstantExpr):
+            return lhs * expr.rhs.value
+        if isinstance(expr.lhs, ir.AffineConstantExpr):
+            return rhs * expr.lhs.value
+        return None if lhs or rhs else 0
+    # floordiv / ceildiv / mod: linear only if the dim does not occur.
+    return None if lhs or rhs else 0
+
+
+def is_float_type(t: ir.Type) -> bool:
+    return isinstance(t, (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type))
+
+
+def element_type(t: ir.Type) -> ir.Type:
+    return ir.VectorType(t).element_type if isinstance(t, ir.VectorType) else t
+
+
+def combine(kind: str, acc: ir.Value, value: ir.Value) -> ir.Value:
+    """acc (+|*|max|min) value, for float or signless-integer scalars and vectors."""
+    fp = is_float_type(element_type(acc.type))
+    ops = {
+        "add": (arith.AddFOp, arith.AddIOp),
+        "mul": (arith.MulFOp, arith.MulIOp),
+        "max": (arith.MaximumFOp, arith.MaxSIOp),
+        "min": (arith.MinimumFOp, arith.MinSIOp),
+    }
+    f_op, i_op = ops[kind]
+    return (f_op if fp else i_op)(acc, value).result
+
+
+def broadcast(value: ir.Value, vtype: ir.VectorType) -> ir.Value:
+    if isinstance(value.type, ir.VectorType):
+        return value
+    return vector.BroadcastOp(vtype, value).result
+
+
+def lane_indices(lanes: int) -> ir.Value:
+    """The constant vector [0, 1, ..., lanes-1] of `index`."""
+    vtype = ir.VectorType.get([lanes], ir.IndexType.get())
+    attr = ir.DenseElementsAttr.get(
+        [ir.IntegerAttr.get(ir.IndexType.get(), i) for i in range(lanes)], type=vtype)
+    return arith.ConstantOp(vtype, attr).result

@@ -1,0 +1,233 @@
+"""Lower one tp.block to scf loops over memrefs, honouring its schedule.
+
+Loops come from `Schedule.loops` (tiling and order). The parallel prefix becomes one
+`scf.parallel`; a vectorized innermost loop becomes vector code; unrolled loops are replicated.
+Reductions: let P be the first reduce loop. When every spatial loop after P is fully unrolled or
+vectorized, the output tile lives in registers: accumulators are `iter_args` of the reduce loops,
+initialised before P and stored once after (a register tile, as in a BLIS micro-kernel).
+Otherwise the output is initialised by its own loop nest at P and updated in memory.
+Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import arith, memref, scf, vector
+
+from mlc.dialects.tp import BlockView, Loop
+
+from .body import BodyEmitter, Point
+from .emit_util import apply, broadcast, combine, index_const, linear_coeff, scalar_const
+
+Carried = list[ir.Value]
+Inner = Callable[[Point, Carried], Carried]
+
+
+class BlockLowering:
+    def __init__(self, view: BlockView) -> None:
+        self.view = view
+        self.body = BodyEmitter(view)
+        self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
+        self.schedule = view.schedule
+        self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)
+        self.out = view.out
+        self.out_map = view.out_map
+        self.elem = ir.MemRefType(self.out.type).element_type
+        self.combiner = view.combiner
+        self.extent_of = dict(zip(self.axes, self.extents))
+        self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
+        vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
+        self.vec: Loop | None = vec[0] if vec else None
+
+    # -- entry -----------------------------------------------------------------------------
+    def emit(self) -> None:
+        point = Point([], {a: ir.AffineConstantExpr.get(0) for a in self.axes})
+        n_par = len(self.schedule.parallel)
+        if n_par == 0:
+            self._from(0, point)
+            return
+        par = self.loops[:n_par]
+        op = scf.ParallelOp([], [index_const(0)] * n_par, [index_const(lp.trip) for lp in par],
+                            [index_const(1)] * n_par, [])
+        block = op.regions[0].blocks.append(*([ir.IndexType.get()] * n_par))
+        with ir.InsertionPoint(block):
+            for lp, iv in zip(par, block.arguments):
+                point = self._advance(point, lp, iv)
+            self._from(n_par, point)
+            scf.ReduceOp([], 0)
+
+    def _from(self, start: int, point: Point) -> None:
+        first_r = next((i for i, lp in enumerate(self.loops) if lp.kind == "R"), None)
+        if first_r is None or first_r < start:
+            assert first_r is None, "reduce loops cannot be parallel"
+            self._nest(self.loops[start:], point, [], self._store_body)
+            return
+        self._nest(self.loops[start:first_r], point, [], lambda p, c: self._reduce(first_r, p) or [])
+
+    # -- generic loops ---------------------------------------------------------------------
+    def _nest(self, loops: Sequence[Loop], point: Point, carried: Carried, inner: Inner) -> Carried:
+        if not loops:
+            return inner(point, carried)
+        lp, rest = loops[0], loops[1:]
+        if self.vec is not None and lp.name == self.vec.name:
+            assert not rest
+            vpoint = Point(point.dims, point.terms, lp.axis, lp.trip)
+            return inner(vpoint, carried)
+        return self._loop(lp, point, carried, lambda p, c: self._nest(rest, p, c, inner))
+
+    def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
+        factor = self.schedule.unroll.get(lp.name, 1)
+        if factor >= lp.trip:
+            for i in range(lp.trip):
+                carried = inner(self._advance(point, lp, i), carried)
+            return carried
+        main = lp.trip - lp.trip % factor
+        carried = self._for(0, main, factor, lp, point, carried, inner, factor)
+        if main < lp.trip:
+            carried = self._for(main, lp.trip, 1, lp, point, carried, inner, 1)
+        return carried
+
+    def _for(self, lo: int, hi: int, step: int, lp: Loop, point: Point, carried: Carried,
+             inner: Inner, copies: int) -> Carried:
+        loop = scf.ForOp(index_const(lo), index_const(hi), index_const(step), carried)
+        with ir.InsertionPoint(loop.body):
+            state = list(loop.inner_iter_args)
+            base = self._advance(point, lp, loop.induction_variable)
+            for u in range(copies):
+                p = base if u == 0 else self._shift(base, lp, u)
+                state = inner(p, state)
+            scf.YieldOp(state)
+        return list(loop.results)
+
+    def _advance(self, point: Point, lp: Loop, iv: ir.Value | int) -> Point:
+        terms = dict(point.terms)
+        if isinstance(iv, int):
+            terms[lp.axis] = terms[lp.axis] + iv * lp.stride
+            return Point(point.dims, terms, point.vec_axis, point.lanes)
+        dims = point.dims + [iv]
+        terms[lp.axis] = terms[lp.axis] + ir.AffineDimExpr.get(len(dims) - 1) * lp.stride
+        return Point(dims, terms, point.vec_axis, point.lanes)
+
+    def _shift(self, point: Point, lp: Loop, u: int) -> Point:
+        terms = dict(point.terms)
+        terms[lp.axis] = terms[lp.axis] + u * lp.stride
+        return Point(point.dims, terms, point.vec_axis, point.lanes)
+
+    # -- reductions ------------------------------------------------------------------------
+    def _reduce(self, first_r: int, point: Point) -> None:
+        inner = self.loops[first_r:]
+        spatial = [lp for lp in inner if lp.kind == "S"]
+        unrolled = [lp for lp in spatial if self.vec is None or lp.name != self.vec.name]
+        if all(self.schedule.unroll.get(lp.name, 1) >= lp.trip for lp in unrolled):
+            self._register_tile(point, [lp for lp in inner if lp.kind == "R"], unrolled)
+            return
+        init = self._init_value(point)
+        self._nest(spatial, point, [], lambda p, c: self._guarded(p, c, lambda: self._store(init(p), p) or []))
+        self._nest(inner, point, [], self._update_body)
+
+    def _register_tile(self, point: Point, reduce: list[Loop], unrolled: list[Loop]) -> None:
+        combos = [self._combo_point(point, unrolled, c)
+                  for c in itertools.product(*(range(lp.trip) for lp in unrolled))]
+        init = self._init_value(combos[0])
+        accs = [init(p) for p in combos]
+
+        def accumulate(rpoint: Point, state: Carried) -> Carried:
+            out = []
+            for p, acc in zip(combos, state):
+                q = self._merge(p, rpoint)
+                out.append(self._guarded(q, [acc], lambda q=q, acc=acc: [
+                    combine(self.combiner, acc, self.body.value(q))])[0])
+            return out
+
+        accs = self._nest(reduce, point, accs, accumulate)
+        for p, acc in zip(combos, accs):
+            self._guarded(p, [], lambda p=p, acc=acc: self._store(acc, p) or [])
+
+    def _combo_point(self, point: Point, unrolled: list[Loop], values: tuple[int, ...]) -> Point:
+        p = point
+        for lp, v in zip(unrolled, values):
+            p = self._advance(p, lp, v)
+        if self.vec is not None:
+            p = Point(p.dims, p.terms, self.vec.axis, self.vec.trip)
+        return p
+
+    def _merge(self, spatial: Point, reduce: Point) -> Point:
+        """The spatial point's S-axis terms with the reduce point's dims and R-axis terms."""
+        terms = dict(reduce.terms)
+        for a, k in zip(self.axes, self.kinds):
+            if k == "S":
+                terms[a] = spatial.terms[a]
+        return Point(reduce.dims, terms, spatial.vec_axis, spatial.lanes)
+
+    def _init_value(self, point: Point) -> Callable[[Point], ir.Value]:
+        def make(p: Point) -> ir.Value:
+            v = scalar_const(self.view.init)
+            return broadcast(v, ir.VectorType.get([p.lanes], self.elem)) if p.vec_axis else v
+        return make
+
+    # -- innermost bodies ------------------------------------------------------------------
+    def _store_body(self, point: Point, carried: Carried) -> Carried:
+        return self._guarded(point, carried, lambda: self._store(self.body.value(point), point) or carried)
+
+    def _update_body(self, point: Point, carried: Carried) -> Carried:
+        def update() -> Carried:
+            new = combine(self.combiner, self._load_out(point), self.body.value(point))
+            self._store(new, point)
+            return carried
+        return self._guarded(point, carried, update)
+
+    def _guarded(self, point: Point, carried: Carried, then: Callable[[], Carried]) -> Carried:
+        conds = []
+        for axis in self.inexact:
+            value = apply(point.terms[axis], point.dims)
+            conds.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])).result)
+        if not conds:
+            return then()
+        cond = conds[0]
+        for c in conds[1:]:
+            cond = arith.AndIOp(cond, c).result
+        op = scf.IfOp(cond, [v.type for v in carried], has_else=bool(carried))
+        with ir.InsertionPoint(op.then_block):
+            scf.YieldOp(then())
+        if carried:
+            with ir.InsertionPoint(op.else_block):
+                scf.YieldOp(carried)
+        return list(op.results)
+
+    # -- output accesses -------------------------------------------------------------------
+    def _out_layout(self, point: Point) -> tuple[list[ir.Value], bool]:
+        idx = self.body.indices(self.out_map, point)
+        if point.vec_axis is None:
+            return idx, False
+        coeffs = self.body.lane_coeffs(self.out_map, point)
+        return idx, coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
+
+    def _store(self, value: ir.Value, point: Point) -> None:
+        idx, contiguous = self._out_layout(point)
+        if point.vec_axis is None:
+            memref.StoreOp(value, self.out, idx)
+            return
+        value = broadcast(value, ir.VectorType.get([point.lanes], self.elem))
+        if contiguous:
+            vector.StoreOp(value, self.out, idx)
+            return
+        for lane in range(point.lanes):
+            lane_idx = self.body.indices(self.out_map, point.with_lane(lane))
+            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, self.out, lane_idx)
+
+    def _load_out(self, point: Point) -> ir.Value:
+        idx, contiguous = self._out_layout(point)
+        if point.vec_axis is None:
+            return memref.LoadOp(self.out, idx).result
+        vtype = ir.VectorType.get([point.lanes], self.elem)
+        if contiguous:
+            return vector.LoadOp(vtype, self.out, idx).result
+        lanes = [memref.LoadOp(self.out, self.body.indices(self.out_map, point.with_lane(i))).result
+                 for i in range(point.lanes)]
+        return vector.FromElementsOp(vtype, lanes).result
+
+
+__all__ = ["BlockLowering", "linear_coeff"]
