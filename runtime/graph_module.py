@@ -1,0 +1,185 @@
+"""`GraphModule`: set inputs, run, read outputs, benchmark (the API of TVM's graph executor).
+
+    gm = GraphModule(lib.jit())          # or GraphModule(load_module("model.tar"))
+    gm.set_input("data", x)              # by name or index; exact dtype and shape required
+    gm.run()                             # or gm.run(data=x)
+    y = gm.get_output(0)                 # a copy; later runs do not change it
+    print(gm.benchmark(number=10, repeat=20))
+
+Buffers are allocated once per GraphModule: the params blob (packed from the params table at
+the manifest's offsets), the workspace blob, one buffer per input and per output, all 64-byte
+aligned. Their memref descriptors are built once and bound to the entry, so `run()` is a single
+foreign call; the GraphModule owns every array a descriptor points to.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+from mlir.runtime import get_ranked_memref_descriptor
+
+from mlc.errors import RuntimeInputError
+from mlc.runtime.benchmark import BenchmarkResult, time_function
+from mlc.runtime.manifest import Manifest, TensorSpec
+from mlc.runtime.module import RuntimeModule
+
+ALIGNMENT = 64
+
+
+class TensorInfo(NamedTuple):
+    """Shape and dtype of one input or output (unpacks as `shape, dtype = info`)."""
+
+    shape: tuple[int, ...]
+    dtype: str
+
+
+def aligned_empty(shape: tuple[int, ...], dtype: str | np.dtype, align: int = ALIGNMENT) -> np.ndarray:
+    """A zero-filled C-contiguous array whose data starts on an `align`-byte boundary."""
+    dt = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    raw = np.zeros(nbytes + align, dtype=np.uint8)
+    start = (-raw.ctypes.data) % align
+    return raw[start:start + nbytes].view(dt).reshape(shape)
+
+
+def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
+    """The params blob: each parameter's bytes at its manifest offset, in an aligned buffer."""
+    blob = aligned_empty((manifest.params_size,), np.uint8)
+    for spec in manifest.params:
+        value = np.ascontiguousarray(params[spec.name])
+        blob[spec.offset:spec.offset + spec.nbytes] = value.reshape(-1).view(np.uint8)
+    return blob
+
+
+def _describe(value: np.ndarray) -> str:
+    return f"{value.dtype}[{','.join(str(d) for d in value.shape)}]"
+
+
+class GraphModule:
+    """A compiled module with its own buffers: `set_input` / `run` / `get_output` / `benchmark`."""
+
+    def __init__(self, module: RuntimeModule) -> None:
+        m = module.manifest
+        self.module = module
+        self.manifest = m
+        self._params = pack_params(m, module.params)
+        self._workspace = aligned_empty((m.workspace_size,), np.uint8)
+        self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
+        self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
+        self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
+        arrays = self._inputs + self._outputs + [self._params, self._workspace]
+        self._call = module.entry.bind([get_ranked_memref_descriptor(a) for a in arrays])
+
+    # -- signature -----------------------------------------------------------------------
+    def get_num_inputs(self) -> int:
+        return len(self.manifest.inputs)
+
+    def get_num_outputs(self) -> int:
+        return len(self.manifest.outputs)
+
+    def get_input_info(self) -> dict[str, TensorInfo]:
+        return {s.name: TensorInfo(s.shape, s.dtype) for s in self.manifest.inputs}
+
+    def get_output_info(self) -> dict[str, TensorInfo]:
+        return {s.name: TensorInfo(s.shape, s.dtype) for s in self.manifest.outputs}
+
+    # -- inputs --------------------------------------------------------------------------
+    def set_input(self, key: int | str | None = None, value: np.ndarray | None = None,
+                  **inputs: np.ndarray) -> None:
+        """Copy an input in: `set_input("data", x)`, `set_input(0, x)` or `set_input(data=x)`."""
+        if key is not None:
+            if value is None:
+                raise RuntimeInputError(f"set_input({key!r}) needs a value")
+            name = self._input_spec(key).name
+            if name in inputs:
+                raise RuntimeInputError(f"input '{name}' given twice")
+            inputs = {name: value, **inputs}
+        elif value is not None:
+            raise RuntimeInputError("set_input(value=...) needs a key (input name or index)")
+        checked = [(self._input_index(name), self._check(self._input_spec(name), v))
+                   for name, v in inputs.items()]
+        for index, v in checked:  # all checked before any is written
+            np.copyto(self._inputs[index], v)
+            self._staged[index] = v
+
+    def get_input(self, key: int | str) -> np.ndarray:
+        """A copy of the current content of an input buffer."""
+        return self._inputs[self._input_index(key)].copy()
+
+    def _input_index(self, key: int | str) -> int:
+        spec = self._input_spec(key)
+        return self.manifest.inputs.index(spec)
+
+    def _input_spec(self, key: int | str) -> TensorSpec:
+        specs = self.manifest.inputs
+        if isinstance(key, str):
+            for spec in specs:
+                if spec.name == key:
+                    return spec
+            raise RuntimeInputError(f"no input named '{key}'; the module is "
+                                    f"{self.manifest.signature()}")
+        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(specs):
+            return specs[int(key)]
+        raise RuntimeInputError(f"input index {key!r} out of range: the module has {len(specs)} "
+                                f"inputs {self.manifest.signature()}")
+
+    def _check(self, spec: TensorSpec, value: object) -> np.ndarray:
+        if not isinstance(value, np.ndarray):
+            raise RuntimeInputError(f"input '{spec.name}' expects {spec.describe()}, got "
+                                    f"{type(value).__name__} (pass a numpy array)")
+        if value.dtype != np.dtype(spec.dtype) or tuple(value.shape) != spec.shape:
+            raise RuntimeInputError(f"input '{spec.name}' expects {spec.describe()}, got "
+                                    f"{_describe(value)}")
+        return value
+
+    # -- running -------------------------------------------------------------------------
+    def run(self, **inputs: np.ndarray) -> None:
+        """Set the given inputs (if any), then execute once. Every input must have been set."""
+        if inputs:
+            self.set_input(**inputs)
+        self._require_inputs()
+        self._call()
+
+    def _require_inputs(self) -> None:
+        unset = [s.name for s, v in zip(self.manifest.inputs, self._staged) if v is None]
+        if unset:
+            raise RuntimeInputError(f"inputs not set: {', '.join(unset)}; the module is "
+                                    f"{self.manifest.signature()}")
+
+    def get_output(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
+        """Output `index` (position or name) as a new array, or copied into `out`."""
+        names = [s.name for s in self.manifest.outputs]
+        if isinstance(index, str):
+            if index not in names:
+                raise RuntimeInputError(f"no output named '{index}'; outputs: {', '.join(names)}")
+            index = names.index(index)
+        if not (isinstance(index, (int, np.integer)) and 0 <= index < len(names)):
+            raise RuntimeInputError(f"output index {index!r} out of range: the module has "
+                                    f"{len(names)} outputs")
+        buf = self._outputs[int(index)]
+        if out is None:
+            return buf.copy()
+        if out.dtype != buf.dtype or out.shape != buf.shape:
+            raise RuntimeInputError(f"out for output '{names[index]}' must be {_describe(buf)}, "
+                                    f"got {_describe(out)}")
+        np.copyto(out, buf)
+        return out
+
+    def benchmark(self, *, number: int = 5, repeat: int = 5, min_repeat_ms: float = 0.0,
+                  end_to_end: bool = False, warmup: int = 1) -> BenchmarkResult:
+        """Time `run()` with `mlc.runtime.benchmark.time_function` (its docstring has the loop):
+        `warmup` untimed calls, then `repeat` samples of `number` calls each, `number` grown
+        until one sample lasts `min_repeat_ms`. `end_to_end=True` also times copying every input
+        in from the arrays last given to `set_input` and copying every output out."""
+        self._require_inputs()
+        fn = self._run_end_to_end if end_to_end else self._call
+        return time_function(fn, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms,
+                             warmup=warmup)
+
+    def _run_end_to_end(self) -> list[np.ndarray]:
+        for buf, src in zip(self._inputs, self._staged):
+            np.copyto(buf, src)  # type: ignore[arg-type]
+        self._call()
+        return [buf.copy() for buf in self._outputs]

@@ -1,0 +1,206 @@
+"""`CompiledLibrary`: an LLVM-dialect module + its manifest + its params, and what it turns into.
+
+    lib = CompiledLibrary.lower(loops_module, params, threads=2)   # runs lower-to-llvm
+    gm = GraphModule(lib.jit())                                    # in-process JIT
+    lib.export_object("m.o"); lib.export_shared("m.so")            # native artifacts
+    lib.export_library("m.tar")                                    # a package for load_module
+
+An engine that loaded an MLIR runtime library is never destroyed: destroying a second
+ExecutionEngine that loaded the async runtime tears down the runtime the others still use, and
+the next parallel call segfaults (checked on the pinned stack). Such engines are kept for the
+process lifetime. Engines that loaded no library (no runtime_libs; object export) are freed
+normally: creating and dropping them next to a live async engine was checked to be safe.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import pathlib
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+from mlir import ir
+
+from mlc.errors import ToolError
+from mlc.runtime import linker
+from mlc.runtime.manifest import Manifest, ManifestError, SourceModel
+from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
+from mlc.runtime.target import host_target
+from mlc.version import __version__, mlir_version
+
+MANIFEST_ATTR = "mlc.manifest"
+OPT_LEVEL = 3
+
+_LIVE_ENGINES: list[object] = []
+"""Every ExecutionEngine created here that loaded runtime libraries; each is also given an extra
+reference so that not even interpreter shutdown destroys it (see the module docstring)."""
+
+_RUNTIME_SYMBOL_PREFIXES = {"mlirAsyncRuntime": "mlir_async_runtime"}
+"""Declared (external) functions that come from an MLIR runtime library, by name prefix."""
+
+_ELEMENT_TYPES = {"float16": ("f16",), "float32": ("f32",), "float64": ("f64",),
+                  "int8": ("i8", "si8"), "int16": ("i16", "si16"), "int32": ("i32", "si32"),
+                  "int64": ("i64", "si64"), "uint8": ("i8", "ui8"), "uint16": ("i16", "ui16"),
+                  "uint32": ("i32", "ui32"), "uint64": ("i64", "ui64"), "bool": ("i1",)}
+
+
+def _keep_forever(engine: object) -> None:
+    _LIVE_ENGINES.append(engine)
+    ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
+
+
+@dataclass(frozen=True)
+class CompiledLibrary:
+    """A module in the LLVM dialect that follows the compiled-module contract."""
+
+    module: ir.Module
+    manifest: Manifest
+    params: Mapping[str, np.ndarray]
+
+    def __post_init__(self) -> None:
+        check_params(self.manifest, self.params)
+
+    # -- construction --------------------------------------------------------------------
+    @classmethod
+    def from_module(cls, module: ir.Module, params: Mapping[str, np.ndarray], *,
+                    pipeline: str | None = None, source: SourceModel | None = None) -> CompiledLibrary:
+        """Wrap a module already lowered to the LLVM dialect (manifest read from `mlc.manifest`)."""
+        manifest = read_manifest(module)
+        funcs = _llvm_funcs(module)
+        ciface = CIFACE_PREFIX + manifest.entry
+        if ciface not in funcs or funcs[ciface] is None:
+            present = ", ".join(sorted(n for n, a in funcs.items() if a is not None)) or "none"
+            raise ManifestError(
+                f"module has no llvm.func @{ciface}: the entry '{manifest.entry}' must carry "
+                f"llvm.emit_c_interface and the module must be lowered to the LLVM dialect "
+                f"(defined functions: {present})")
+        arity = len(manifest.inputs) + len(manifest.outputs) + 2
+        if funcs[ciface] != arity:
+            raise ManifestError(
+                f"@{ciface} takes {funcs[ciface]} arguments; the manifest implies {arity} "
+                f"({len(manifest.inputs)} inputs, {len(manifest.outputs)} outputs, params, workspace)")
+        libs = sorted({lib for name, arity in funcs.items() if arity is None
+                       for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items() if name.startswith(prefix)})
+        manifest = manifest.with_build_info(
+            pipeline=pipeline if pipeline is not None else manifest.pipeline,
+            target=host_target(), mlc_version=__version__, mlir_version=mlir_version(),
+            runtime_libs=tuple(libs), source=source if source is not None else manifest.source)
+        return cls(module, manifest, dict(params))
+
+    @classmethod
+    def lower(cls, module: ir.Module, params: Mapping[str, np.ndarray], *, threads: int = 1,
+              source: SourceModel | None = None) -> CompiledLibrary:
+        """Check the entry against the manifest, run `lower-to-llvm{threads=N}` in place, wrap."""
+        from mlc.pass_manager import PassManager
+
+        check_contract(module, read_manifest(module))
+        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads}}})",
+                               context=module.context)
+        pm.run(module)
+        return cls.from_module(module, params, pipeline=str(pm), source=source)
+
+    # -- running and exporting ----------------------------------------------------------
+    def jit(self) -> RuntimeModule:
+        """Compile in process (opt_level 3, host CPU); the engine lives as long as the process."""
+        from mlir.execution_engine import ExecutionEngine
+
+        libs = [str(linker.installed_runtime_lib(n)) for n in self.manifest.runtime_libs]
+        try:
+            engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, shared_libs=libs)
+        except RuntimeError as e:
+            raise ToolError(f"JIT compilation failed: {e}") from None
+        if libs:
+            _keep_forever(engine)
+        return RuntimeModule(self.manifest, self.params, JitEntry(engine, self.manifest.entry),
+                             "jit", keepalive=(self.module,))
+
+    def export_object(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write a position-independent object file (host CPU, opt_level 3)."""
+        from mlir.execution_engine import ExecutionEngine
+
+        path = pathlib.Path(path)
+        try:
+            engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, enable_pic=True)
+            engine.dump_to_object_file(str(path))
+        except RuntimeError as e:
+            raise ToolError(f"object file generation failed: {e}") from None
+        del engine  # loaded no runtime library: safe to destroy
+        if not path.is_file() or path.stat().st_size == 0:
+            raise ToolError(f"ExecutionEngine.dump_to_object_file wrote no object to {path}")
+        return path
+
+    def export_shared(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Link a `.so` with `cc -shared`; it finds the MLIR runtime libraries where they are
+        installed now (absolute rpath). For a relocatable artifact use `export_library`."""
+        rpaths = [str(linker.installed_runtime_lib(n).parent) for n in self.manifest.runtime_libs]
+        return self._link(pathlib.Path(path), rpaths)
+
+    def export_library(self, path: str | pathlib.Path) -> pathlib.Path:
+        """Write a package (.tar): the `.so` (rpath $ORIGIN), manifest.json, params.npz and
+        the runtime libraries it needs. `mlc.runtime.load_module` loads it without compiling."""
+        from mlc.runtime.package import write_package
+
+        path = pathlib.Path(path)
+        with tempfile.TemporaryDirectory(prefix="mlc-export-") as tmp:
+            so = self._link(pathlib.Path(tmp) / "model.so", ["$ORIGIN"])
+            write_package(path, so, self.manifest, self.params)
+        return path
+
+    def _link(self, out: pathlib.Path, rpaths: list[str]) -> pathlib.Path:
+        with tempfile.TemporaryDirectory(prefix="mlc-link-") as tmp:
+            obj = self.export_object(pathlib.Path(tmp) / "model.o")
+            linker.link_shared(obj, out, self.manifest.runtime_libs, rpaths)
+        linker.require_symbol(out, CIFACE_PREFIX + self.manifest.entry)
+        return out
+
+
+def read_manifest(module: ir.Module) -> Manifest:
+    attrs = module.operation.attributes
+    if MANIFEST_ATTR not in attrs:
+        raise ManifestError(f"module has no '{MANIFEST_ATTR}' attribute: it was not produced by "
+                            "graph-to-tp (or the attribute was dropped)")
+    attr = attrs[MANIFEST_ATTR]
+    if not isinstance(attr, ir.StringAttr):
+        raise ManifestError(f"'{MANIFEST_ATTR}' must be a string attribute holding JSON")
+    return Manifest.from_json(attr.value)
+
+
+def _llvm_funcs(module: ir.Module) -> dict[str, int | None]:
+    """llvm.func symbols of the module: name -> argument count, None for declarations."""
+    funcs: dict[str, int | None] = {}
+    for op in module.body.operations:
+        if op.operation.name != "llvm.func":
+            continue
+        name = ir.StringAttr(op.operation.attributes["sym_name"]).value
+        blocks = op.operation.regions[0].blocks
+        funcs[name] = len(blocks[0].arguments) if len(blocks) else None
+    return funcs
+
+
+def check_contract(module: ir.Module, manifest: Manifest) -> None:
+    """Before lowering: the entry func.func's memref arguments match the manifest exactly."""
+    entry = None
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and \
+                ir.StringAttr(op.operation.attributes["sym_name"]).value == manifest.entry:
+            entry = op
+    if entry is None:
+        raise ManifestError(f"module has no func.func @{manifest.entry} (the manifest's entry)")
+    if "llvm.emit_c_interface" not in entry.operation.attributes:
+        raise ManifestError(f"@{manifest.entry} lacks the llvm.emit_c_interface attribute")
+    got = [str(a.type) for a in entry.operation.regions[0].blocks[0].arguments]
+    expected: list[tuple[str, tuple[str, ...]]] = []
+    for spec in manifest.inputs + manifest.outputs:
+        dims = "".join(f"{d}x" for d in spec.shape)
+        expected.append((spec.name, tuple(f"memref<{dims}{t}>" for t in _ELEMENT_TYPES[spec.dtype])))
+    expected.append(("params blob", (f"memref<{manifest.params_size}xi8>",)))
+    expected.append(("workspace blob", (f"memref<{manifest.workspace_size}xi8>",)))
+    if len(got) != len(expected):
+        raise ManifestError(f"@{manifest.entry} has {len(got)} arguments; the manifest implies "
+                            f"{len(expected)} (inputs, outputs, params blob, workspace blob)")
+    for i, ((name, allowed), actual) in enumerate(zip(expected, got)):
+        if actual not in allowed:
+            raise ManifestError(f"@{manifest.entry} argument #{i} ({name}) is {actual}; the "
+                                f"manifest implies {allowed[0]}")

@@ -1,0 +1,92 @@
+"""The host CPU as code generation sees it, and the check a package makes before it is loaded.
+
+The ExecutionEngine (and therefore `dump_to_object_file`) generates code for the host CPU, so
+a package built on an AVX-512 machine can die with SIGILL on an AVX2 one. The package records
+the CPU name LLVM detected (`llc --version`: "Host CPU: znver3"), the target triple, and the
+SIMD-relevant ISA extensions of `/proc/cpuinfo`; `check_host(target)` refuses a package whose
+recorded extensions this host lacks.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pathlib
+import platform
+import re
+import subprocess
+from functools import lru_cache
+
+from mlc.errors import MlcError
+from mlc.runtime.manifest import SourceModel, TargetInfo
+
+ISA_FEATURES = frozenset({
+    "sse2", "ssse3", "sse4_1", "sse4_2", "popcnt", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2",
+    "movbe", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512ifma",
+    "avx512vbmi", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+    "amx_bf16", "amx_int8", "neon", "asimd", "sve", "sve2",
+})
+"""ISA extensions that matter to generated code (names as in /proc/cpuinfo flags)."""
+
+
+class TargetMismatchError(MlcError):
+    """A package compiled for ISA extensions this host does not have."""
+
+
+@lru_cache(maxsize=1)
+def host_target() -> TargetInfo:
+    """The host as LLVM sees it: triple and CPU from `llc --version`, features from cpuinfo."""
+    triple, cpu = _llc_host()
+    return TargetInfo(triple=triple, cpu=cpu, features=tuple(sorted(host_features())))
+
+
+def host_features() -> frozenset[str]:
+    """The ISA extensions (of ISA_FEATURES) this host reports; empty where unknown."""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    m = re.search(r"^(?:flags|Features)\s*:(.*)$", text, re.MULTILINE)
+    return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
+
+
+def check_host(target: TargetInfo | None) -> None:
+    """Raise TargetMismatchError if code built for `target` may not run on this host."""
+    if target is None:
+        return
+    missing = sorted(set(target.features) - host_features())
+    host = host_target()
+    if missing:
+        raise TargetMismatchError(
+            f"this package was compiled for {target.cpu} ({target.triple}) and uses "
+            f"{', '.join(missing)}, which this host ({host.cpu}) lacks; recompile it on this host")
+    if target.triple.split("-")[0] != host.triple.split("-")[0]:
+        raise TargetMismatchError(f"this package was compiled for {target.triple}; this host is "
+                                  f"{host.triple}")
+
+
+def _llc_host() -> tuple[str, str]:
+    from mlc.toolchain import llvm_bin
+
+    fallback = (f"{platform.machine()}-unknown-{platform.system().lower()}", "unknown")
+    try:
+        out = subprocess.run([str(llvm_bin() / "llc"), "--version"], capture_output=True,
+                             text=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.SubprocessError, ImportError):
+        return fallback
+    triple = re.search(r"Default target:\s*(\S+)", out)
+    cpu = re.search(r"Host CPU:\s*(\S+)", out)
+    return (triple.group(1) if triple else fallback[0], cpu.group(1) if cpu else fallback[1])
+
+
+def file_sha256(path: str | pathlib.Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def source_model(path: str | pathlib.Path) -> SourceModel:
+    """Record a model file (absolute path + sha256) for later `--verify` runs."""
+    p = pathlib.Path(path).resolve()
+    return SourceModel(path=str(p), sha256=file_sha256(p))
