@@ -69,17 +69,22 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
 
 
 def params_to_npz(manifest: Manifest, params: Mapping[str, np.ndarray]) -> bytes:
-    """An .npz (zip of .npy files, one per manifest param, in manifest order); no pickle."""
+    """The params table as .npz bytes, one array per manifest param, in manifest order."""
+    return npz_bytes({spec.name: params[spec.name] for spec in manifest.params})
+
+
+def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
+    """An .npz (zip of `<name>.npy`) that `np.load(..., allow_pickle=False)` reads back; any
+    name is allowed (np.savez's keyword form would clash with its own `file` argument)."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
-        for spec in manifest.params:
-            with zf.open(f"{spec.name}.npy", "w", force_zip64=True) as f:
-                np.lib.format.write_array(f, np.ascontiguousarray(params[spec.name]),
-                                          allow_pickle=False)
+        for name, value in arrays.items():
+            with zf.open(f"{name}.npy", "w", force_zip64=True) as f:
+                np.lib.format.write_array(f, np.ascontiguousarray(value), allow_pickle=False)
     return buf.getvalue()
 
 
-def load_params(path: pathlib.Path, manifest: Manifest) -> dict[str, np.ndarray]:
+def load_params(path: pathlib.Path) -> dict[str, np.ndarray]:
     """Read params.npz (pickle disabled); RuntimeModule checks names, shapes and dtypes."""
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -170,7 +175,7 @@ def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.P
         tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-pkg-"))  # mode 0700
         try:
             found = extract_package(path, tmp)
-            return _load(tmp / LIBRARY, found, load_params(tmp / PARAMS, found))
+            return _load(tmp / LIBRARY, found, load_params(tmp / PARAMS))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
     if isinstance(manifest, Manifest):
@@ -182,7 +187,7 @@ def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.P
         found = Manifest.from_json(mpath.read_text())
     if params is None or isinstance(params, (str, os.PathLike)):
         ppath = pathlib.Path(params) if params is not None else path.with_name(PARAMS)
-        table = load_params(ppath, found) if found.params or ppath.is_file() else {}
+        table = load_params(ppath) if found.params or ppath.is_file() else {}
     else:
         table = dict(params)
     return _load(path, found, table)

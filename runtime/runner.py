@@ -1,0 +1,216 @@
+"""`run_module(RunOptions) -> RunResult`: the library call behind `mlc run` (tvmc's run_module).
+
+Load a package (or bare `.so`), make its inputs (from an .npz; missing ones filled with zeros,
+ones or seeded random values), run it once or benchmark it, and optionally rank the classes of
+the first output and compare every output against the source model in onnxruntime.
+"""
+
+from __future__ import annotations
+
+import enum
+import pathlib
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from mlc.errors import RuntimeInputError
+from mlc.runtime.benchmark import BenchmarkResult
+from mlc.runtime.graph_module import GraphModule
+from mlc.runtime.manifest import Manifest, TensorSpec
+from mlc.runtime.package import load_module, npz_bytes
+from mlc.runtime.verify import VerifyReport
+
+
+class _ParsedEnum(enum.Enum):
+    @classmethod
+    def parse(cls, value: object) -> _ParsedEnum:
+        """Accept a member or its value, case-insensitively; ValueError lists the choices."""
+        if isinstance(value, cls):
+            return value
+        for member in cls:
+            if isinstance(value, str) and value.lower() == member.value:
+                return member
+        raise ValueError(f"invalid {cls.__name__} {value!r}; choose one of "
+                         f"{', '.join(m.value for m in cls)}")
+
+
+class FillMode(_ParsedEnum):
+    """How inputs missing from --inputs are made: random is uniform in [0, 1) for floats,
+    integers in [0, 10), and fair coin flips for bool, from a generator seeded with `seed`."""
+
+    ZEROS = "zeros"
+    ONES = "ones"
+    RANDOM = "random"
+
+
+class VerifyBackend(_ParsedEnum):
+    ONNXRUNTIME = "onnxruntime"
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Everything `mlc run` can be asked to do; enum fields also accept their string values."""
+
+    package: pathlib.Path
+    inputs: pathlib.Path | None = None
+    """An .npz whose arrays are keyed by input name."""
+    output: pathlib.Path | None = None
+    """Where to write the outputs (.npz keyed by output name)."""
+    fill_mode: FillMode = FillMode.RANDOM
+    seed: int = 0
+    benchmark: bool = False
+    """Time the module (repeat x number runs) instead of running it once."""
+    repeat: int = 1
+    number: int = 1
+    min_repeat_ms: float = 0.0
+    end_to_end: bool = False
+    top: int = 0
+    """Rank the classes of the first output and keep the best `top` (0: do not)."""
+    labels: pathlib.Path | None = None
+    verify: VerifyBackend | None = None
+    verify_model: pathlib.Path | None = None
+    verify_atol: float = 1e-4
+    verify_rtol: float = 1e-3
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "fill_mode", FillMode.parse(self.fill_mode))
+        if self.verify is not None:
+            object.__setattr__(self, "verify", VerifyBackend.parse(self.verify))
+        for name in ("repeat", "number"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.top < 0 or self.min_repeat_ms < 0:
+            raise ValueError("top and min_repeat_ms must be >= 0")
+        if self.labels is not None and self.top == 0:
+            raise ValueError("labels are only used with top > 0 (--print-top N)")
+        if self.verify_model is not None and self.verify is None:
+            raise ValueError("verify_model needs verify (--verify onnxruntime)")
+
+
+@dataclass(frozen=True)
+class TopEntry:
+    rank: int
+    index: int
+    probability: float
+    label: str | None
+
+
+@dataclass(frozen=True)
+class TopResult:
+    output: str
+    softmax_applied: bool
+    entries: tuple[TopEntry, ...]
+
+
+@dataclass
+class RunResult:
+    manifest: Manifest
+    inputs: dict[str, np.ndarray]
+    input_sources: dict[str, str]
+    """Per input: 'file' or the fill mode used."""
+    outputs: dict[str, np.ndarray]
+    timing: BenchmarkResult | None = None
+    top: TopResult | None = None
+    verify: VerifyReport | None = None
+    written: pathlib.Path | None = field(default=None)
+
+
+def run_module(options: RunOptions) -> RunResult:
+    gm = GraphModule(load_module(options.package))
+    manifest = gm.manifest
+    inputs, sources = make_inputs(manifest, options)
+    gm.set_input(**inputs)
+    result = RunResult(manifest, inputs, sources, {})
+    if options.benchmark:
+        result.timing = gm.benchmark(number=options.number, repeat=options.repeat,
+                                     min_repeat_ms=options.min_repeat_ms,
+                                     end_to_end=options.end_to_end)
+    else:
+        gm.run()
+    result.outputs = {s.name: gm.get_output(i) for i, s in enumerate(manifest.outputs)}
+    if options.output is not None:
+        options.output.write_bytes(npz_bytes(result.outputs))
+        result.written = options.output
+    if options.top:
+        labels = read_labels(options.labels) if options.labels is not None else None
+        first = manifest.outputs[0].name
+        result.top = top_k(first, result.outputs[first], options.top, labels)
+    if options.verify is VerifyBackend.ONNXRUNTIME:
+        from mlc.runtime.verify import verify_onnxruntime
+
+        result.verify = verify_onnxruntime(manifest, inputs, result.outputs,
+                                           model=options.verify_model, atol=options.verify_atol,
+                                           rtol=options.verify_rtol)
+    return result
+
+
+def make_inputs(manifest: Manifest, options: RunOptions) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+    """Inputs from the .npz (pickle disabled; unknown names are an error), the rest filled."""
+    given: dict[str, np.ndarray] = {}
+    if options.inputs is not None:
+        try:
+            with np.load(options.inputs, allow_pickle=False) as npz:
+                given = {k: npz[k] for k in npz.files}
+        except (OSError, ValueError) as e:
+            raise RuntimeInputError(f"cannot read --inputs {options.inputs}: {e}") from None
+        names = [s.name for s in manifest.inputs]
+        unknown = sorted(set(given) - set(names))
+        if unknown:
+            raise RuntimeInputError(f"{options.inputs} has arrays {', '.join(unknown)} that are not "
+                                    f"inputs of the module {manifest.signature()}")
+    rng = np.random.default_rng(options.seed)
+    inputs, sources = {}, {}
+    for spec in manifest.inputs:
+        if spec.name in given:
+            inputs[spec.name], sources[spec.name] = given[spec.name], "file"
+        else:
+            inputs[spec.name] = fill(spec, options.fill_mode, rng)
+            sources[spec.name] = options.fill_mode.value
+    return inputs, sources
+
+
+def fill(spec: TensorSpec, mode: FillMode, rng: np.random.Generator) -> np.ndarray:
+    dtype = np.dtype(spec.dtype)
+    if mode is FillMode.ZEROS:
+        return np.zeros(spec.shape, dtype)
+    if mode is FillMode.ONES:
+        return np.ones(spec.shape, dtype)
+    if dtype.kind == "f":
+        return rng.random(spec.shape).astype(dtype)
+    if dtype.kind == "b":
+        return rng.random(spec.shape) < 0.5
+    return rng.integers(0, 10, size=spec.shape).astype(dtype)
+
+
+def read_labels(path: pathlib.Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except OSError as e:
+        raise RuntimeInputError(f"cannot read --labels {path}: {e}") from None
+
+
+def is_distribution(values: np.ndarray, tol: float = 1e-3) -> bool:
+    """All values in [0, 1] and summing to 1 (within tol): already probabilities."""
+    return bool(values.size and values.min() >= 0 and values.max() <= 1
+                and abs(float(values.sum()) - 1.0) <= tol)
+
+
+def top_k(name: str, output: np.ndarray, k: int, labels: list[str] | None) -> TopResult:
+    """The `k` most probable classes of `output` (its last axis; the first row of a batch).
+    Softmax is applied unless the scores already are a probability distribution."""
+    scores = output.astype(np.float64)
+    scores = scores.reshape(-1) if sum(d > 1 for d in scores.shape) <= 1 else \
+        scores.reshape(-1, scores.shape[-1])[0]
+    if scores.size == 0:
+        raise RuntimeInputError(f"output '{name}' is empty; nothing to rank")
+    applied = not is_distribution(scores)
+    if applied:
+        e = np.exp(scores - scores.max())
+        scores = e / e.sum()
+    if labels is not None and len(labels) < scores.size:
+        raise RuntimeInputError(f"the labels file has {len(labels)} lines; output '{name}' "
+                                f"has {scores.size} classes")
+    order = np.argsort(-scores, kind="stable")[:k]
+    return TopResult(name, applied, tuple(
+        TopEntry(rank + 1, int(i), float(scores[i]), labels[i] if labels is not None else None)
+        for rank, i in enumerate(order)))
