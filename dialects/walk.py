@@ -23,3 +23,9 @@ def ops_named(op: ir.Operation, prefix: str) -> list[ir.Operation]:
 
 def top_level_funcs(module: ir.Operation) -> list[ir.Operation]:
     return [o.operation for o in module.regions[0].blocks[0].operations if o.operation.name == "func.func"]
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op that defines `value`, or None for a block argument."""
+    owner = value.owner
+    return None if isinstance(owner, ir.Block) else owner.operation

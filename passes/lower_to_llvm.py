@@ -11,7 +11,7 @@ from .base import NamedPipeline
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
 # after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
 _TAIL = ("convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
-         "convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+         "arith-expand,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
          "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
          "convert-ub-to-llvm,reconcile-unrealized-casts")
 

@@ -29,6 +29,8 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
+    "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
+    "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
 }
 

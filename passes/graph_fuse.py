@@ -1,0 +1,105 @@
+"""graph-fuse: partition the graph into fusion groups and outline each as one kernel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar, Literal
+
+from mlir import ir
+
+from mlc.dialects.attrs import tensor_t
+from mlc.dialects.graph import OPS
+from mlc.dialects.walk import defining_op, top_level_funcs
+
+from .base import ModulePass, PassContext
+from .outline import KERNEL_ATTR, Outliner
+
+Kind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
+
+_COMPUTE = {"conv2d", "matmul", "batch_matmul", "dense", "max_pool2d", "avg_pool2d"}
+_REDUCE = {"global_avg_pool2d", "global_max_pool2d", "softmax", "log_softmax", "layer_norm", "lrn",
+           "argmax", "argmin"}
+
+
+def op_kind(op: ir.Operation) -> Kind:
+    """TVM-style pattern kind of an op (what it may fuse with)."""
+    if op.name == "tensor.concat":
+        return "injective"
+    if not op.name.startswith("graph.") or op.name == "graph.constant":
+        return "opaque"
+    name = op.name.removeprefix("graph.")
+    if name in _COMPUTE:
+        return "compute"
+    if name in _REDUCE or name.startswith("reduce_"):
+        return "reduce"
+    spec = OPS[name]
+    if spec.category == "math" or name == "batch_norm":
+        return "elemwise"
+    return "injective" if spec.category == "tensor" else "opaque"
+
+
+@dataclass
+class Group:
+    root: Kind
+    ops: list[ir.Operation] = field(default_factory=list)
+
+    @property
+    def output(self) -> ir.Value:
+        return self.ops[-1].results[0]
+
+
+@dataclass(frozen=True)
+class GraphFusePass(ModulePass):
+    """Group ops into kernels: a conv/matmul/pool/reduction with its elementwise epilogue, or a chain of elementwise/injective ops."""
+
+    name: ClassVar[str] = "graph-fuse"
+
+    max_group_size: int = 32
+    """Most ops in one group; 1 puts every op in its own kernel (fusion off)."""
+    dedup: bool = True
+    """Emit structurally identical kernels once and call the shared one."""
+
+    def __post_init__(self) -> None:
+        if self.max_group_size < 1:
+            raise ValueError(f"max-group-size must be >= 1, got {self.max_group_size}")
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        outliner = Outliner(module, dedup=self.dedup)
+        for fn in top_level_funcs(module):
+            if KERNEL_ATTR in fn.attributes or not fn.regions[0].blocks:
+                continue
+            for group in self.partition(fn):
+                outliner.outline(group.ops, group.output)
+
+    def partition(self, fn: ir.Operation) -> list[Group]:
+        group_of: dict[ir.Operation, Group] = {}
+        groups: list[Group] = []
+        for op in [o.operation for o in fn.regions[0].blocks[0].operations]:
+            kind = op_kind(op)
+            if kind == "opaque":
+                continue
+            target = self._target(op, kind, group_of)
+            if target is None:
+                target = Group(kind)
+                groups.append(target)
+            target.ops.append(op)
+            group_of[op] = target
+        return groups
+
+    def _target(self, op: ir.Operation, kind: Kind, group_of: dict[ir.Operation, Group]) -> Group | None:
+        if kind not in ("elemwise", "injective") or self.max_group_size == 1:
+            return None
+        for v in op.operands:
+            owner = defining_op(v)
+            group = group_of.get(owner) if owner is not None else None
+            if group is None or group.output != v or len(list(v.uses)) != 1:
+                continue
+            if len(group.ops) >= self.max_group_size:
+                continue
+            if group.root in ("elemwise", "injective"):
+                return group
+            # After a conv/matmul/pool/reduction only same-shape elementwise ops, which the
+            # lowering applies in place on the kernel's output.
+            if kind == "elemwise" and tensor_t(op.results[0].type) == tensor_t(v.type):
+                return group
+        return None

@@ -1,0 +1,71 @@
+"""graph-to-tp: each fused graph kernel becomes a tp program; @main becomes mlc_main over buffers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.dialects import func
+
+from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
+from mlc.dialects.walk import top_level_funcs
+from mlc.errors import DiagnosticError
+
+from ..base import ModulePass, PassContext
+from ..graph_fuse import GraphFusePass
+from ..outline import KERNEL_ATTR, Outliner
+from .tp_emit import KernelBuilder
+from .tp_emit.kernel import kernel_signature
+from .tp_emit.main_func import lower_main, manifest_attr
+
+
+def _sym(op: ir.Operation) -> str:
+    return ir.StringAttr(op.attributes["sym_name"]).value
+
+
+def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
+    """Replace one graph kernel by its tp program; returns its scratch size in bytes."""
+    name = _sym(graph_fn)
+    ins, out = kernel_signature(graph_fn)
+    with ir.InsertionPoint(graph_fn), graph_fn.location:
+        tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")
+        tp_fn.attributes[TP_KERNEL] = ir.UnitAttr.get()
+        tp_fn.add_entry_block()
+    kb = KernelBuilder(graph_fn, tp_fn.operation)
+    kb.lower()
+    if kb.scratch is not None:
+        types = [a.type for a in kb.entry.arguments]
+        tp_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
+    graph_fn.erase()
+    tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
+    return kb.scratch_size
+
+
+@dataclass(frozen=True)
+class GraphToTpPass(ModulePass):
+    """Lower fused graph kernels to tp programs and @main to mlc_main(inputs, outputs, params, workspace)."""
+
+    name: ClassVar[str] = "graph-to-tp"
+
+    entry: str = "main"
+    """The model function to lower (its ops outside kernels are outlined one per kernel first)."""
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        funcs = {_sym(f): f for f in top_level_funcs(module)}
+        main = funcs.get(self.entry)
+        if main is None:
+            raise DiagnosticError(f"graph-to-tp: no function @{self.entry} to lower (the model entry; "
+                                  f"set entry=<name>)", module.location)
+        leftovers = GraphFusePass(max_group_size=1).partition(main)
+        outliner = Outliner(module)
+        for group in leftovers:
+            outliner.outline(group.ops, group.output)
+        scratch: dict[str, int] = {}
+        for fn in top_level_funcs(module):
+            if KERNEL_ATTR in fn.attributes:
+                name = _sym(fn)  # before lowering erases fn
+                scratch[name] = lower_kernel(module, fn)
+        main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]
+        manifest = lower_main(module, main, scratch)
+        module.attributes["mlc.manifest"] = manifest_attr(manifest)

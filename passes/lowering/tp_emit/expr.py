@@ -1,0 +1,163 @@
+"""Inline expressions: elementwise and injective graph ops evaluated inside a consumer's block.
+
+An `Expr` yields the scalar value of a tensor at an index given as affine expressions over
+the enclosing block's axes. Leaves read buffers (`tp.read`, or `tp.read_padded` for constant
+padding); `Remap` re-indexes (reshape, transpose, slice, broadcast ...); `Elementwise` computes a
+scalar from its children. Nothing is materialized: the consumer's loops compute it on the fly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from mlir import ir
+
+from mlc.dialects import tp
+
+Index = list[ir.AffineExpr]
+ScalarFn = Callable[[list[ir.Value]], ir.Value]
+
+
+@dataclass
+class Expr:
+    shape: tuple[int, ...]
+    dtype: str
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        raise NotImplementedError
+
+
+@dataclass
+class Leaf(Expr):
+    buffer: ir.Value
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        return read(self.buffer, axes, idx)
+
+
+@dataclass
+class PadLeaf(Expr):
+    """Constant padding of a buffer: index minus `begin`, out of bounds reads `value`."""
+
+    buffer: ir.Value
+    begin: tuple[int, ...]
+    value: float
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        shifted = [e - b if b else e for e, b in zip(idx, self.begin)]
+        return read(self.buffer, axes, shifted, pad=self.value)
+
+
+@dataclass
+class Remap(Expr):
+    child: Expr
+    fn: Callable[[Index], Index]
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        return self.child.emit(axes, self.fn(idx))
+
+
+@dataclass
+class Elementwise(Expr):
+    children: list[Expr]
+    fn: ScalarFn
+    child_index: list[Callable[[Index], Index]]
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        values = [c.emit(axes, f(idx)) for c, f in zip(self.children, self.child_index)]
+        return self.fn(values)
+
+
+@dataclass
+class Computed(Expr):
+    """A value computed from the index itself (e.g. the number of valid taps of a window)."""
+
+    fn: Callable[[Sequence[str], Index], ir.Value]
+
+    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        return self.fn(axes, idx)
+
+
+def affine_value(axes: Sequence[str], expr: ir.AffineExpr) -> ir.Value:
+    """An `index` value for `expr` over the block axes, with arith ops (they vectorize)."""
+    from mlir.dialects import arith
+
+    expr = expr.maybe_downcast()
+    index = ir.IndexType.get()
+    if isinstance(expr, ir.AffineDimExpr):
+        return ir.Operation.create("tp.index", results=[index],
+                                   attributes={"axis": ir.StringAttr.get(axes[expr.position])}).result
+    if isinstance(expr, ir.AffineConstantExpr):
+        return arith.ConstantOp(index, expr.value).result
+    lhs, rhs = affine_value(axes, expr.lhs), affine_value(axes, expr.rhs)
+    if isinstance(expr, ir.AffineAddExpr):
+        return arith.AddIOp(lhs, rhs).result
+    if isinstance(expr, ir.AffineMulExpr):
+        return arith.MulIOp(lhs, rhs).result
+    if isinstance(expr, ir.AffineFloorDivExpr):
+        return arith.FloorDivSIOp(lhs, rhs).result
+    if isinstance(expr, ir.AffineCeilDivExpr):
+        return arith.CeilDivSIOp(lhs, rhs).result
+    rem = arith.RemSIOp(lhs, rhs).result  # mod by a positive constant: non-negative result
+    neg = arith.CmpIOp(arith.CmpIPredicate.slt, rem, arith.ConstantOp(index, 0).result).result
+    return arith.SelectOp(neg, arith.AddIOp(rem, rhs).result, rem).result
+
+
+def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | None = None) -> ir.Value:
+    amap = ir.AffineMap.get(len(axes), 0, list(idx))
+    mtype = ir.MemRefType(buffer.type)
+    attrs: dict[str, ir.Attribute] = {"map": ir.AffineMapAttr.get(amap)}
+    name = "tp.read"
+    if pad is not None:
+        name = "tp.read_padded"
+        elem = mtype.element_type
+        attrs["value"] = (ir.FloatAttr.get(elem, pad) if not isinstance(elem, ir.IntegerType)
+                          else ir.IntegerAttr.get(elem, int(pad)))
+    return ir.Operation.create(name, results=[mtype.element_type], operands=[buffer], attributes=attrs).result
+
+
+def broadcast_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable[[Index], Index]:
+    """numpy broadcasting: trailing alignment, size-1 dims read index 0."""
+    offset = len(out_shape) - len(in_shape)
+    zero = ir.AffineConstantExpr.get(0)
+
+    def fn(idx: Index) -> Index:
+        return [zero if d == 1 and out_shape[offset + k] != 1 else idx[offset + k]
+                for k, d in enumerate(in_shape)]
+    return fn
+
+
+def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable[[Index], Index]:
+    """Row-major reshape: output index -> linear offset -> input index (floordiv/mod)."""
+    squeezed_in = [d for d in in_shape if d != 1]
+    squeezed_out = [d for d in out_shape if d != 1]
+    zero = ir.AffineConstantExpr.get(0)
+    if squeezed_in == squeezed_out:  # only unit dims differ: map the non-unit dims directly
+        def direct(idx: Index) -> Index:
+            kept = iter([e for e, d in zip(idx, out_shape) if d != 1])
+            return [zero if d == 1 else next(kept) for d in in_shape]
+        return direct
+
+    def general(idx: Index) -> Index:
+        linear: ir.AffineExpr = zero
+        for e, d in zip(idx, out_shape):
+            linear = linear * d + e
+        out: Index = []
+        stride = 1
+        for d in reversed(in_shape):
+            e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
+            out.append(e % d if d > 1 else zero)
+            stride *= d
+        return list(reversed(out))
+    return general
+
+
+def block_over(out: ir.Value, name: str, shape: Sequence[int]) -> tuple[tp.BlockHandle, list[str], Index]:
+    """A fresh elementwise block over the whole of `out`: axes i0..iN, identity out map."""
+    axes = [f"i{k}" for k in range(len(shape))] or ["i0"]
+    extents = list(shape) or [1]
+    out_map = "(" + ", ".join(axes[:len(shape)]) + ")"
+    blk = tp.block(out, name=name, axes=axes, kinds="S" * len(axes), extents=extents, out_map=out_map)
+    idx = [ir.AffineDimExpr.get(k) for k in range(len(shape))]
+    return blk, axes, idx

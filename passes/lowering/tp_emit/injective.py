@@ -1,0 +1,95 @@
+"""Inline lowering of injective graph ops: re-indexing expressions (`Remap`), no copies."""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from mlc.dialects.graph.spec import layout_block
+
+from .expr import Expr, Index, PadLeaf, Remap, broadcast_index, reshape_index
+from .kernel import KernelBuilder, inline
+
+
+@inline("reshape", "flatten", "squeeze", "unsqueeze")
+def _reshape(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+    return Remap(out.shape, out.dtype, child, reshape_index(child.shape, out.shape))
+
+
+@inline("transpose")
+def _transpose(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+    perm = kb.attrs(op)["perm"]
+
+    def fn(idx: Index) -> Index:
+        src: list[ir.AffineExpr] = [ir.AffineConstantExpr.get(0)] * len(idx)
+        for i, p in enumerate(perm):  # type: ignore[union-attr]
+            src[p] = idx[i]
+        return src
+    return Remap(out.shape, out.dtype, child, fn)
+
+
+@inline("slice")
+def _slice(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+    a = kb.attrs(op)
+    rank = len(child.shape)
+    start = [0] * rank
+    step = [1] * rank
+    for s, e, axis, st in zip(a["starts"], a["ends"], a["axes"], a["steps"]):  # type: ignore[call-overload]
+        axis = axis + rank if axis < 0 else axis
+        start[axis] = range(*slice(s, e, st).indices(child.shape[axis])).start
+        step[axis] = st
+
+    def fn(idx: Index) -> Index:
+        return [e * st + s if (st != 1 or s) else e for e, s, st in zip(idx, start, step)]
+    return Remap(out.shape, out.dtype, child, fn)
+
+
+@inline("expand")
+def _expand(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+    return Remap(out.shape, out.dtype, child, broadcast_index(child.shape, out.shape))
+
+
+@inline("tile")
+def _tile(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+
+    def fn(idx: Index) -> Index:
+        return [e % d if d != o else e for e, d, o in zip(idx, child.shape, out.shape)]
+    return Remap(out.shape, out.dtype, child, fn)
+
+
+@inline("layout_transform")
+def _layout_transform(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    child = kb.expr(op.operands[0])
+    out = kb.type_of(op.results[0])
+    a = kb.attrs(op)
+    src_b = layout_block(str(a["src_layout"]), "NCHW")
+    dst_b = layout_block(str(a["dst_layout"]), "NCHW")
+
+    def fn(idx: Index) -> Index:
+        n, h, w = idx[0], idx[2], idx[3]
+        channel = idx[1] * dst_b + idx[4] if dst_b else idx[1]
+        if not src_b:
+            return [n, channel, h, w]
+        return [n, ir.AffineExpr.get_floor_div(channel, src_b), h, w, channel % src_b]
+    return Remap(out.shape, out.dtype, child, fn)
+
+
+@inline("pad")
+def _pad(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    a = kb.attrs(op)
+    out = kb.type_of(op.results[0])
+    if a["mode"] != "constant":
+        return kb.anchor_value(op)  # reflect / edge padding reads computed indices
+    pads = a["pads"]
+    rank = len(out.shape)
+    buf = kb.buffer(op.operands[0])  # padding a buffer read is a tp.read_padded
+    return PadLeaf(out.shape, out.dtype, buf, tuple(pads[:rank]), float(a["value"]))  # type: ignore[index, arg-type]

@@ -1,0 +1,179 @@
+"""Lower one outlined graph kernel (`func.func private ... {graph.kernel}`) to a tp program.
+
+Elementwise and injective ops become inline expressions (`expr.py`); every other op is an
+anchor that writes a buffer with tp blocks. An anchor whose result reaches the kernel's output
+through elementwise ops only writes the output buffer directly, and the epilogue is applied in
+place by one elementwise block. Temporaries live in a scratch argument (planned by the caller
+like every other intermediate buffer), never in per-call allocations.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import func, memref
+
+from mlc.dialects import tp
+from mlc.dialects.attrs import from_attr, tensor_t
+from mlc.dialects.graph import TensorT
+from mlc.errors import DiagnosticError
+
+from ...graph_fuse import op_kind
+from ..emit_util import index_const
+from .expr import Expr, Leaf, block_over
+
+ALIGN = 64
+InlineFn = Callable[["KernelBuilder", ir.Operation], Expr]
+# An anchor writes its op's result into the given buffer; it may return a pending elementwise
+# expression over that buffer (a bias add, a division) that consumers see as the op's value.
+AnchorFn = Callable[["KernelBuilder", ir.Operation, ir.Value], "Expr | None"]
+INLINE: dict[str, InlineFn] = {}
+ANCHOR: dict[str, AnchorFn] = {}
+
+
+def inline(*names: str) -> Callable[[InlineFn], InlineFn]:
+    def register(fn: InlineFn) -> InlineFn:
+        for n in names:
+            INLINE[n] = fn
+        return fn
+    return register
+
+
+def anchor(*names: str) -> Callable[[AnchorFn], AnchorFn]:
+    def register(fn: AnchorFn) -> AnchorFn:
+        for n in names:
+            ANCHOR[n] = fn
+        return fn
+    return register
+
+
+def elem_bytes(t: ir.Type) -> int:
+    """Bytes per element in memory (i1 takes a byte, as LLVM stores it)."""
+    if isinstance(t, ir.IndexType):
+        return 8
+    return max(1, -(-t.width // 8))  # type: ignore[attr-defined]
+
+
+def memref_type(t: ir.Type) -> ir.MemRefType:
+    rt = ir.RankedTensorType(t)
+    return ir.MemRefType.get(list(rt.shape), rt.element_type)
+
+
+class KernelBuilder:
+    """State while lowering one kernel: graph values -> buffers or inline expressions."""
+
+    def __init__(self, graph_fn: ir.Operation, tp_fn: ir.Operation) -> None:
+        self.graph_fn = graph_fn
+        self.tp_fn = tp_fn
+        self.entry = tp_fn.regions[0].blocks[0]
+        graph_entry = graph_fn.regions[0].blocks[0]
+        self.values: dict[ir.Value, Expr] = {}
+        for g_arg, m_arg in zip(graph_entry.arguments, self.entry.arguments):
+            t = tensor_t(g_arg.type)
+            assert t is not None
+            self.values[g_arg] = Leaf(t.shape, t.dtype, m_arg)
+        self.output = self.entry.arguments[len(graph_entry.arguments)]
+        self.owned: dict[ir.Value, ir.Value] = {}  # op result -> the buffer its anchor wrote
+        self.scratch: ir.Value | None = None
+        self.scratch_size = 0
+        self.block_count = 0
+
+    # -- values ----------------------------------------------------------------------------
+    def expr(self, v: ir.Value) -> Expr:
+        return self.values[v]
+
+    def buffer(self, v: ir.Value) -> ir.Value:
+        """`v` as a buffer, materializing an inline expression into a temporary."""
+        e = self.values[v]
+        if isinstance(e, Leaf):
+            return e.buffer
+        t = tensor_t(v.type)
+        assert t is not None
+        # A pending epilogue over the anchor's own buffer is applied in place.
+        buf = self.owned.get(v) or self.temp(t)
+        self.store(e, buf, "materialize")
+        self.values[v] = Leaf(t.shape, t.dtype, buf)
+        return buf
+
+    def temp(self, t: TensorT) -> ir.Value:
+        if self.scratch is None:
+            self.scratch = self.entry.add_argument(ir.MemRefType.get([-1], ir.IntegerType.get_signless(8)),
+                                                   self.tp_fn.location)
+        mtype = ir.MemRefType.get(list(t.shape), ir.Type.parse(t.dtype))
+        offset = self.scratch_size
+        self.scratch_size += -(-max(t.size, 1) * elem_bytes(mtype.element_type) // ALIGN) * ALIGN
+        return memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
+
+    def store(self, e: Expr, out: ir.Value, name: str) -> None:
+        """One elementwise block writing `e` over the whole of `out`."""
+        blk, axes, idx = block_over(out, self.name(name), e.shape)
+        with ir.InsertionPoint(blk.body):
+            tp.yield_(e.emit(axes, idx))
+
+    def name(self, base: str) -> str:
+        self.block_count += 1
+        return f"{base}_{self.block_count - 1}"
+
+    @staticmethod
+    def attrs(op: ir.Operation) -> dict[str, object]:
+        return {k: from_attr(op.attributes[k]) for k in op.attributes}
+
+    @staticmethod
+    def type_of(v: ir.Value) -> TensorT:
+        t = tensor_t(v.type)
+        assert t is not None, v.type
+        return t
+
+    # -- driver ----------------------------------------------------------------------------
+    def lower(self) -> None:
+        ops = [o.operation for o in self.graph_fn.regions[0].blocks[0].operations]
+        ret = ops[-1]
+        assert ret.name == "func.return"
+        result = ret.operands[0]
+        in_place = _in_place_root(ops[:-1], result)
+        with ir.InsertionPoint(self.entry):
+            for op in ops[:-1]:
+                self._lower_op(op, result, in_place)
+            final = self.values[result]
+            if not (isinstance(final, Leaf) and final.buffer == self.output):
+                self.store(final, self.output, "epilogue" if in_place is not None else "copy")
+            func.ReturnOp([])
+
+    def _lower_op(self, op: ir.Operation, result: ir.Value, in_place: ir.Operation | None) -> None:
+        name = op.name.removeprefix("graph.")
+        with op.location:
+            if name in INLINE and op is not in_place:
+                self.values[op.results[0]] = INLINE[name](self, op)
+                return
+            if name not in ANCHOR:
+                raise DiagnosticError(f"graph-to-tp: no lowering for '{op.name}' yet", op.location)
+            out = self.output if (op.results[0] == result or op == in_place) else None
+            self.values[op.results[0]] = self.anchor_value(op, out)
+
+    def anchor_value(self, op: ir.Operation, out: ir.Value | None = None) -> Expr:
+        """Run `op`'s anchor into `out` (a new temporary by default); the op's value after it."""
+        name = op.name.removeprefix("graph.")
+        t = self.type_of(op.results[0])
+        if out is None:
+            out = self.temp(t)
+        pending = ANCHOR[name](self, op, out)
+        self.owned[op.results[0]] = out
+        return pending if pending is not None else Leaf(t.shape, t.dtype, out)
+
+
+def _in_place_root(ops: Sequence[ir.Operation], result: ir.Value) -> ir.Operation | None:
+    """The anchor whose result reaches `result` through same-shape elementwise ops only."""
+    anchors = [op for op in ops if op_kind(op) in ("compute", "reduce")]
+    if len(anchors) != 1 or anchors[0].results[0].type != result.type:
+        return None
+    root = anchors[0]
+    after = ops[list(ops).index(root) + 1:]
+    if all(op_kind(op) == "elemwise" and op.results[0].type == result.type for op in after):
+        return root
+    return None
+
+
+def kernel_signature(graph_fn: ir.Operation) -> tuple[list[ir.Type], ir.Type]:
+    ftype = ir.FunctionType(ir.TypeAttr(graph_fn.attributes["function_type"]).value)
+    return [memref_type(t) for t in ftype.inputs], memref_type(ftype.results[0])

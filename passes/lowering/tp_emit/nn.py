@@ -1,0 +1,155 @@
+"""Anchors for convolution and matrix products (NCHW and blocked NCHW<n>c layouts)."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+
+from mlc.dialects import tp
+from mlc.dialects.graph.spec import kernel_blocks, layout_block
+from mlc.errors import DiagnosticError
+
+from .expr import Elementwise, Expr, Index, Leaf, read
+from .kernel import KernelBuilder, anchor
+from .scalar import const
+
+
+def _dims(n: int) -> list[ir.AffineExpr]:
+    return [ir.AffineDimExpr.get(i) for i in range(n)]
+
+
+def _bias_epilogue(kb: KernelBuilder, out: ir.Value, bias: ir.Value, shape: tuple[int, ...],
+                   dtype: str, channel: "callable") -> Expr:  # type: ignore[valid-type]
+    """out + bias[channel(idx)] as a pending expression (applied by the kernel's final block)."""
+    own = Leaf(shape, dtype, out)
+    b = Leaf((0,), dtype, bias)
+    return Elementwise(shape, dtype, [own, b], lambda xs: arith.AddFOp(xs[0], xs[1]).result,
+                       [lambda idx: idx, channel])
+
+
+@anchor("conv2d")
+def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    a = kb.attrs(op)
+    x_t, w_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1]), kb.type_of(op.results[0])
+    xb = layout_block(str(a["data_layout"]), "NCHW")
+    ib, ob = kernel_blocks(str(a["kernel_layout"]))
+    yb = layout_block(str(a["out_layout"]), "NCHW")
+    group = int(a["group"])  # type: ignore[arg-type]
+    if (xb or ib or ob or yb) and (group != 1 or xb != ib or ob != yb or not (xb and yb)):
+        raise DiagnosticError("graph-to-tp: blocked conv2d needs group 1, data block == kernel "
+                              "input block and kernel output block == output block", op.location)
+    (sh, sw), (pt, pl, pb, pr), (dh, dw) = a["strides"], a["pads"], a["dilations"]  # type: ignore[misc]
+    n, oh_n, ow_n = y_t.shape[0], y_t.shape[2], y_t.shape[3]
+    kh_n, kw_n = w_t.shape[2], w_t.shape[3]
+    x = kb.buffer(op.operands[0])
+    w = kb.buffer(op.operands[1])
+    padded = bool(pt or pl or pb or pr)
+    if yb:  # blocked: channel axes split into block index and lane
+        axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"]
+        extents = [n, y_t.shape[1], oh_n, ow_n, yb, x_t.shape[1], kh_n, kw_n, xb]
+        kinds = "SSSSSRRRR"
+        d = dict(zip(axes, _dims(len(axes))))
+        ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
+        x_idx: Index = [d["n"], d["icb"], ih, iw, d["ic"]]
+        w_idx: Index = [d["ocb"], d["icb"], d["kh"], d["kw"], d["ic"], d["oc"]]
+        out_map = "(n, ocb, oh, ow, oc)"
+    else:
+        ocg, icg = y_t.shape[1] // group, w_t.shape[1]
+        axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"]
+        extents = [n, y_t.shape[1], oh_n, ow_n, icg, kh_n, kw_n]
+        kinds = "SSSSRRR"
+        d = dict(zip(axes, _dims(len(axes))))
+        channel = d["ic"] if group == 1 else ir.AffineExpr.get_floor_div(d["oc"], ocg) * icg + d["ic"]
+        ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
+        x_idx = [d["n"], channel, ih, iw]
+        w_idx = [d["oc"], d["ic"], d["kh"], d["kw"]]
+        out_map = "(n, oc, oh, ow)"
+    blk = tp.block(out, name=kb.name("conv2d"), axes=axes, kinds=kinds, extents=extents,
+                   out_map=out_map, combiner="add", init=0.0)
+    with ir.InsertionPoint(blk.body):
+        xv = read(x, axes, x_idx, pad=0.0 if padded else None)
+        wv = read(w, axes, w_idx)
+        tp.yield_(arith.MulFOp(xv, wv).result)
+    if len(op.operands) < 3:
+        return None
+    bias = kb.buffer(op.operands[2])
+    if yb:
+        return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1] * yb + idx[4]])
+    return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1]])
+
+
+def _contract(kb: KernelBuilder, name: str, out: ir.Value, out_shape: tuple[int, ...],
+              a_buf: ir.Value, a_idx: "callable", b_buf: ir.Value, b_idx: "callable", k: int) -> None:  # type: ignore[valid-type]
+    """out[s] = sum_k a[a_idx(s, k)] * b[b_idx(s, k)] over spatial axes s0.. and reduce axis k."""
+    axes = [f"s{i}" for i in range(len(out_shape))] + ["k"]
+    dims = _dims(len(axes))
+    blk = tp.block(out, name=kb.name(name), axes=axes, kinds="S" * len(out_shape) + "R",
+                   extents=list(out_shape) + [k], out_map="(" + ", ".join(axes[:-1]) + ")",
+                   combiner="add", init=0.0)
+    with ir.InsertionPoint(blk.body):
+        av = read(a_buf, axes, a_idx(dims[:-1], dims[-1]))
+        bv = read(b_buf, axes, b_idx(dims[:-1], dims[-1]))
+        tp.yield_(arith.MulFOp(av, bv).result)
+
+
+@anchor("matmul")
+def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    a_t, b_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1]), kb.type_of(op.results[0])
+    k = a_t.shape[-1]
+    batch = len(y_t.shape) - (a_t.rank > 1) - (b_t.rank > 1)
+    zero = ir.AffineConstantExpr.get(0)
+
+    def batch_idx(t_shape: tuple[int, ...], s: Index) -> Index:
+        own = len(t_shape) - 2
+        return [zero if d == 1 else s[batch - own + i] for i, d in enumerate(t_shape[:own])]
+
+    def a_idx(s: Index, kk: ir.AffineExpr) -> Index:
+        return [kk] if a_t.rank == 1 else batch_idx(a_t.shape, s) + [s[batch], kk]
+
+    def b_idx(s: Index, kk: ir.AffineExpr) -> Index:
+        return [kk] if b_t.rank == 1 else batch_idx(b_t.shape, s) + [kk, s[-1]]
+
+    _contract(kb, "matmul", out, y_t.shape, kb.buffer(op.operands[0]), a_idx,
+              kb.buffer(op.operands[1]), b_idx, k)
+    return None
+
+
+@anchor("batch_matmul")
+def batch_matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    y_t = kb.type_of(op.results[0])
+    _contract(kb, "batch_matmul", out, y_t.shape, kb.buffer(op.operands[0]),
+              lambda s, k: [s[0], s[1], k], kb.buffer(op.operands[1]), lambda s, k: [s[0], k, s[2]],
+              kb.type_of(op.operands[0]).shape[2])
+    return None
+
+
+@anchor("dense")
+def dense(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    attrs = kb.attrs(op)
+    a_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    ta, tb = bool(attrs["transA"]), bool(attrs["transB"])
+    k = a_t.shape[0] if ta else a_t.shape[1]
+    _contract(kb, "dense", out, y_t.shape,
+              kb.buffer(op.operands[0]), lambda s, kk: [kk, s[0]] if ta else [s[0], kk],
+              kb.buffer(op.operands[1]), lambda s, kk: [s[1], kk] if tb else [kk, s[1]], k)
+    alpha, beta = float(attrs["alpha"]), float(attrs["beta"])  # type: ignore[arg-type]
+    has_c = len(op.operands) > 2 and beta != 0.0
+    if alpha == 1.0 and not has_c:
+        return None
+    own = Leaf(y_t.shape, y_t.dtype, out)
+    children: list[Expr] = [own]
+    maps = [lambda idx: idx]
+    if has_c:
+        c_t = kb.type_of(op.operands[2])
+        children.append(Leaf(c_t.shape, c_t.dtype, kb.buffer(op.operands[2])))
+        from .expr import broadcast_index
+
+        maps.append(broadcast_index(c_t.shape, y_t.shape))
+
+    def fn(xs: list[ir.Value]) -> ir.Value:
+        acc = xs[0] if alpha == 1.0 else arith.MulFOp(xs[0], const(xs[0], alpha)).result
+        if not has_c:
+            return acc
+        c = xs[1] if beta == 1.0 else arith.MulFOp(xs[1], const(xs[1], beta)).result
+        return arith.AddFOp(acc, c).result
+    return Elementwise(y_t.shape, y_t.dtype, children, fn, maps)

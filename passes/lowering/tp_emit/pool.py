@@ -1,0 +1,116 @@
+"""Anchors for pooling: windowed max/average (padding never wins a max) and global pools."""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+
+from mlc.dialects import tp
+from mlc.dialects.graph.spec import layout_block
+
+from .expr import Computed, Elementwise, Expr, Leaf, affine_value, read
+from .kernel import KernelBuilder, anchor
+from .scalar import const
+
+
+def lowest(dtype: str) -> float:
+    if dtype.startswith("f") or dtype == "bf16":
+        return float("-inf")
+    bits = int(dtype.lstrip("ui"))
+    return float(-(1 << (bits - 1)))
+
+
+def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> None:
+    a = kb.attrs(op)
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    block = layout_block(str(a["layout"]), "NCHW")
+    (kh_n, kw_n), (sh, sw), (pt, pl, _, _), (dh, dw) = (
+        a["kernel_shape"], a["strides"], a["pads"], a["dilations"])  # type: ignore[misc]
+    axes = ["n", "c", "oh", "ow"] + (["cb"] if block else []) + ["kh", "kw"]
+    extents = list(y_t.shape[:4]) + ([block] if block else []) + [kh_n, kw_n]
+    d = {name: ir.AffineDimExpr.get(i) for i, name in enumerate(axes)}
+    ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
+    idx = [d["n"], d["c"], ih, iw] + ([d["cb"]] if block else [])
+    out_map = "(n, c, oh, ow" + (", cb)" if block else ")")
+    pad = lowest(x_t.dtype) if kind == "max" else 0.0
+    blk = tp.block(out, name=kb.name(f"{kind}_pool"), axes=axes, kinds="S" * (len(axes) - 2) + "RR",
+                   extents=extents, out_map=out_map, combiner="max" if kind == "max" else "add",
+                   init=pad)
+    x = kb.buffer(op.operands[0])
+    with ir.InsertionPoint(blk.body):
+        # Windows may run past the input (padding, ceil_mode): those positions read `pad`.
+        tp.yield_(read(x, axes, idx, pad=pad))
+
+
+@anchor("max_pool2d")
+def max_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    _window_block(kb, op, out, "max")
+    return None
+
+
+def _valid_count(o: ir.Value, stride: int, pad: int, dil: int, k: int, size: int, limit: int) -> ir.Value:
+    """Number of window taps kh in [0, k) whose position o*stride + kh*dil - pad lies in [0, limit)."""
+    idx = ir.IndexType.get()
+
+    def c(v: int) -> ir.Value:
+        return arith.ConstantOp(idx, v).result
+
+    start = arith.SubIOp(arith.MulIOp(o, c(stride)).result, c(pad)).result
+    # first tap with start + kh*dil >= 0, last tap with start + kh*dil < limit
+    first = arith.MaxSIOp(arith.CeilDivSIOp(arith.SubIOp(c(0), start).result, c(dil)).result, c(0)).result
+    last = arith.MinSIOp(arith.FloorDivSIOp(arith.SubIOp(c(limit - 1), start).result, c(dil)).result,
+                         c(k - 1)).result
+    return arith.MaxSIOp(arith.AddIOp(arith.SubIOp(last, first).result, c(1)).result, c(0)).result
+
+
+@anchor("avg_pool2d")
+def avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    _window_block(kb, op, out, "avg")
+    a = kb.attrs(op)
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    (kh, kw), (sh, sw), (pt, pl, pb, pr), (dh, dw) = (
+        a["kernel_shape"], a["strides"], a["pads"], a["dilations"])  # type: ignore[misc]
+    h, w = x_t.shape[2], x_t.shape[3]
+    # count_include_pad counts padding but never the ceil_mode overhang past it.
+    lim_h, lim_w = (h + pt + pb, w + pl + pr) if a["count_include_pad"] else (h, w)
+    off_h, off_w = (0, 0) if a["count_include_pad"] else (pt, pl)
+
+    def count(axes: list[str], idx: list[ir.AffineExpr]) -> ir.Value:
+        oh, ow = affine_value(axes, idx[2]), affine_value(axes, idx[3])
+        taps = arith.MulIOp(_valid_count(oh, sh, off_h, dh, kh, h, lim_h),
+                            _valid_count(ow, sw, off_w, dw, kw, w, lim_w)).result
+        as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), taps).result
+        return arith.SIToFPOp(ir.Type.parse(y_t.dtype), as_int).result
+
+    own = Leaf(y_t.shape, y_t.dtype, out)
+    taps = Computed(y_t.shape, y_t.dtype, count)  # type: ignore[arg-type]
+    return Elementwise(y_t.shape, y_t.dtype, [own, taps], lambda xs: arith.DivFOp(xs[0], xs[1]).result,
+                       [lambda idx: idx, lambda idx: idx])
+
+
+def _global(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> Expr | None:
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    spatial = x_t.shape[2:]
+    axes = ["n", "c"] + [f"r{i}" for i in range(len(spatial))]
+    init = lowest(x_t.dtype) if kind == "max" else 0.0
+    blk = tp.block(out, name=kb.name(f"global_{kind}_pool"), axes=axes, kinds="SS" + "R" * len(spatial),
+                   extents=list(x_t.shape), out_map="(n, c" + ", 0" * len(spatial) + ")",
+                   combiner="max" if kind == "max" else "add", init=init)
+    x = kb.buffer(op.operands[0])
+    with ir.InsertionPoint(blk.body):
+        tp.yield_(read(x, axes, [ir.AffineDimExpr.get(i) for i in range(len(axes))]))
+    if kind == "max":
+        return None
+    count = float(x_t.size // (x_t.shape[0] * x_t.shape[1]))
+    return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, y_t.dtype, out)],
+                       lambda xs: arith.DivFOp(xs[0], const(xs[0], count)).result, [lambda idx: idx])
+
+
+@anchor("global_avg_pool2d")
+def global_avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    return _global(kb, op, out, "avg")
+
+
+@anchor("global_max_pool2d")
+def global_max_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    return _global(kb, op, out, "max")
