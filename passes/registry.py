@@ -26,6 +26,7 @@ def _lazy(module: str, cls: str) -> Callable[[], type]:
 
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-verify": _lazy("graph_verify", "GraphVerifyPass"),
+    "graph-fold-constants": _lazy("graph_fold_constants", "GraphFoldConstantsPass"),
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
