@@ -41,7 +41,7 @@ def aligned_empty(shape: tuple[int, ...], dtype: str | np.dtype, align: int = AL
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
     raw = np.zeros(nbytes + align, dtype=np.uint8)
     start = (-raw.ctypes.data) % align
-    return raw[start:start + nbytes].view(dt).reshape(shape)
+    return np.ndarray(shape, dt, buffer=raw, offset=start)  # aligned even when empty
 
 
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:

@@ -161,7 +161,8 @@ def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
 # -- loading ---------------------------------------------------------------------------------
 def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.PathLike[str] | None = None,
                 params: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None) -> RuntimeModule:
-    """Load a package (`.tar`), or a bare `.so` with its manifest and params, without compiling.
+    """Load a package (a tar, whatever its suffix), or a bare `.so` with its manifest and
+    params, without compiling.
 
     For a bare `.so`, `manifest` (a Manifest or a path) defaults to `manifest.json` next to it
     and `params` (a mapping or an .npz path) to `params.npz` next to it.
@@ -169,7 +170,7 @@ def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.P
     path = pathlib.Path(path)
     if not path.exists():
         raise PackageError(f"{path} does not exist")
-    if path.suffix != ".so" and tarfile.is_tarfile(path):
+    if path.suffix != ".so":
         if manifest is not None or params is not None:
             raise ValueError("manifest= and params= apply to a bare .so, not to a package")
         tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-pkg-"))  # mode 0700

@@ -1,0 +1,167 @@
+"""CompiledLibrary: contract checks, JIT (1 and 2 threads), object and shared-library export."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+
+import numpy as np
+import pytest
+from mlir import ir
+
+import contract_module as cm
+import mlc
+from mlc.errors import ToolError
+from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
+from mlc.runtime.library import _LIVE_ENGINES
+from mlc.runtime.linker import defined_symbols, link_command
+from mlc.runtime.package import MANIFEST, PARAMS, npz_bytes
+from mlc.runtime.target import host_target
+from mlc.version import __version__, mlir_version
+from rt_helpers import assert_matches_reference, build_library, run_python
+
+
+def _run(gm: GraphModule, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    gm.run(**inputs)
+    return {name: gm.get_output(name) for name in gm.get_output_info()}
+
+
+def test_jit_single_thread_matches_numpy(lib1: CompiledLibrary, inputs, params) -> None:
+    assert lib1.manifest.runtime_libs == ()
+    assert lib1.manifest.pipeline == "builtin.module(lower-to-llvm)"
+    assert lib1.manifest.target == host_target()
+    assert (lib1.manifest.mlc_version, lib1.manifest.mlir_version) == (__version__, mlir_version())
+    assert_matches_reference(_run(GraphModule(lib1.jit()), inputs), inputs, params)
+
+
+def test_jit_two_threads_uses_the_async_runtime(lib2: CompiledLibrary, inputs, params) -> None:
+    assert lib2.manifest.runtime_libs == ("mlir_async_runtime",)
+    assert lib2.manifest.pipeline == "builtin.module(lower-to-llvm{threads=2})"
+    rt = lib2.jit()
+    assert rt.kind == "jit"
+    assert any(e is rt.entry.engine for e in _LIVE_ENGINES)  # type: ignore[attr-defined]
+    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
+
+
+def test_other_params_change_the_result(inputs) -> None:
+    other = {k: v * 2 + 1 for k, v in cm.make_params().items()}
+    lib = build_library(1, params=other)
+    assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, other)
+
+
+def test_second_async_engine_dropped_does_not_break_the_first() -> None:
+    # Without the keep-alive, dropping the second engine tears down the async runtime and the
+    # next call of the first one segfaults; a subprocess keeps a crash out of this process.
+    code = """
+import gc
+import numpy as np
+import contract_module as cm
+from rt_helpers import build_library
+from mlc.runtime import GraphModule
+x = cm.make_inputs()
+first = GraphModule(build_library(2).jit()); first.run(**x)
+second = GraphModule(build_library(2).jit()); second.run(**x)
+del second; gc.collect()
+first.run(**x)
+ref = cm.reference(x, cm.make_params())
+print(float(np.abs(first.get_output("r") - ref["r"]).max()))
+"""
+    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout.split()[-1]) < 1e-5
+
+
+def test_wrong_params_are_rejected(lib1: CompiledLibrary, params) -> None:
+    with pytest.raises(ManifestError, match=r"param 'w' expects float32\[8\], got float64\[8\]"):
+        CompiledLibrary(lib1.module, lib1.manifest, {**params, "w": params["w"].astype(np.float64)})
+    with pytest.raises(ManifestError, match="params missing: b"):
+        CompiledLibrary(lib1.module, lib1.manifest, {"w": params["w"]})
+    with pytest.raises(ManifestError, match="params not in the manifest: extra"):
+        CompiledLibrary(lib1.module, lib1.manifest, {**params, "extra": params["w"]})
+
+
+def _parse(text: str) -> ir.Module:
+    with mlc.Context():
+        return ir.Module.parse(text)
+
+
+def test_contract_mismatch_is_caught_before_lowering(params) -> None:
+    manifest = cm.manifest_dict()
+    manifest["inputs"][0]["shape"] = [4, 9]
+    with pytest.raises(ManifestError, match=r"argument #0 \(x\) is memref<4x8xf32>; the manifest implies memref<4x9xf32>"):
+        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+    manifest = cm.manifest_dict()
+    manifest["workspace_size"] = 256
+    with pytest.raises(ManifestError, match=r"workspace blob\) is memref<128xi8>"):
+        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+    manifest = cm.manifest_dict()
+    manifest["entry"] = "other"
+    with pytest.raises(ManifestError, match="no func.func @other"):
+        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+    text = cm.module_text().replace("attributes {llvm.emit_c_interface}", "")
+    with pytest.raises(ManifestError, match="lacks the llvm.emit_c_interface"):
+        CompiledLibrary.lower(_parse(text), params)
+
+
+def test_module_without_manifest_or_not_lowered(params) -> None:
+    text = cm.module_text()
+    bare = text.replace("mlc.manifest =", "other.attr =")
+    with pytest.raises(ManifestError, match="has no 'mlc.manifest' attribute"):
+        CompiledLibrary.from_module(_parse(bare), params)
+    with pytest.raises(ManifestError, match="has no llvm.func @_mlir_ciface_mlc_main"):
+        CompiledLibrary.from_module(_parse(text), params)  # still func/memref, not lowered
+
+
+def test_export_object(lib1: CompiledLibrary, tmp_path: pathlib.Path) -> None:
+    obj = lib1.export_object(tmp_path / "m.o")
+    assert obj.read_bytes()[:4] == b"\x7fELF"
+    from mlc.toolchain import llvm_bin
+
+    nm = subprocess.run([str(llvm_bin() / "llvm-nm"), "--defined-only", "--format=just-symbols",
+                         str(obj)], capture_output=True, text=True, check=True).stdout.split()
+    assert "_mlir_ciface_mlc_main" in nm and "mlc_main" in nm
+
+
+def test_export_shared_and_load_the_bare_so(lib2: CompiledLibrary, tmp_path: pathlib.Path,
+                                            inputs, params) -> None:
+    so = lib2.export_shared(tmp_path / "m.so")
+    assert "_mlir_ciface_mlc_main" in defined_symbols(so)
+    # a bare .so: manifest.json and params.npz next to it
+    (tmp_path / MANIFEST).write_text(lib2.manifest.to_json())
+    (tmp_path / PARAMS).write_bytes(npz_bytes(params))
+    rt = load_module(so)
+    assert rt.kind == "shared"
+    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
+    # or with both given explicitly
+    rt = load_module(so, manifest=lib2.manifest, params=params)
+    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
+
+
+def test_bare_so_without_manifest(lib1: CompiledLibrary, tmp_path: pathlib.Path) -> None:
+    so = lib1.export_shared(tmp_path / "m.so")
+    with pytest.raises(ManifestError, match="no manifest for m.so"):
+        load_module(so)
+
+
+def test_link_command_is_pure_and_complete(tmp_path: pathlib.Path) -> None:
+    cmd = link_command("cc", tmp_path / "a.o", tmp_path / "a.so", ["mlir_async_runtime"],
+                       ["$ORIGIN"], [pathlib.Path("/m/lib"), pathlib.Path("/l/lib")])
+    assert cmd[:5] == ["cc", "-shared", "-o", str(tmp_path / "a.so"), str(tmp_path / "a.o")]
+    for flag in ("-L/m/lib", "-lmlir_async_runtime", "-Wl,-rpath,$ORIGIN",
+                 "-Wl,-rpath-link,/m/lib:/l/lib", "-Wl,--no-undefined", "-lm"):
+        assert flag in cmd
+    assert not any("async" in a for a in link_command("cc", tmp_path / "a.o", tmp_path / "a.so",
+                                                      [], [], [pathlib.Path("/m")]))
+
+
+def test_missing_compiler_is_a_tool_error(lib1: CompiledLibrary, tmp_path: pathlib.Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CC", "no-such-compiler-xyz")
+    with pytest.raises(ToolError, match="no C compiler found"):
+        lib1.export_shared(tmp_path / "m.so")
+
+
+def test_manifest_of_the_module_matches_the_contract(lib1: CompiledLibrary) -> None:
+    attr = lib1.module.operation.attributes["mlc.manifest"]
+    assert json.loads(ir.StringAttr(attr).value) == cm.manifest_dict()

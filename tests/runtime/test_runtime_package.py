@@ -1,0 +1,192 @@
+"""Packages: contents, loading in this and in a new process, and safe extraction."""
+
+from __future__ import annotations
+
+import io
+import json
+import pathlib
+import tarfile
+
+import numpy as np
+import pytest
+
+import contract_module as cm
+from mlc.runtime import GraphModule, PackageError, UnsafePackageError, load_module
+from mlc.runtime.target import TargetMismatchError
+from rt_helpers import assert_matches_reference, run_python
+
+
+def _members(path: pathlib.Path) -> dict[str, bytes]:
+    with tarfile.open(path) as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar.getmembers()}  # type: ignore[union-attr]
+
+
+def test_package_contents(pkg2: pathlib.Path, params) -> None:
+    members = _members(pkg2)
+    assert sorted(members) == ["libmlir_async_runtime.so", "manifest.json", "model.so", "params.npz"]
+    manifest = json.loads(members["manifest.json"])
+    assert manifest["runtime_libs"] == ["mlir_async_runtime"]
+    assert manifest["pipeline"] == "builtin.module(lower-to-llvm{threads=2})"
+    assert {"mlc_version", "mlir_version", "target"} <= set(manifest)
+    assert members["model.so"][:4] == b"\x7fELF"
+    with np.load(io.BytesIO(members["params.npz"]), allow_pickle=False) as npz:
+        assert sorted(npz.files) == ["b", "w"]
+        for name, value in params.items():
+            np.testing.assert_array_equal(npz[name], value)
+
+
+def test_single_thread_package_has_no_runtime_library(pkg1: pathlib.Path) -> None:
+    assert sorted(_members(pkg1)) == ["manifest.json", "model.so", "params.npz"]
+
+
+@pytest.mark.parametrize("which", ["pkg1", "pkg2"])
+def test_load_in_this_process(which: str, request: pytest.FixtureRequest, inputs, params) -> None:
+    rt = load_module(request.getfixturevalue(which))
+    assert rt.kind == "shared"
+    gm = GraphModule(rt)
+    gm.run(**inputs)
+    assert_matches_reference({"y": gm.get_output(0), "r": gm.get_output(1)}, inputs, params)
+
+
+def test_load_in_a_new_process_without_compiling(pkg1: pathlib.Path, pkg2: pathlib.Path) -> None:
+    code = f"""
+import sys, numpy as np
+import contract_module as cm
+from mlc.runtime import GraphModule, load_module
+x = cm.make_inputs()
+ref = cm.reference(x, cm.make_params())
+for path in ({str(pkg1)!r}, {str(pkg2)!r}):
+    gm = GraphModule(load_module(path))
+    gm.run(**x)
+    for i, name in enumerate(("y", "r")):
+        np.testing.assert_allclose(gm.get_output(i), ref[name], rtol=1e-5, atol=1e-5)
+    print("ok", path)
+compiled = [m for m in ("mlir.execution_engine", "mlc.runtime.library", "mlc.pass_manager")
+            if m in sys.modules]
+print("compiler modules:", compiled)
+"""
+    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("ok ") == 2
+    assert "compiler modules: []" in proc.stdout
+
+
+def test_extraction_leaves_nothing_behind(pkg1: pathlib.Path, tmp_path: pathlib.Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    load_module(pkg1)
+    assert list(tmp_path.iterdir()) == []
+
+
+# -- malicious and malformed packages --------------------------------------------------------
+def _tar(path: pathlib.Path, members: list[tarfile.TarInfo | tuple[str, bytes]]) -> pathlib.Path:
+    with tarfile.open(path, "w") as tar:
+        for m in members:
+            if isinstance(m, tarfile.TarInfo):
+                tar.addfile(m)
+            else:
+                info = tarfile.TarInfo(m[0])
+                info.size = len(m[1])
+                tar.addfile(info, io.BytesIO(m[1]))
+    return path
+
+
+def _special(name: str, kind: bytes, linkname: str = "") -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type, info.linkname = kind, linkname
+    return info
+
+
+@pytest.fixture
+def valid_members(pkg1: pathlib.Path) -> list[tuple[str, bytes]]:
+    return list(_members(pkg1).items())
+
+
+@pytest.mark.parametrize(("evil", "message"), [
+    (("/tmp/mlc-evil-abs.so", b"x"), "has an absolute path"),
+    (("../mlc-evil-up.so", b"x"), r"refers to a parent directory \('..'\)"),
+    (("sub/../../mlc-evil-up2.so", b"x"), r"refers to a parent directory"),
+    (_special("model2.so", tarfile.SYMTYPE, "/etc/passwd"), "is a symbolic link to '/etc/passwd'"),
+    (_special("link.so", tarfile.SYMTYPE, "../../outside"), "is a symbolic link to '../../outside'"),
+    (_special("hard.so", tarfile.LNKTYPE, "/etc/passwd"), "is a hard link to '/etc/passwd'"),
+    (_special("null", tarfile.CHRTYPE), "is a device or FIFO"),
+    (_special("disk", tarfile.BLKTYPE), "is a device or FIFO"),
+    (_special("pipe", tarfile.FIFOTYPE), "is a device or FIFO"),
+    (("lib/model.so", b"x"), "is in a sub-directory"),
+    (_special("lib", tarfile.DIRTYPE), "is not a regular file"),
+])
+def test_unsafe_members_are_rejected(evil, message: str, valid_members, tmp_path: pathlib.Path) -> None:
+    path = _tar(tmp_path / "evil.tar", [*valid_members, evil])
+    with pytest.raises(UnsafePackageError, match=message):
+        load_module(path)
+    assert not pathlib.Path("/tmp/mlc-evil-abs.so").exists()
+    assert not (tmp_path.parent / "mlc-evil-up.so").exists()
+
+
+def test_symlink_then_write_through_it_is_rejected(valid_members, tmp_path: pathlib.Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    evil = [_special("model.so", tarfile.SYMTYPE, str(outside / "pwned.so")), *valid_members]
+    with pytest.raises(UnsafePackageError, match="symbolic link"):
+        load_module(_tar(tmp_path / "evil.tar", evil))
+    assert list(outside.iterdir()) == []
+
+
+def test_duplicate_unknown_and_missing_members(valid_members, tmp_path: pathlib.Path) -> None:
+    with pytest.raises(UnsafePackageError, match="'model.so' appears twice"):
+        load_module(_tar(tmp_path / "a.tar", [*valid_members, ("./model.so", b"x")]))
+    with pytest.raises(PackageError, match="unexpected members: notes.txt"):
+        load_module(_tar(tmp_path / "b.tar", [*valid_members, ("notes.txt", b"x")]))
+    without_params = [m for m in valid_members if m[0] != "params.npz"]
+    with pytest.raises(PackageError, match="lacks members: params.npz"):
+        load_module(_tar(tmp_path / "c.tar", without_params))
+    without_manifest = [m for m in valid_members if m[0] != "manifest.json"]
+    with pytest.raises(PackageError, match="has no manifest.json: not an mlc package"):
+        load_module(_tar(tmp_path / "d.tar", without_manifest))
+    (tmp_path / "e.tar").write_bytes(b"not a tar at all" * 100)
+    with pytest.raises(PackageError, match="e.tar"):
+        load_module(tmp_path / "e.tar")
+    with pytest.raises(PackageError, match="does not exist"):
+        load_module(tmp_path / "nope.tar")
+
+
+def test_dot_directory_entry_is_accepted(valid_members, tmp_path: pathlib.Path, inputs) -> None:
+    members = [_special(".", tarfile.DIRTYPE)] + [(f"./{n}", b) for n, b in valid_members]
+    gm = GraphModule(load_module(_tar(tmp_path / "dot.tar", members)))
+    gm.run(**inputs)
+    assert_matches_reference({"y": gm.get_output(0), "r": gm.get_output(1)}, inputs)
+
+
+def test_params_with_pickled_objects_are_refused(valid_members, tmp_path: pathlib.Path) -> None:
+    buf = io.BytesIO()
+    np.savez(buf, w=np.array([object()], dtype=object), b=np.zeros(4, np.float32))
+    members = [(n, buf.getvalue() if n == "params.npz" else b) for n, b in valid_members]
+    with pytest.raises(PackageError, match="cannot read parameters params.npz"):
+        load_module(_tar(tmp_path / "pickle.tar", members))
+
+
+def test_package_for_a_missing_cpu_feature_is_refused(valid_members, tmp_path: pathlib.Path) -> None:
+    manifest = json.loads(dict(valid_members)["manifest.json"])
+    if "amx_tile" in manifest["target"]["features"]:
+        pytest.skip("this host has AMX")
+    manifest["target"]["features"].append("amx_tile")
+    members = [(n, json.dumps(manifest).encode() if n == "manifest.json" else b)
+               for n, b in valid_members]
+    with pytest.raises(TargetMismatchError, match="uses amx_tile, which this host"):
+        load_module(_tar(tmp_path / "amx.tar", members))
+
+
+def test_params_that_disagree_with_the_manifest(valid_members, tmp_path: pathlib.Path) -> None:
+    buf = io.BytesIO()
+    np.savez(buf, w=np.zeros(8, np.float64), b=np.zeros(4, np.float32))
+    members = [(n, buf.getvalue() if n == "params.npz" else b) for n, b in valid_members]
+    with pytest.raises(Exception, match=r"param 'w' expects float32\[8\], got float64\[8\]"):
+        load_module(_tar(tmp_path / "p.tar", members))
+
+
+def test_contract_module_constants() -> None:
+    # the crafted tars above reuse pkg1's members; keep the module they came from honest
+    assert cm.manifest_dict()["params_size"] == cm.PARAMS_SIZE
