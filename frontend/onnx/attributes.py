@@ -1,0 +1,59 @@
+"""Typed access to the attributes of one ONNX node, with its defaults."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from mlc.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    import onnx
+
+_REQUIRED: Any = object()
+
+
+class Attrs:
+    """`Attrs(node).int("axis", 1)`; a missing attribute without default is a ModelLoadError."""
+
+    def __init__(self, node: onnx.NodeProto, where: str) -> None:
+        self._attrs = {a.name: a for a in node.attribute}
+        self._where = where
+
+    def has(self, name: str) -> bool:
+        return name in self._attrs
+
+    def _get(self, name: str, default: Any) -> Any:
+        from onnx import helper
+
+        attr = self._attrs.get(name)
+        if attr is None:
+            if default is _REQUIRED:
+                raise ModelLoadError(f"{self._where}: required attribute '{name}' is missing")
+            return default
+        return helper.get_attribute_value(attr)
+
+    def int(self, name: str, default: int = _REQUIRED) -> int:
+        return int(self._get(name, default))
+
+    def float(self, name: str, default: float = _REQUIRED) -> float:
+        return float(self._get(name, default))
+
+    def str(self, name: str, default: str = _REQUIRED) -> str:
+        value = self._get(name, default)
+        return value.decode() if isinstance(value, bytes) else str(value)
+
+    def ints(self, name: str, default: list[int] | None = _REQUIRED) -> list[int] | None:
+        value = self._get(name, default)
+        return None if value is None else [int(v) for v in value]
+
+    def floats(self, name: str, default: list[float] | None = _REQUIRED) -> list[float] | None:
+        value = self._get(name, default)
+        return None if value is None else [float(v) for v in value]
+
+    def tensor(self, name: str) -> np.ndarray | None:
+        from onnx import numpy_helper
+
+        attr = self._attrs.get(name)
+        return None if attr is None else numpy_helper.to_array(attr.t)

@@ -1,0 +1,118 @@
+"""Normalizations and softmax: BatchNormalization, LayerNormalization, InstanceNormalization,
+LRN, Softmax, LogSoftmax.
+
+Semantic breaks: Softmax/LogSoftmax up to opset 12 coerce the input to 2-D at `axis` (default
+1) and normalize over everything from `axis` on; from 13 they normalize along `axis` alone
+(default -1). BatchNormalization-7 has `spatial` (only 1 is supported), 9 drops it, 14 adds
+`training_mode` (only inference is supported), 15 lets scale/bias/mean/var differ in type.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from ..dtypes import numpy_dtype_of
+from .common import as_dtype, norm_axis
+from .registry import converter
+
+if TYPE_CHECKING:
+    import onnx
+    from mlir import ir
+
+    from ..context import ImportContext
+
+
+@converter("BatchNormalization", since=7)
+@converter("BatchNormalization", since=9)
+@converter("BatchNormalization", since=14)
+@converter("BatchNormalization", since=15)
+def batch_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
+    """Inference batch normalization over axis 1; the training outputs are not produced."""
+    if ctx.attrs.int("spatial", 1) != 1:
+        raise ctx.unsupported("spatial=0 (per-element statistics) is not supported")
+    if ctx.attrs.int("training_mode", 0) != 0:
+        raise ctx.unsupported("training_mode=1 is not supported; export the model for inference")
+    dtype = ctx.type(node, 0).dtype
+    stats = [as_dtype(ctx, node, i, dtype) for i in range(1, 5)]
+    y = ctx.emit("batch_norm", ctx.operand(node, 0), *stats, epsilon=ctx.attrs.float("epsilon", 1e-5))
+    return [y]
+
+
+@converter("LayerNormalization", since=17)
+def layer_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
+    """Normalization over the dims from `axis` on; Mean and InvStdDev outputs are not produced."""
+    dtype = ctx.type(node, 0).dtype
+    bias = as_dtype(ctx, node, 2, dtype) if ctx.input_name(node, 2) else None
+    y = ctx.emit("layer_norm", ctx.operand(node, 0), as_dtype(ctx, node, 1, dtype), bias,
+                 axis=ctx.attrs.int("axis", -1), epsilon=ctx.attrs.float("epsilon", 1e-5))
+    return [y]
+
+
+@converter("InstanceNormalization", since=6)
+@converter("InstanceNormalization", since=22)
+def instance_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """(x - mean) / sqrt(var + epsilon) * scale + B, statistics per (batch, channel)."""
+    x = ctx.operand(node, 0)
+    t = ctx.type(node, 0)
+    if t.rank < 3:
+        raise ctx.unsupported(f"the input must have rank >= 3 (N, C, spatial...), got {t}")
+    axes = list(range(2, t.rank))
+    mean = ctx.emit("reduce_mean", x, axes=axes, keepdims=1)
+    centered = ctx.emit("sub", x, mean)
+    var = ctx.emit("reduce_mean", ctx.emit("mul", centered, centered), axes=axes, keepdims=1)
+    eps = ctx.literal(np.array(ctx.attrs.float("epsilon", 1e-5), numpy_dtype_of(t.dtype)))
+    y = ctx.emit("div", centered, ctx.emit("sqrt", ctx.emit("add", var, eps)))
+    per_channel = [t.shape[1]] + [1] * (t.rank - 2)
+    scale = ctx.emit("reshape", as_dtype(ctx, node, 1, t.dtype), shape=per_channel)
+    bias = ctx.emit("reshape", as_dtype(ctx, node, 2, t.dtype), shape=per_channel)
+    return [ctx.emit("add", ctx.emit("mul", y, scale), bias)]
+
+
+@converter("LRN", since=1)
+@converter("LRN", since=13)
+def lrn(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Local response normalization across channels."""
+    return [ctx.emit("lrn", ctx.operand(node, 0), size=ctx.attrs.int("size"),
+                     alpha=ctx.attrs.float("alpha", 1e-4), beta=ctx.attrs.float("beta", 0.75),
+                     bias=ctx.attrs.float("bias", 1.0))]
+
+
+def _coerced_2d(ctx: ImportContext, node: onnx.NodeProto, graph_op: str) -> ir.Value:
+    """Opset <= 12: normalize over all dims from `axis` on, as if flattened to 2-D there."""
+    x = ctx.operand(node, 0)
+    t = ctx.type(node, 0)
+    axis = norm_axis(ctx, ctx.attrs.int("axis", 1), t.rank)
+    inner = t.shape[axis:]
+    if math.prod(inner[1:]) == 1:  # only `axis` has more than one element: no reshape needed
+        return ctx.emit(graph_op, x, axis=axis)
+    flat = ctx.emit("reshape", x, shape=[math.prod(t.shape[:axis]), math.prod(inner)])
+    return ctx.emit("reshape", ctx.emit(graph_op, flat, axis=1), shape=list(t.shape))
+
+
+@converter("Softmax", since=1)
+@converter("Softmax", since=11)
+def softmax_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 1-12: flatten to 2-D at `axis` (default 1), softmax over dim 1, reshape back."""
+    return [_coerced_2d(ctx, node, "softmax")]
+
+
+@converter("Softmax", since=13)
+def softmax_v13(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 13+: softmax along `axis` (default -1)."""
+    return [ctx.emit("softmax", ctx.operand(node, 0), axis=ctx.attrs.int("axis", -1))]
+
+
+@converter("LogSoftmax", since=1)
+@converter("LogSoftmax", since=11)
+def log_softmax_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 1-12: flatten to 2-D at `axis` (default 1), log-softmax over dim 1, reshape back."""
+    return [_coerced_2d(ctx, node, "log_softmax")]
+
+
+@converter("LogSoftmax", since=13)
+def log_softmax_v13(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 13+: log-softmax along `axis` (default -1)."""
+    return [ctx.emit("log_softmax", ctx.operand(node, 0), axis=ctx.attrs.int("axis", -1))]

@@ -1,0 +1,41 @@
+"""`import_model_files`: what `mlc import` does, an .onnx file to a .mlir file plus an .npz."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from .importer import from_onnx
+
+
+def import_model_files(model_path: str | os.PathLike[str], output_path: str | os.PathLike[str],
+                       params_path: str | os.PathLike[str] | None = None,
+                       shape_dict: Mapping[str, Sequence[int]] | None = None,
+                       debuginfo: bool = False) -> None:
+    """Write the module text (with `loc(...)` only when `debuginfo`) and the parameters.
+
+    The parameters go to `params_path`, by default `<output_path>.npz`; with output `-` the
+    module goes to stdout and the parameters only where `params_path` says.
+    """
+    module, params = from_onnx(model_path, shape_dict)
+    text = module.operation.get_asm(enable_debug_info=debuginfo)
+    output = os.fspath(output_path)
+    if output == "-":
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    if params_path is None and output != "-":
+        params_path = output + ".npz"
+    if params_path is not None:
+        save_params(params_path, params)
+
+
+def save_params(path: str | os.PathLike[str], params: Mapping[str, np.ndarray]) -> None:
+    """An uncompressed .npz (plain arrays, loadable with allow_pickle=False)."""
+    with open(path, "wb") as f:
+        np.savez(f, **{name: np.ascontiguousarray(a) for name, a in params.items()})

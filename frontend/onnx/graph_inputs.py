@@ -1,0 +1,84 @@
+"""The graph inputs of a model as static tensor types, after `shape_dict` overrides.
+
+Initializers listed among the graph inputs are parameters, not inputs (the initializer wins).
+Every dynamic dimension left after the overrides is reported at once, with the fix.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from mlc.dialects.graph.spec import TensorT
+from mlc.errors import UnsupportedOpError
+
+from .dtypes import mlir_type_of, mlir_type_of_numpy_name
+
+if TYPE_CHECKING:
+    import onnx
+
+
+def resolve_inputs(graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int]] | None,
+                   dtype: str) -> list[tuple[str, TensorT]]:
+    """(name, static type) of every true graph input, in model order.
+
+    Raises:
+        ValueError: `shape_dict` names something that is not a graph input, or a rank differs.
+        UnsupportedOpError: a non-tensor input, an unsupported element type, or dynamic dims.
+    """
+    initializers = {init.name for init in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    overrides = dict(shape_dict or {})
+    unknown = sorted(set(overrides) - {i.name for i in inputs})
+    if unknown:
+        raise ValueError(f"shape_dict names {unknown}, which are not graph inputs of the model; "
+                         f"its inputs are {[i.name for i in inputs]}")
+    default_type = mlir_type_of_numpy_name(dtype)
+    resolved: list[tuple[str, TensorT]] = []
+    dynamic: list[tuple[str, str]] = []  # (name, description)
+    for value in inputs:
+        if not value.type.HasField("tensor_type"):
+            raise UnsupportedOpError(f"graph input '{value.name}' is not a tensor "
+                                     f"({value.type.WhichOneof('value')}); mlc imports tensors only")
+        tensor = value.type.tensor_type
+        elem = default_type if tensor.elem_type == 0 else mlir_type_of(
+            tensor.elem_type, f"graph input '{value.name}'")
+        declared = _declared_dims(tensor)
+        if value.name in overrides:
+            shape = tuple(int(d) for d in overrides[value.name])
+            if declared is not None and len(declared) != len(shape):
+                raise ValueError(f"shape_dict gives input '{value.name}' rank {len(shape)} "
+                                 f"{list(shape)}, but the model declares rank {len(declared)}")
+        elif declared is None or any(isinstance(d, str) for d in declared):
+            dynamic.append((value.name, _describe_dynamic(value.name, declared)))
+            continue
+        else:
+            shape = tuple(int(d) for d in declared)  # type: ignore[arg-type]
+        resolved.append((value.name, TensorT(shape, elem)))
+    if dynamic:
+        example = " ".join(f"{name}:[...]" for name, _ in dynamic)
+        raise UnsupportedOpError(
+            "mlc needs static input shapes, but " + "; ".join(d for _, d in dynamic) + ". Give every "
+            f"dimension with shape_dict={{name: [dims]}} or `mlc import --input-shapes \"{example}\"`")
+    return resolved
+
+
+def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int | str] | None:
+    """Dims as ints, with a name (the dim_param, or `?`) for each dynamic one; None without rank."""
+    if not tensor.HasField("shape"):
+        return None
+    dims: list[int | str] = []
+    for d in tensor.shape.dim:
+        if d.HasField("dim_value") and d.dim_value >= 0:
+            dims.append(int(d.dim_value))
+        else:
+            dims.append(d.dim_param or "?")
+    return dims
+
+
+def _describe_dynamic(name: str, declared: list[int | str] | None) -> str:
+    if declared is None:
+        return f"input '{name}' has no declared shape"
+    where = ", ".join(f"dim {i} ('{d}')" for i, d in enumerate(declared) if isinstance(d, str))
+    shown = "[" + ", ".join(str(d) for d in declared) + "]"
+    return f"input '{name}' {shown} has dynamic {where}"

@@ -1,0 +1,132 @@
+"""`from_onnx`: an ONNX model -> (`builtin.module` with `func.func @main` of graph ops, params).
+
+Order of work: load and check the model, resolve static input shapes, plan every node (fold or
+convert) and report everything unsupported at once, then convert in model order, folding
+constant sub-graphs on the way. Afterwards the result types are checked against ONNX shape
+inference and the module against `graph-verify`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
+from mlc.dialects.attrs import tensor_t, to_type
+from mlc.dialects.graph.spec import TensorT
+
+from .context import ImportContext
+from .dtypes import check_model_dtypes, mlir_type_of_dtype
+from .folding import Folder
+from .graph_inputs import resolve_inputs
+from .loader import load_model, opset_versions
+from .plan import PlannedNode, plan_graph
+from .shape_check import check_against_onnx
+
+if TYPE_CHECKING:
+    import onnx
+
+
+def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
+              shape_dict: Mapping[str, Sequence[int]] | None = None, dtype: str = "float32", *,
+              context: ir.Context | None = None) -> tuple[ir.Module, dict[str, np.ndarray]]:
+    """Import an ONNX model into the graph dialect.
+
+    Args:
+        model: path of an `.onnx` file, or a loaded `onnx.ModelProto`.
+        shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not).
+        dtype: element type (numpy name) of graph inputs whose ONNX type declares none.
+        context: an `mlc.Context()` to build in; a new one by default.
+
+    Returns:
+        The module (`func.func @main`, with `mlc.input_names` / `mlc.output_names`) and the
+        parameters it references by name (`#graph.param<"name">`).
+
+    Raises:
+        ModelLoadError: the file is not a readable ONNX model.
+        UnsupportedOpError: unsupported operators/opsets (all listed), element types or
+            dynamic input dimensions.
+        DiagnosticError: a node whose shapes do not satisfy the op's rules.
+    """
+    import mlc
+    from onnx import numpy_helper
+
+    proto = load_model(model)
+    graph = proto.graph
+    planned = plan_graph(graph, opset_versions(proto))
+    check_model_dtypes(graph, {i for p in planned if not p.fold for i in p.node.input})
+    inputs = resolve_inputs(graph, shape_dict, dtype)
+    context = context or mlc.Context()
+    with context, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            main = func.FuncOp("main", ir.FunctionType.get([to_type(t) for _, t in inputs], []))
+        block = main.add_entry_block(arg_locs=[ir.Location.name(n) for n, _ in inputs])
+        ctx = ImportContext(ir.InsertionPoint(block))
+        for (name, _), arg in zip(inputs, block.arguments):
+            ctx.values[name] = arg
+        for init in graph.initializer:
+            ctx.constants[init.name] = numpy_helper.to_array(init)
+        _convert_nodes(ctx, planned)
+        results = [ctx.value(o.name) for o in graph.output]
+        func.ReturnOp(results, loc=ir.Location.name("return"), ip=ctx.ip)
+        main.attributes["function_type"] = ir.TypeAttr.get(
+            ir.FunctionType.get([to_type(t) for _, t in inputs], [r.type for r in results]))
+        main.attributes["mlc.input_names"] = _names([n for n, _ in inputs])
+        main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
+    check_against_onnx(proto, dict(inputs), _types(ctx), planned)
+    mlc.PassManager.parse("builtin.module(graph-verify)").run(module)
+    return module, ctx.params
+
+
+def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
+    folder = Folder()
+    for p in planned:
+        node = p.node
+        if p.fold:
+            inputs = [_fold_input(ctx, name) if name else None for name in node.input]
+            for out, array in zip(node.output, folder.fold(node, p.opset, p.name, inputs)):
+                if out:
+                    ctx.constants[out] = array
+                    ctx.origins[out] = p.name
+            continue
+        ctx.begin(node, p.name, p.opset)
+        assert p.entry is not None
+        results = list(p.entry.fn(ctx, node))
+        assert all(r is None for r in results[len(node.output):]), f"{ctx.where}: extra results"
+        for k, out in enumerate(node.output):
+            result = results[k] if k < len(results) else None
+            if not out:
+                continue
+            if isinstance(result, ir.Value):
+                ctx.values[out] = result
+            elif isinstance(result, np.ndarray):
+                ctx.constants[out] = result
+                ctx.origins[out] = p.name
+            else:
+                ctx.missing[out] = (f"output #{k} ('{out}') of {ctx.where}, which mlc does not "
+                                    "produce (only inference outputs are supported)")
+
+
+def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:
+    if name in ctx.constants:
+        return ctx.constants[name]
+    return ctx.type_of(name)  # Shape/Size of a computed value: its static type is enough
+
+
+def _types(ctx: ImportContext) -> dict[str, TensorT]:
+    """The static type of every ONNX value mlc knows (computed or constant)."""
+    out = {name: t for name, v in ctx.values.items() if (t := tensor_t(v.type)) is not None}
+    for name, array in ctx.constants.items():
+        mlir_type = mlir_type_of_dtype(array.dtype)
+        if name not in out and mlir_type is not None:
+            out[name] = TensorT(tuple(array.shape), mlir_type)
+    return out
+
+
+def _names(names: list[str]) -> ir.ArrayAttr:
+    return ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
