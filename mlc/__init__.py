@@ -1,7 +1,7 @@
 """mlc: a machine-learning compiler on the upstream MLIR Python bindings.
 
 The facade: `mlc.Context()` (an MLIR context with the graph and tp dialects), `mlc.PassManager`,
-and (lazily, to keep start-up cheap) the frontend and runtime entry points.
+`mlc.from_onnx`, `mlc.build` / `mlc.compile_model`, and `mlc.runtime` (GraphModule, packages).
 """
 
 from __future__ import annotations
@@ -18,12 +18,26 @@ def Context(*, allow_unregistered: bool = False) -> Any:  # noqa: N802 - mirrors
     return make_context(allow_unregistered=allow_unregistered)
 
 
+_LAZY = {
+    "PassManager": ("mlc.pass_manager", "PassManager"),
+    "build": ("mlc.build", "build"),
+    "BuildOptions": ("mlc.build", "BuildOptions"),
+    "compile_model": ("mlc.build", "compile_model"),
+    "from_onnx": ("mlc.frontend", "from_onnx"),
+    "runtime": ("mlc.runtime", None),
+}
+
+
 def __getattr__(name: str) -> Any:
-    if name == "PassManager":
-        from mlc.pass_manager import PassManager
+    """The facade is lazy: `import mlc` does not load the MLIR bindings, onnx or the runtime."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mlc' has no attribute {name!r}")
+    from importlib import import_module
 
-        return PassManager
-    raise AttributeError(f"module 'mlc' has no attribute {name!r}")
+    module_name, attr = _LAZY[name]
+    module = import_module(module_name)
+    return module if attr is None else getattr(module, attr)
 
 
-__all__ = ["Context", "PassManager", "__version__"]
+__all__ = ["BuildOptions", "Context", "PassManager", "__version__", "build", "compile_model",
+           "from_onnx", "runtime"]

@@ -10,6 +10,8 @@ graph and tp dialects (shape rules, schedules) after each mlc pass.
 
 from __future__ import annotations
 
+import pathlib
+import re
 import sys
 import time
 from collections.abc import Iterator
@@ -45,6 +47,7 @@ class PassManager:
         self.timing = False
         self.timings: list[tuple[str, float]] = []
         self.internal_error: str | None = None
+        self.temps_dir: pathlib.Path | None = None
 
     @classmethod
     def parse(cls, text: str, *, context: ir.Context | None = None, verify_each: bool = True) -> PassManager:
@@ -79,6 +82,11 @@ class PassManager:
         """Record per-pass wall time (`timings`) and print a report to stderr after each run."""
         self.timing = True
 
+    def save_temps(self, directory: pathlib.Path) -> None:
+        """Write the pipeline, the IR after every step, and on failure a reproducer to `directory`."""
+        directory.mkdir(parents=True, exist_ok=True)
+        self.temps_dir = directory
+
     def steps(self) -> Iterator[Element]:
         """What runs, in order: named pipelines expanded, each nested pass as its own nest."""
         for e in self.elements:
@@ -96,18 +104,36 @@ class PassManager:
         self.timings = []
         self.internal_error = None
         start = time.perf_counter()
+        if self.temps_dir is not None:
+            (self.temps_dir / "pipeline.txt").write_text(str(self) + "\n")
         try:
-            for step in self.steps():
+            for i, step in enumerate(self.steps(), start=1):
                 t0 = time.perf_counter()
-                if isinstance(step, PassEntry) and step.kind == "mlc":
-                    assert step.instance is not None
-                    self._run_mlc(op, step.instance, ctx, filename)
-                else:
-                    self._run_upstream(op, step, filename)
+                before = op.get_asm(enable_debug_info=True) if self.temps_dir is not None else ""
+                try:
+                    if isinstance(step, PassEntry) and step.kind == "mlc":
+                        assert step.instance is not None
+                        self._run_mlc(op, step.instance, ctx, filename)
+                    else:
+                        self._run_upstream(op, step, filename)
+                except PassFailedError:
+                    self._reproducer(step, before)
+                    raise
                 self.timings.append((str(step), time.perf_counter() - t0))
+                if self.temps_dir is not None:
+                    name = re.sub(r"[^\w.-]+", "_", str(step))[:60]
+                    (self.temps_dir / f"{i:02d}-{name}.mlir").write_text(op.get_asm(enable_debug_info=True))
         finally:
             if self.timing:
                 _print_timing(self.timings, time.perf_counter() - start)
+
+    def _reproducer(self, step: Element, before: str) -> None:
+        if self.temps_dir is None:
+            return
+        pipeline = f"{self.anchor}({step})"
+        (self.temps_dir / "reproducer.mlir").write_text(
+            f"// The input of the failing step; reproduce with:\n"
+            f"//   mlc-opt reproducer.mlir --pass-pipeline='{pipeline}'\n{before}")
 
     def _run_upstream(self, op: ir.Operation, step: Element, filename: str) -> None:
         try:

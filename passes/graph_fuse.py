@@ -12,6 +12,7 @@ from mlc.dialects.graph import OPS
 from mlc.dialects.walk import defining_op, top_level_funcs
 
 from .base import ModulePass, PassContext
+from .mlc_dce import erase_dead
 from .outline import KERNEL_ATTR, Outliner
 
 Kind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
@@ -64,6 +65,7 @@ class GraphFusePass(ModulePass):
             raise ValueError(f"max-group-size must be >= 1, got {self.max_group_size}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        erase_dead(module)  # dead ops would become kernels that run for nothing
         outliner = Outliner(module, dedup=self.dedup)
         for fn in top_level_funcs(module):
             if KERNEL_ATTR in fn.attributes or not fn.regions[0].blocks:

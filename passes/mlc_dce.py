@@ -27,11 +27,16 @@ class MlcDcePass(ModulePass):
     name: ClassVar[str] = "mlc-dce"
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        changed = True
-        while changed:
-            changed = False
-            # Post-order over a snapshot: users are erased before their producers.
-            for op in reversed(list(walk(module))):
-                if is_pure(op) and all(len(list(r.uses)) == 0 for r in op.results):
-                    op.erase()
-                    changed = True
+        erase_dead(module)
+
+
+def erase_dead(root: ir.Operation) -> None:
+    """Erase pure mlc ops without uses under `root`, transitively."""
+    changed = True
+    while changed:
+        changed = False
+        # Post-order over a snapshot: users are erased before their producers.
+        for op in reversed(list(walk(root))):
+            if is_pure(op) and all(len(list(r.uses)) == 0 for r in op.results):
+                op.erase()
+                changed = True

@@ -27,17 +27,20 @@ def _lazy(module: str, cls: str) -> Callable[[], type]:
 ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-verify": _lazy("graph_verify", "GraphVerifyPass"),
     "graph-fold-constants": _lazy("graph_fold_constants", "GraphFoldConstantsPass"),
+    "graph-simplify": _lazy("graph_simplify", "GraphSimplifyPass"),
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
+    "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
 }
 
 # Named pipelines: a frozen dataclass like a pass, whose `expand()` gives a pipeline body string.
 ALL_PIPELINES: dict[str, Callable[[], type]] = {
     "lower-to-llvm": _lazy("lower_to_llvm", "LowerToLlvmPipeline"),
+    "mlc-default": _lazy("mlc_default", "MlcDefaultPipeline"),
 }
 
 

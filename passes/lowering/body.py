@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mlir import ir
-from mlir.dialects import arith, memref, vector
+from mlir.dialects import arith, memref, scf, vector
 
 from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range
@@ -117,10 +117,42 @@ class BodyEmitter:
         if all(c == 0 for c in coeffs):
             return self._scalar_read(op, buf, amap, point, padded)  # broadcast later when used
         vtype = ir.VectorType.get([point.lanes], elem)
-        if not padded and coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1]):
+        contiguous = coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
+        if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
+        if contiguous:
+            return self._padded_vector_read(op, buf, amap, point, vtype)
+        return self._gather(op, buf, amap, point, vtype, padded)
+
+    def _gather(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
+                vtype: ir.VectorType, padded: bool) -> ir.Value:
         lanes = [self._scalar_read(op, buf, amap, point.with_lane(i), padded) for i in range(point.lanes)]
         return vector.FromElementsOp(vtype, lanes).result
+
+    def _padded_vector_read(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
+                            vtype: ir.VectorType) -> ir.Value:
+        """One vector load when all lanes are inside the buffer, lane by lane at the borders."""
+        idx = self.indices(amap, point)
+        shape = ir.MemRefType(buf.type).shape
+        inside: ir.Value | None = None
+        for k, (value, dim) in enumerate(zip(idx, shape)):
+            last = k == len(idx) - 1
+            lo, hi = expr_range(amap.results[k], self.ranges)
+            checks = []
+            if lo < 0:
+                checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
+            if hi >= dim or last:
+                limit = dim - point.lanes + 1 if last else dim
+                checks.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(limit)).result)
+            for c in checks:
+                inside = c if inside is None else arith.AndIOp(inside, c).result
+        assert inside is not None
+        branch = scf.IfOp(inside, [vtype], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            scf.YieldOp([vector.LoadOp(vtype, buf, idx).result])
+        with ir.InsertionPoint(branch.else_block):
+            scf.YieldOp([self._gather(op, buf, amap, point, vtype, True)])
+        return branch.results[0]
 
     def _scalar_read(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
                      padded: bool) -> ir.Value:

@@ -1,0 +1,62 @@
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s
+
+// conv2d + bias + relu: the conv block writes the kernel's output buffer; bias and relu are one
+// in-place elementwise block. @main becomes mlc_main over the params and workspace blobs.
+// CHECK-LABEL: module attributes {mlc.manifest =
+// CHECK-SAME: \22params\22: [{\22dtype\22: \22float32\22, \22name\22: \22w\22, \22offset\22: 0, \22shape\22: [4, 2, 3, 3]}, {\22dtype\22: \22float32\22, \22name\22: \22b\22, \22offset\22: 320, \22shape\22: [4]}]
+// CHECK-LABEL: func.func private @fused_conv2d_relu_0(
+// CHECK-SAME: %[[X:.*]]: memref<1x2x6x6xf32>, %[[W:.*]]: memref<4x2x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x3x3xf32>) attributes {tp.kernel}
+// CHECK-NEXT: "tp.block"(%[[OUT]]) ({
+// CHECK-NEXT: %[[XV:.*]] = "tp.read_padded"(%[[X]]) {map = #[[XMAP:.*]], value = 0.000000e+00 : f32}
+// CHECK-NEXT: %[[WV:.*]] = "tp.read"(%[[W]]) {map = #{{.*}}}
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XV]], %[[WV]] : f32
+// CHECK-NEXT: gpu.yield %[[P]] : f32
+// CHECK-NEXT: }) {axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"], combiner = "add", extents = array<i64: 1, 4, 3, 3, 2, 3, 3>, init = 0.000000e+00 : f32, kinds = "SSSSRRR", name = "conv2d_0", out_map = #{{.*}}, schedule = {}}
+// CHECK-NEXT: "tp.block"(%[[OUT]]) ({
+// CHECK-NEXT: %[[O:.*]] = "tp.read"(%[[OUT]])
+// CHECK-NEXT: %[[BV:.*]] = "tp.read"(%[[B]])
+// CHECK-NEXT: %[[S:.*]] = arith.addf %[[O]], %[[BV]] : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %[[Z]] : f32
+// CHECK-NEXT: gpu.yield %[[R]] : f32
+// CHECK-NEXT: }) {{.*}} name = "epilogue_1"
+// CHECK-LABEL: func.func @mlc_main(
+// CHECK-SAME: %[[IN:.*]]: memref<1x2x6x6xf32>, %[[RES:.*]]: memref<1x4x3x3xf32>, %[[PARAMS:.*]]: memref<384xi8>, %[[WS:.*]]: memref<1xi8>) attributes {llvm.emit_c_interface}
+// CHECK: %[[WVIEW:.*]] = memref.view %[[PARAMS]][%{{.*}}][] : memref<384xi8> to memref<4x2x3x3xf32>
+// CHECK: %[[BVIEW:.*]] = memref.view %[[PARAMS]][%{{.*}}][] : memref<384xi8> to memref<4xf32>
+// CHECK-NEXT: call @fused_conv2d_relu_0(%[[IN]], %[[WVIEW]], %[[BVIEW]], %[[RES]])
+// CHECK-NEXT: return
+func.func @main(%x: tensor<1x2x6x6xf32>) -> tensor<1x4x3x3xf32> attributes {mlc.input_names = ["data"], mlc.output_names = ["prob"]} {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x2x3x3xf32>
+  %b = "graph.constant"() {value = #graph.param<"b">} : () -> tensor<4xf32>
+  %c = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x6x6xf32>, tensor<4x2x3x3xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
+  %r = "graph.relu"(%c) : (tensor<1x4x3x3xf32>) -> tensor<1x4x3x3xf32>
+  return %r : tensor<1x4x3x3xf32>
+}
+
+// -----
+
+// Injective ops are re-indexing, not copies: transpose + reshape read the input through one
+// affine map; a value used twice is materialized once in the workspace; dead ops are dropped.
+// CHECK: #[[$M:.*]] = affine_map<(d0) -> (d0 mod 2, (d0 floordiv 2) mod 3)>
+// CHECK-LABEL: func.func private @fused_sigmoid_transpose_reshape_relu_1(
+// CHECK-NEXT: "tp.block"(%arg1) ({
+// CHECK-NEXT: %[[V:.*]] = "tp.read"(%arg0) {map = #[[$M]]} : (memref<2x3xf32>) -> f32
+// CHECK-NEXT: arith.negf %[[V]]
+// CHECK-LABEL: func.func @mlc_main(
+// CHECK-SAME: %{{.*}}: memref<2x3xf32>, %[[OUT:.*]]: memref<6xf32>, %[[OUT2:.*]]: memref<2x3xf32>, %{{.*}}: memref<1xi8>, %[[WS:.*]]: memref<64xi8>)
+// CHECK: %[[T:.*]] = memref.view %[[WS]][%{{.*}}][] : memref<64xi8> to memref<2x3xf32>
+// CHECK-NEXT: call @fused_exp_0(%arg0, %[[T]])
+// CHECK-NEXT: call @fused_sigmoid_transpose_reshape_relu_1(%[[T]], %[[OUT]])
+// CHECK-NEXT: call @fused_neg_2(%[[T]], %[[OUT2]])
+// CHECK-NEXT: return
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2x3xf32>) {
+  %e = "graph.exp"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %f = "graph.sigmoid"(%e) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %t = "graph.transpose"(%f) {perm = array<i64: 1, 0>} : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %r = "graph.reshape"(%t) {shape = array<i64: 6>} : (tensor<3x2xf32>) -> tensor<6xf32>
+  %a = "graph.relu"(%r) : (tensor<6xf32>) -> tensor<6xf32>
+  %n = "graph.neg"(%e) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %dead = "graph.exp"(%n) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %a, %n : tensor<6xf32>, tensor<2x3xf32>
+}

@@ -1,0 +1,56 @@
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule)' | FileCheck %s
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
+
+// matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
+// B does not depend on, is unrolled into a 6-row register tile kept across k; i.0 runs in parallel.
+// CHECK-LABEL: func.func @matmul
+// CHECK: schedule = {order = ["i.0", "j.0", "k", "i.1", "j.1"], parallel = ["i.0"], tile = {i = array<i64: 6>, j = array<i64: 16>}, unroll = {i.1 = 6 : i64}, vectorize = "j.1"}
+// SCALAR-LABEL: func.func @matmul
+// SCALAR: schedule = {order = ["i", "j", "k"]}
+func.func @matmul(%A: memref<96x64xf32>, %B: memref<64x128xf32>, %C: memref<96x128xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<96x64xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<64x128xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 96, 128, 64>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<96x128xf32>) -> ()
+  return
+}
+
+// -----
+
+// Elementwise: vectorized by 8 lanes along the last dim; small blocks stay sequential; blocks
+// that already have a schedule keep it.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: schedule = {order = ["i0", "i1.0", "i1.1"], tile = {i1 = array<i64: 8>}, vectorize = "i1.1"}
+// CHECK: schedule = {unroll = {i0 = 2 : i64}}
+func.func @elementwise(%A: memref<4x16xf32>, %O: memref<4x16xf32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<4x16xf32>) -> f32
+    %e = math.exp %a : f32
+    gpu.yield %e : f32
+  }) {name = "exp", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 4, 16>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {}} : (memref<4x16xf32>) -> ()
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<4x16xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "copy", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 4, 16>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {unroll = {"i0" = 2}}} : (memref<4x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// A reduction whose output has no contiguous spatial axis (global pooling) keeps scalar
+// accumulators.
+// CHECK-LABEL: func.func @global_pool
+// CHECK: schedule = {order = ["n", "c", "r0", "r1"]}
+func.func @global_pool(%X: memref<1x8x7x7xf32>, %O: memref<1x8x1x1xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, c, r0, r1) -> (n, c, r0, r1)>} : (memref<1x8x7x7xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "gap", axes = ["n", "c", "r0", "r1"], kinds = "SSRR", extents = array<i64: 1, 8, 7, 7>,
+      out_map = affine_map<(n, c, r0, r1) -> (n, c, 0, 0)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x8x1x1xf32>) -> ()
+  return
+}

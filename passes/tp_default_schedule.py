@@ -1,0 +1,131 @@
+"""tp-default-schedule: give every unscheduled tp.block a reasonable schedule.
+
+The heuristic mirrors a hand-written CPU kernel: vectorize the output's contiguous axis, and for
+reductions keep a register tile of `unroll x lanes` accumulators across the reduce loops, where
+the unrolled axis is one the vector loads do not depend on (so each vector load is reused by
+every unrolled row: `a[i,k]` broadcasts against `b[k,j:j+8]` in a matmul, one input vector
+against four output channels in an NCHW convolution). The outermost spatial loop runs in
+parallel when the block has enough work. Knob values chosen here are what a tuner later overrides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from mlc.dialects.tp import BlockView, Schedule
+from mlc.dialects.walk import walk
+
+from .base import ModulePass, PassContext
+from .lowering.emit_util import linear_coeff
+
+
+def _lanes(elem: ir.Type, width_bits: int) -> int:
+    bits = getattr(elem, "width", 0)
+    return width_bits // bits if bits in (16, 32, 64) else 0
+
+
+def vector_axis(view: BlockView) -> str | None:
+    """The spatial axis that walks the output's last dim with unit stride, if any."""
+    amap = view.out_map
+    if not amap.results:
+        return None
+    last = amap.results[-1].maybe_downcast()
+    if not isinstance(last, ir.AffineDimExpr):
+        return None
+    axis = view.axes[last.position]
+    return axis if view.kinds[last.position] == "S" else None
+
+
+def _reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
+    pos = view.axes.index(axis)
+    maps = []
+    for op in walk(view.op):
+        if op.name in ("tp.read", "tp.read_padded"):
+            amap = ir.AffineMapAttr(op.attributes["map"]).value
+            if any(linear_coeff(e, pos) != 0 for e in amap.results):
+                maps.append(amap)
+    return maps
+
+
+def _row_axis(view: BlockView, vec: str) -> str | None:
+    """A spatial axis no vector read depends on, with the largest extent (> 1)."""
+    vector_reads = _reads_using(view, vec)
+    best = None
+    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
+        if kind != "S" or axis == vec or extent < 2:
+            continue
+        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results):
+            continue
+        if best is None or extent >= view.extents[view.axes.index(best)]:
+            best = axis
+    return best
+
+
+@dataclass(frozen=True)
+class TpDefaultSchedulePass(ModulePass):
+    """Schedule unscheduled tp blocks: vectorized output axis, register tiles for reductions, parallel outer loop."""
+
+    name: ClassVar[str] = "tp-default-schedule"
+
+    vector_bits: int = 256
+    """SIMD register width in bits (AVX2: 256); 0 disables vectorization."""
+    max_accumulators: int = 12
+    """Vector registers a reduction's register tile may use (AVX2 has 16)."""
+    parallel: bool = True
+    """Mark the outermost spatial loop parallel in blocks with enough work."""
+    min_parallel_work: int = 1 << 16
+    """Blocks with fewer iterations (all axes) than this stay sequential."""
+    overwrite: bool = False
+    """Replace existing schedules too (by default only empty ones are filled)."""
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        for op in [o for o in walk(module) if o.name == "tp.block"]:
+            view = BlockView(op)
+            if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
+                continue
+            view.set_schedule(self.schedule_for(view))
+
+    def schedule_for(self, view: BlockView) -> Schedule:
+        axes, kinds, extents = view.axes, view.kinds, view.extents
+        lanes = _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits) if self.vector_bits else 0
+        vec = vector_axis(view)
+        tile: dict[str, tuple[int, ...]] = {}
+        unroll: dict[str, int] = {}
+        vectorize = ""
+        inner: list[str] = []
+        if vec and lanes and extents[axes.index(vec)] % lanes == 0:
+            width = lanes * 2 if extents[axes.index(vec)] % (lanes * 2) == 0 and "R" in kinds else lanes
+            tile[vec] = (width,)
+            vectorize = f"{vec}.1"
+            inner = [vectorize]
+            row = _row_axis(view, vec) if "R" in kinds else None
+            if row is not None:
+                vectors = width // lanes
+                for u in range(self.max_accumulators // vectors, 1, -1):
+                    if extents[axes.index(row)] % u == 0:
+                        tile[row] = (u,)
+                        unroll[f"{row}.1"] = u
+                        inner = [f"{row}.1", vectorize]
+                        break
+        schedule = Schedule(tile=tile)
+        loops = [lp.name for lp in schedule.loops(axes, kinds, extents)]
+        outer = [n for n in loops if n not in inner]
+        spatial = [n for n in outer if kinds[axes.index(n.split(".")[0])] == "S"]
+        reduce = [n for n in outer if n not in spatial]
+        order = tuple(spatial + reduce + inner)
+        parallel: tuple[str, ...] = ()
+        work = 1
+        for e in extents:
+            work *= e
+        if self.parallel and work >= self.min_parallel_work:
+            trips = {lp.name: lp.trip for lp in Schedule(tile=tile, order=order).loops(axes, kinds, extents)}
+            for i, name in enumerate(order):
+                if name not in spatial:
+                    break
+                if trips[name] >= 2:
+                    parallel = order[:i + 1]
+                    break
+        return Schedule(tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel)
