@@ -31,6 +31,8 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
     with ir.InsertionPoint(graph_fn), graph_fn.location:
         tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")
         tp_fn.attributes[TP_KERNEL] = ir.UnitAttr.get()
+        # Internal linkage: kernels are not exported from shared libraries and LLVM may inline them.
+        tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
         tp_fn.add_entry_block()
     kb = KernelBuilder(graph_fn, tp_fn.operation)
     kb.lower()

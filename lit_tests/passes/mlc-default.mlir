@@ -1,0 +1,22 @@
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{threads=2})' | FileCheck %s --check-prefix=THREADS
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1})' | FileCheck %s --check-prefix=NOFUSE
+
+// The whole compilation: graph ops to an LLVM-dialect module with the C entry point and manifest.
+// CHECK: module attributes {mlc.manifest = "{\22entry\22: \22mlc_main\22
+// CHECK-DAG: llvm.func @mlc_main(
+// CHECK-DAG: llvm.func @_mlir_ciface_mlc_main(
+// CHECK-DAG: llvm.func internal @fused_matmul_relu_0(
+// CHECK-NOT: graph.
+// CHECK-NOT: tp.block
+
+// THREADS: llvm.call @mlirAsyncRuntime
+
+// NOFUSE-DAG: llvm.func internal @fused_matmul_0(
+// NOFUSE-DAG: llvm.func internal @fused_relu_1(
+func.func @main(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<64x64xf32>
+  %m = "graph.matmul"(%a, %w) : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<64x64xf32>
+  %r = "graph.relu"(%m) : (tensor<64x64xf32>) -> tensor<64x64xf32>
+  return %r : tensor<64x64xf32>
+}
