@@ -1,0 +1,85 @@
+"""BatchNormalization (7: spatial, 14: training_mode, 15: mixed types), LayerNormalization,
+InstanceNormalization, LRN."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx_testing import attrs, check_numerics, import_model, node_model, op_names, rand, run_mlc, the_op
+
+from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
+from mlc.frontend import from_onnx
+
+X = rand(2, 3, 4, 5)
+
+
+def _bn_stats(dtype: type = np.float32) -> dict[str, np.ndarray]:
+    return {"scale": rand(3, seed=1).astype(dtype), "bias": rand(3, seed=2).astype(dtype),
+            "mean": rand(3, seed=3).astype(dtype), "var": rand(3, seed=4, low=0.5, high=2).astype(dtype)}
+
+
+@pytest.mark.parametrize("opset", [7, 9, 14, 15])
+def test_batch_norm(opset: int) -> None:
+    model = node_model("BatchNormalization", {"x": X}, consts=_bn_stats(), opset=opset, epsilon=1e-3)
+    module = check_numerics(model, {"x": X}, rtol=1e-5, atol=1e-5)
+    assert op_names(module) == ["graph.batch_norm"]
+    assert attrs(the_op(module, "graph.batch_norm"))["epsilon"] == pytest.approx(1e-3)
+
+
+def test_batch_norm_15_mixed_types_are_converted_at_import() -> None:
+    """onnxruntime has no kernel for f64 statistics: compared with the formula instead."""
+    stats = _bn_stats(np.float64)
+    module, params = import_model(node_model("BatchNormalization", {"x": X}, consts=stats, opset=15))
+    assert op_names(module) == ["graph.batch_norm"]
+    assert all(p.dtype == np.float32 for p in params.values())
+    (actual,) = run_mlc(module, params, {"x": X})
+    c = (3, 1, 1)
+    expected = ((X - stats["mean"].reshape(c)) / np.sqrt(stats["var"].reshape(c) + 1e-5)
+                * stats["scale"].reshape(c) + stats["bias"].reshape(c))
+    np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("opset,attributes,message", [
+    (7, {"spatial": 0}, "spatial=0"), (14, {"training_mode": 1}, "training_mode=1")])
+def test_batch_norm_training_features_are_rejected(opset: int, attributes: dict[str, int], message: str) -> None:
+    model = node_model("BatchNormalization", {"x": X}, consts=_bn_stats(), opset=opset, **attributes)
+    with pytest.raises(UnsupportedOpError, match=message):
+        from_onnx(model)
+
+
+def test_batch_norm_6_is_rejected() -> None:
+    model = node_model("BatchNormalization", {"x": X}, consts=_bn_stats(), opset=6)
+    with pytest.raises(UnsupportedOpsetError, match="earliest implemented version 7"):
+        from_onnx(model)
+
+
+@pytest.mark.parametrize("with_bias", [True, False])
+def test_layer_norm(with_bias: bool) -> None:
+    consts = {"scale": rand(4, 5, seed=1)} | ({"bias": rand(4, 5, seed=2)} if with_bias else {})
+    model = node_model("LayerNormalization", {"x": X}, consts=consts, opset=17, axis=-2, epsilon=1e-3)
+    module = check_numerics(model, {"x": X}, rtol=1e-4, atol=1e-5)
+    norm = the_op(module, "graph.layer_norm")
+    assert attrs(norm) == {"axis": -2, "epsilon": pytest.approx(1e-3)}
+    assert len(norm.operands) == (3 if with_bias else 2)
+
+
+def test_layer_norm_before_17_is_rejected() -> None:
+    with pytest.raises(UnsupportedOpsetError, match="LayerNormalization.*17"):
+        from_onnx(node_model("LayerNormalization", {"x": X}, consts={"s": rand(5)}, opset=16))
+
+
+@pytest.mark.parametrize("opset", [6, 22])
+def test_instance_norm(opset: int) -> None:
+    model = node_model("InstanceNormalization", {"x": X}, consts={"s": rand(3, seed=1), "b": rand(3, seed=2)},
+                       opset=max(opset, 7), epsilon=1e-4)
+    module = check_numerics(model, {"x": X}, rtol=1e-4, atol=1e-5)
+    assert op_names(module).count("graph.reduce_mean") == 2
+
+
+@pytest.mark.parametrize("opset", [9, 13])
+def test_lrn(opset: int) -> None:
+    x = rand(1, 7, 3, 3, low=0, high=2)
+    module = check_numerics(node_model("LRN", {"x": x}, opset=opset, size=3, alpha=1e-3, beta=0.6, bias=2.0),
+                            {"x": x}, rtol=1e-5, atol=1e-6)
+    assert attrs(the_op(module, "graph.lrn")) == {"size": 3, "alpha": pytest.approx(1e-3),
+                                                 "beta": pytest.approx(0.6), "bias": 2.0}
