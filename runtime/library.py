@@ -10,11 +10,13 @@ ExecutionEngine that loaded the async runtime tears down the runtime the others 
 the next parallel call segfaults (checked on the pinned stack). Such engines are kept for the
 process lifetime. Engines that loaded no library (no runtime_libs; object export) are freed
 normally: creating and dropping them next to a live async engine was checked to be safe.
+Object export needs the runtime symbols resolvable all the same (see `_resolve_externals`).
 """
 
 from __future__ import annotations
 
 import ctypes
+import os
 import pathlib
 import tempfile
 from collections.abc import Mapping
@@ -44,6 +46,35 @@ _ELEMENT_TYPES = {"float16": ("f16",), "float32": ("f32",), "float64": ("f64",),
                   "int8": ("i8", "si8"), "int16": ("i16", "si16"), "int32": ("i32", "si32"),
                   "int64": ("i64", "si64"), "uint8": ("i8", "ui8"), "uint16": ("i16", "ui16"),
                   "uint32": ("i32", "ui32"), "uint64": ("i64", "ui64"), "bool": ("i1",)}
+
+
+_PRELOADED: dict[str, ctypes.CDLL] = {}
+
+
+def _resolve_externals(module: ir.Module, runtime_libs: tuple[str, ...]) -> None:
+    """Make the module's external functions resolvable in this process, or raise ToolError.
+
+    The ExecutionEngine resolves declarations against the process when it compiles (for JIT and
+    for `dump_to_object_file` alike), and an unresolved one *aborts the process* ("Failed to
+    materialize symbols"). So the runtime libraries are loaded RTLD_GLOBAL first (this neither
+    registers nor later destroys the async runtime the way `shared_libs=` does), and every
+    declaration is then looked up before an engine is created.
+    """
+    for name in runtime_libs:
+        if name not in _PRELOADED:
+            _PRELOADED[name] = ctypes.CDLL(str(linker.installed_runtime_lib(name)),
+                                           mode=os.RTLD_GLOBAL)
+    process = ctypes.CDLL(None)
+    missing = []
+    for symbol, arity in _llvm_funcs(module).items():
+        if arity is None:
+            try:
+                getattr(process, symbol)
+            except AttributeError:
+                missing.append(symbol)
+    if missing:
+        raise ToolError(f"the module calls functions that no loaded library defines: "
+                        f"{', '.join(sorted(missing))}")
 
 
 def _keep_forever(engine: object) -> None:
@@ -107,6 +138,7 @@ class CompiledLibrary:
         from mlir.execution_engine import ExecutionEngine
 
         libs = [str(linker.installed_runtime_lib(n)) for n in self.manifest.runtime_libs]
+        _resolve_externals(self.module, self.manifest.runtime_libs)
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, shared_libs=libs)
         except RuntimeError as e:
@@ -121,6 +153,7 @@ class CompiledLibrary:
         from mlir.execution_engine import ExecutionEngine
 
         path = pathlib.Path(path)
+        _resolve_externals(self.module, self.manifest.runtime_libs)
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, enable_pic=True)
             engine.dump_to_object_file(str(path))

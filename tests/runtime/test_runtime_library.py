@@ -165,3 +165,33 @@ def test_missing_compiler_is_a_tool_error(lib1: CompiledLibrary, tmp_path: pathl
 def test_manifest_of_the_module_matches_the_contract(lib1: CompiledLibrary) -> None:
     attr = lib1.module.operation.attributes["mlc.manifest"]
     assert json.loads(ir.StringAttr(attr).value) == cm.manifest_dict()
+
+
+def test_unresolvable_external_function_is_a_tool_error_not_an_abort(tmp_path: pathlib.Path) -> None:
+    text = cm.module_text().replace(
+        "%yv = arith.addf %tv, %one : f32", "%yv = func.call @mlc_no_such_fn(%tv) : (f32) -> f32")
+    text = text.replace("  func.func @mlc_main", "  func.func private @mlc_no_such_fn(f32) -> f32\n"
+                        "  func.func @mlc_main")
+    lib = build_library(1, text=text)
+    with pytest.raises(ToolError, match="no loaded library defines: mlc_no_such_fn"):
+        lib.jit()
+    with pytest.raises(ToolError, match="mlc_no_such_fn"):
+        lib.export_object(tmp_path / "m.o")
+
+
+def test_async_export_in_a_fresh_process(tmp_path: pathlib.Path) -> None:
+    # exporting first (no JIT has loaded the async runtime yet) must not abort the process
+    code = f"""
+import numpy as np
+import contract_module as cm
+from rt_helpers import build_library
+from mlc.runtime import GraphModule, load_module
+build_library(2).export_library({str(tmp_path / 'm.tar')!r})
+gm = GraphModule(load_module({str(tmp_path / 'm.tar')!r}))
+x = cm.make_inputs()
+gm.run(**x)
+print(float(np.abs(gm.get_output("y") - cm.reference(x, cm.make_params())["y"]).max()))
+"""
+    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    assert proc.returncode == 0, proc.stderr
+    assert float(proc.stdout.split()[-1]) < 1e-5

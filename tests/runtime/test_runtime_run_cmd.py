@@ -96,7 +96,8 @@ def test_print_top_with_labels(pkg1, tmp_path, capsys, inputs, params) -> None:
 
 def test_json_output(pkg1, tmp_path, capsys, inputs) -> None:
     code, out, _ = _run(capsys, pkg1, "--inputs", _npz(tmp_path / "in.npz", {"x": inputs["x"]}),
-                        "--print-time", "--repeat", 2, "--print-top", 3, "--json")
+                        "--print-time", "--repeat", 2, "--min-repeat-ms", 1, "--end-to-end",
+                        "--print-top", 3, "--json")
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"inputs", "outputs", "output_file", "time", "top", "verify"}
@@ -105,6 +106,7 @@ def test_json_output(pkg1, tmp_path, capsys, inputs) -> None:
     assert doc["outputs"]["r"]["shape"] == [4] and {"min", "max", "mean"} <= set(doc["outputs"]["y"])
     assert len(doc["time"]["samples"]) == 2 and doc["time"]["unit"] == "ms"
     assert {"mean", "median", "max", "min", "std", "p90", "p99", "number"} <= set(doc["time"])
+    assert doc["time"]["number"] > 1  # grown to fill 1 ms per sample (one run takes microseconds)
     assert [c["rank"] for c in doc["top"]["classes"]] == [1, 2, 3]
     assert doc["top"]["softmax_applied"] is True and doc["verify"] is None
 
