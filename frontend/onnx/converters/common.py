@@ -15,15 +15,12 @@ if TYPE_CHECKING:
 
 def as_dtype(ctx: ImportContext, node: onnx.NodeProto, i: int, dtype: str) -> ir.Value:
     """Input `i` converted to element type `dtype` (in numpy when it is a constant)."""
+    array = ctx.const(node, i)
+    if array is not None and ctx.type(node, i).dtype != dtype:
+        return ctx.constant(array.astype(numpy_dtype_of(dtype)), f"{node.input[i]}.{dtype}")
     value = ctx.operand(node, i)
     assert value is not None, f"{ctx.where}: input {i} is absent"
-    t = ctx.type(node, i)
-    if t.dtype == dtype:
-        return value
-    array = ctx.const(node, i)
-    if array is not None:
-        return ctx.constant(array.astype(numpy_dtype_of(dtype)), f"{node.input[i]}.{dtype}")
-    return ctx.emit("cast", value, to=dtype)
+    return value if ctx.type(node, i).dtype == dtype else ctx.emit("cast", value, to=dtype)
 
 
 def norm_axis(ctx: ImportContext, axis: int, rank: int) -> int:
