@@ -1,0 +1,40 @@
+"""Packaging: every source package is installed, the console scripts exist, imports stay lazy."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+import tomllib
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def _declared() -> tuple[set[str], dict[str, str]]:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    setuptools = data["tool"]["setuptools"]
+    return set(setuptools["packages"]), setuptools["package-dir"]
+
+
+def test_every_package_directory_is_declared() -> None:
+    packages, dirs = _declared()
+    found = set()
+    for pkg, folder in dirs.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            rel = init.parent.relative_to(ROOT / folder)
+            found.add(".".join([pkg, *rel.parts]) if rel.parts else pkg)
+    assert found <= packages, f"add to [tool.setuptools] packages: {sorted(found - packages)}"
+
+
+def test_python_version_is_pinned_to_the_mlir_wheels() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    assert data["project"]["requires-python"] == ">=3.11,<3.12"
+    assert data["project"]["scripts"] == {"mlc-opt": "mlc.opt:main", "mlc": "mlc.driver:main"}
+
+
+def test_import_mlc_is_cheap() -> None:
+    """`import mlc` must not pull in the MLIR bindings, onnx or onnxruntime."""
+    code = ("import sys, mlc; heavy = [m for m in ('mlir', 'onnx', 'onnxruntime', 'numpy') if m in sys.modules];"
+            "print(','.join(heavy))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == ""
