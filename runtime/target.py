@@ -53,15 +53,22 @@ def check_host(target: TargetInfo | None) -> None:
     """Raise TargetMismatchError if code built for `target` may not run on this host."""
     if target is None:
         return
+    arch = target.triple.split("-")[0]
+    if arch != host_arch():
+        raise TargetMismatchError(f"this package was compiled for {target.triple}; this host is "
+                                  f"{host_arch()}")
     missing = sorted(set(target.features) - host_features())
-    host = host_target()
     if missing:
         raise TargetMismatchError(
             f"this package was compiled for {target.cpu} ({target.triple}) and uses "
-            f"{', '.join(missing)}, which this host ({host.cpu}) lacks; recompile it on this host")
-    if target.triple.split("-")[0] != host.triple.split("-")[0]:
-        raise TargetMismatchError(f"this package was compiled for {target.triple}; this host is "
-                                  f"{host.triple}")
+            f"{', '.join(missing)}, which this host ({host_target().cpu}) lacks; recompile it "
+            "on this host")
+
+
+def host_arch() -> str:
+    """The architecture as the first component of an LLVM triple (x86_64, aarch64, ...)."""
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
 def _llc_host() -> tuple[str, str]:

@@ -51,9 +51,12 @@ class VerifyReport:
 
 def reference_model(manifest: Manifest, override: pathlib.Path | None) -> pathlib.Path:
     """The model file to run: `override` or the recorded path, checked against the sha256."""
-    if override is None and manifest.source is None:
+    if override is not None:
+        path = override
+    elif manifest.source is not None:
+        path = pathlib.Path(manifest.source.path)
+    else:
         raise VerificationSetupError("the package records no source model; pass --verify-model PATH")
-    path = override if override is not None else pathlib.Path(manifest.source.path)  # type: ignore[union-attr]
     if not path.is_file():
         hint = "" if override is not None else " (recorded when the package was built); pass --verify-model PATH"
         raise VerificationSetupError(f"source model {path} not found{hint}")

@@ -10,7 +10,6 @@ import tarfile
 import numpy as np
 import pytest
 
-import contract_module as cm
 from mlc.runtime import GraphModule, PackageError, UnsafePackageError, load_module
 from mlc.runtime.target import TargetMismatchError
 from rt_helpers import assert_matches_reference, run_python
@@ -187,6 +186,11 @@ def test_params_that_disagree_with_the_manifest(valid_members, tmp_path: pathlib
         load_module(_tar(tmp_path / "p.tar", members))
 
 
-def test_contract_module_constants() -> None:
-    # the crafted tars above reuse pkg1's members; keep the module they came from honest
-    assert cm.manifest_dict()["params_size"] == cm.PARAMS_SIZE
+
+def test_package_for_another_architecture_is_refused(valid_members, tmp_path: pathlib.Path) -> None:
+    manifest = json.loads(dict(valid_members)["manifest.json"])
+    manifest["target"]["triple"] = "riscv64-unknown-linux-gnu"
+    members = [(n, json.dumps(manifest).encode() if n == "manifest.json" else b)
+               for n, b in valid_members]
+    with pytest.raises(TargetMismatchError, match="compiled for riscv64-unknown-linux-gnu"):
+        load_module(_tar(tmp_path / "rv.tar", members))
