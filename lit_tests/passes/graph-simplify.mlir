@@ -1,0 +1,220 @@
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify)' | FileCheck %s
+// RUN: %python %inputs/graph_params.py write simplify %t.npz
+// RUN: mlc-opt %s --params %t.npz --params-out %t.out.npz --pass-pipeline='builtin.module(graph-simplify,graph-fold-constants)' | FileCheck %s --check-prefix=FOLD
+// RUN: %python %inputs/graph_params.py print %t.out.npz | FileCheck %s --check-prefix=VALUES
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{fold-batch-norm=false decompose-batch-norm=false})' | FileCheck %s --check-prefix=NOBN
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{fold-batch-norm=false fold-conv-affine=false})' | FileCheck %s --check-prefix=DECOMPOSE
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{remove-identities=false})' | FileCheck %s --check-prefix=KEEPID
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{merge-data-movement=false})' | FileCheck %s --check-prefix=NOMERGE
+
+// batch_norm after a single-use conv2d: the conv gets weight * s[o] and (b - mean) * s + beta,
+// computed by graph ops on the constants; graph-fold-constants turns them into parameters.
+// CHECK-LABEL: func.func @bn_into_conv
+// CHECK: %[[W:.*]] = "graph.constant"() {value = #graph.param<"conv.w">}
+// CHECK: %[[B:.*]] = "graph.constant"() {value = #graph.param<"conv.b">}
+// CHECK: %[[EPS:.*]] = "graph.constant"() {value = dense<1.000000e-03> : tensor<1xf32>}
+// CHECK-NEXT: %[[VE:.*]] = "graph.add"(%[[VAR:.*]], %[[EPS]])
+// CHECK-NEXT: %[[SQ:.*]] = "graph.sqrt"(%[[VE]])
+// CHECK-NEXT: %[[S:.*]] = "graph.div"(%[[SCALE:.*]], %[[SQ]])
+// CHECK-NEXT: %[[S4:.*]] = "graph.reshape"(%[[S]]) {shape = array<i64: 4, 1, 1, 1>}
+// CHECK-NEXT: %[[NW:.*]] = "graph.mul"(%[[W]], %[[S4]])
+// CHECK-NEXT: %[[MS:.*]] = "graph.mul"(%[[MEAN:.*]], %[[S]])
+// CHECK-NEXT: %[[T:.*]] = "graph.sub"(%[[BETA:.*]], %[[MS]])
+// CHECK-NEXT: %[[BS:.*]] = "graph.mul"(%[[B]], %[[S]])
+// CHECK-NEXT: %[[NB:.*]] = "graph.add"(%[[BS]], %[[T]])
+// CHECK-NEXT: %[[C:.*]] = "graph.conv2d"(%arg0, %[[NW]], %[[NB]])
+// CHECK-NEXT: return %[[C]]
+// FOLD-LABEL: func.func @bn_into_conv
+// FOLD-NEXT: %[[W:.*]] = "graph.constant"() {value = #graph.param<"conv1.weight_folded">} : () -> tensor<4x3x3x3xf32>
+// FOLD-NEXT: %[[B:.*]] = "graph.constant"() {value = dense<[0.399800152, 0.300087452, -0.301395714, 0.300011098]> : tensor<4xf32>}
+// FOLD-NEXT: %[[C:.*]] = "graph.conv2d"(%arg0, %[[W]], %[[B]])
+// FOLD-NEXT: return %[[C]]
+// NOBN-LABEL: func.func @bn_into_conv
+// NOBN: "graph.conv2d"
+// NOBN: "graph.batch_norm"
+// DECOMPOSE-LABEL: func.func @bn_into_conv
+// DECOMPOSE: %[[C:.*]] = "graph.conv2d"
+// DECOMPOSE: %[[M:.*]] = "graph.mul"(%[[C]],
+// DECOMPOSE-NEXT: %[[A:.*]] = "graph.add"(%[[M]],
+// DECOMPOSE-NEXT: return %[[A]]
+func.func @bn_into_conv(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"conv.w">} : () -> tensor<4x3x3x3xf32>
+  %b = "graph.constant"() {value = #graph.param<"conv.b">} : () -> tensor<4xf32>
+  %c = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32> loc("conv1")
+  %s = "graph.constant"() {value = #graph.param<"bn.scale">} : () -> tensor<4xf32>
+  %bb = "graph.constant"() {value = #graph.param<"bn.bias">} : () -> tensor<4xf32>
+  %m = "graph.constant"() {value = #graph.param<"bn.mean">} : () -> tensor<4xf32>
+  %v = "graph.constant"() {value = #graph.param<"bn.var">} : () -> tensor<4xf32>
+  %bn = "graph.batch_norm"(%c, %s, %bb, %m, %v) {epsilon = 1.0e-3 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32> loc("bn1")
+  return %bn : tensor<1x4x8x8xf32>
+}
+
+// Conv -> BatchNormalization -> Mul -> Add with Unsqueeze'd [C] constants (the light zoo
+// models): everything folds into one conv, also when the conv had no bias.
+// CHECK-LABEL: func.func @conv_bn_mul_add
+// CHECK-NOT: "graph.batch_norm"
+// CHECK: %[[C:.*]] = "graph.conv2d"(%arg0, %[[W:.*]], %[[B:.*]])
+// CHECK-NEXT: return %[[C]]
+// FOLD-LABEL: func.func @conv_bn_mul_add
+// FOLD-NEXT: %[[W:.*]] = "graph.constant"() {value = #graph.param<"conv2.weight_folded">} : () -> tensor<4x3x3x3xf32>
+// FOLD-NEXT: %[[B:.*]] = "graph.constant"() {value = dense<{{.*}}> : tensor<4xf32>}
+// FOLD-NEXT: %[[C:.*]] = "graph.conv2d"(%arg0, %[[W]], %[[B]])
+// FOLD-NEXT: return %[[C]]
+// DECOMPOSE-LABEL: func.func @conv_bn_mul_add
+// DECOMPOSE: "graph.conv2d"
+// DECOMPOSE: "graph.unsqueeze"
+// DECOMPOSE: "graph.mul"
+// DECOMPOSE: "graph.add"
+func.func @conv_bn_mul_add(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"conv.w">} : () -> tensor<4x3x3x3xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> loc("conv2")
+  %s = "graph.constant"() {value = #graph.param<"bn.scale">} : () -> tensor<4xf32>
+  %bb = "graph.constant"() {value = #graph.param<"bn.bias">} : () -> tensor<4xf32>
+  %m = "graph.constant"() {value = #graph.param<"bn.mean">} : () -> tensor<4xf32>
+  %v = "graph.constant"() {value = #graph.param<"bn.var">} : () -> tensor<4xf32>
+  %bn = "graph.batch_norm"(%c, %s, %bb, %m, %v) {epsilon = 1.0e-5 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %us = "graph.unsqueeze"(%s) {axes = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<4x1x1xf32>
+  %mul = "graph.mul"(%bn, %us) : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %ub = "graph.unsqueeze"(%bb) {axes = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<4x1x1xf32>
+  %add = "graph.add"(%ub, %mul) : (tensor<4x1x1xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %add : tensor<1x4x8x8xf32>
+}
+
+// A conv whose result has a second user keeps its weights: the batch_norm becomes
+// x * s + t with [C, 1, 1] constants instead.
+// CHECK-LABEL: func.func @conv_used_twice
+// CHECK: %[[C:.*]] = "graph.conv2d"(%arg0, %[[W:.*]])
+// CHECK: %[[S:.*]] = "graph.reshape"({{.*}}) {shape = array<i64: 4, 1, 1>}
+// CHECK: %[[T:.*]] = "graph.reshape"({{.*}}) {shape = array<i64: 4, 1, 1>}
+// CHECK-NEXT: %[[M:.*]] = "graph.mul"(%[[C]], %[[S]])
+// CHECK-NEXT: %[[A:.*]] = "graph.add"(%[[M]], %[[T]])
+// CHECK-NEXT: return %[[A]], %[[C]]
+// FOLD-LABEL: func.func @conv_used_twice
+// FOLD-NEXT: %[[W:.*]] = "graph.constant"() {value = #graph.param<"conv.w">}
+// FOLD-NEXT: %[[C:.*]] = "graph.conv2d"(%arg0, %[[W]])
+// FOLD-NEXT: %[[S:.*]] = "graph.constant"() {value = dense<[{{.*}}]> : tensor<4x1x1xf32>}
+// FOLD-NEXT: %[[T:.*]] = "graph.constant"() {value = dense<[{{.*}}]> : tensor<4x1x1xf32>}
+// FOLD-NEXT: %[[M:.*]] = "graph.mul"(%[[C]], %[[S]])
+// FOLD-NEXT: %[[A:.*]] = "graph.add"(%[[M]], %[[T]])
+// NOBN-LABEL: func.func @conv_used_twice
+// NOBN: "graph.batch_norm"
+func.func @conv_used_twice(%x: tensor<1x3x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %w = "graph.constant"() {value = #graph.param<"conv.w">} : () -> tensor<4x3x3x3xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32> loc("conv3")
+  %s = "graph.constant"() {value = #graph.param<"bn.scale">} : () -> tensor<4xf32>
+  %bb = "graph.constant"() {value = #graph.param<"bn.bias">} : () -> tensor<4xf32>
+  %m = "graph.constant"() {value = #graph.param<"bn.mean">} : () -> tensor<4xf32>
+  %v = "graph.constant"() {value = #graph.param<"bn.var">} : () -> tensor<4xf32>
+  %bn = "graph.batch_norm"(%c, %s, %bb, %m, %v) {epsilon = 1.0e-5 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  return %bn, %c : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
+
+// Not per-channel (varies along W), or not constant: the mul stays.
+// CHECK-LABEL: func.func @mul_not_foldable
+// CHECK: %[[C:.*]] = "graph.conv2d"
+// CHECK-NEXT: %[[M:.*]] = "graph.mul"(%[[C]], %[[K:.*]])
+// CHECK-NEXT: %[[C2:.*]] = "graph.conv2d"
+// CHECK-NEXT: %[[M2:.*]] = "graph.mul"(%[[C2]], %arg1)
+// CHECK-NEXT: return %[[M]], %[[M2]]
+func.func @mul_not_foldable(%x: tensor<1x3x8x8xf32>, %y: tensor<1x4x1x1xf32>) -> (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) {
+  %w = "graph.constant"() {value = #graph.param<"conv.w">} : () -> tensor<4x3x3x3xf32>
+  %k = "graph.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]> : tensor<8xf32>} : () -> tensor<8xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %m = "graph.mul"(%c, %k) : (tensor<1x4x8x8xf32>, tensor<8xf32>) -> tensor<1x4x8x8xf32>
+  %c2 = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %m2 = "graph.mul"(%c2, %y) : (tensor<1x4x8x8xf32>, tensor<1x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  return %m, %m2 : tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>
+}
+
+// A per-channel add after a conv without bias becomes its bias (a scalar is expanded);
+// fold-conv-affine=false leaves it.
+// CHECK-LABEL: func.func @add_scalar_to_conv
+// CHECK: %[[K:.*]] = "graph.constant"() {value = dense<5.000000e-01> : tensor<1xf32>}
+// CHECK-NEXT: %[[E:.*]] = "graph.expand"(%[[K]]) {shape = array<i64: 4>}
+// CHECK-NEXT: %[[C:.*]] = "graph.conv2d"(%arg0, %{{.*}}, %[[E]])
+// CHECK-NEXT: return %[[C]]
+// DECOMPOSE-LABEL: func.func @add_scalar_to_conv
+// DECOMPOSE: "graph.conv2d"
+// DECOMPOSE-NEXT: "graph.add"
+func.func @add_scalar_to_conv(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"conv.w">} : () -> tensor<4x3x3x3xf32>
+  %k = "graph.constant"() {value = dense<0.5> : tensor<1xf32>} : () -> tensor<1xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
+  %a = "graph.add"(%c, %k) : (tensor<1x4x8x8xf32>, tensor<1xf32>) -> tensor<1x4x8x8xf32>
+  return %a : tensor<1x4x8x8xf32>
+}
+
+// Data movement that does nothing goes; what moves data stays (a reversing slice, a
+// broadcasting add of zeros, 0 - x).
+// CHECK-LABEL: func.func @identities
+// CHECK-NEXT: %[[Z:.*]] = "graph.constant"() {value = dense<0.000000e+00> : tensor<2x3x4xf32>}
+// CHECK-NEXT: %[[REV:.*]] = "graph.slice"(%arg0) {axes = array<i64: 2>, ends = array<i64: -5>, starts = array<i64: 3>, steps = array<i64: -1>}
+// CHECK-NEXT: %[[ZX:.*]] = "graph.sub"(%[[Z]], %[[REV]])
+// CHECK-NEXT: %[[ONE:.*]] = "graph.constant"() {value = dense<0.000000e+00> : tensor<1x1x1x4xf32>}
+// CHECK-NEXT: %[[BIG:.*]] = "graph.add"(%[[ZX]], %[[ONE]])
+// CHECK-NEXT: return %[[BIG]]
+// KEEPID-LABEL: func.func @identities
+// KEEPID: "graph.reshape"
+// KEEPID: "graph.transpose"
+// KEEPID: "graph.cast"
+func.func @identities(%x: tensor<2x3x4xf32>) -> tensor<1x2x3x4xf32> {
+  %0 = "graph.reshape"(%x) {shape = array<i64: 2, 3, 4>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = "graph.transpose"(%0) {perm = array<i64: 0, 1, 2>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %2 = "graph.cast"(%1) {to = "f32"} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %3 = "graph.slice"(%2) {starts = array<i64: 0>, ends = array<i64: 100>, axes = array<i64: 1>, steps = array<i64: 1>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %4 = "graph.pad"(%3) {pads = array<i64: 0, 0, 0, 0, 0, 0>, mode = "constant", value = 0.0 : f32} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %5 = "graph.tile"(%4) {repeats = array<i64: 1, 1, 1>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %6 = "graph.expand"(%5) {shape = array<i64: 3, 4>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %zero = "graph.constant"() {value = dense<0.0> : tensor<2x3x4xf32>} : () -> tensor<2x3x4xf32>
+  %7 = "graph.add"(%zero, %6) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %one = "graph.constant"() {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %8 = "graph.mul"(%7, %one) : (tensor<2x3x4xf32>, tensor<1xf32>) -> tensor<2x3x4xf32>
+  %9 = "graph.div"(%8, %one) : (tensor<2x3x4xf32>, tensor<1xf32>) -> tensor<2x3x4xf32>
+  %10 = "graph.sub"(%9, %zero) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %rev = "graph.slice"(%10) {starts = array<i64: 3>, ends = array<i64: -5>, axes = array<i64: 2>, steps = array<i64: -1>} : (tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %11 = "graph.sub"(%zero, %rev) : (tensor<2x3x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x4xf32>
+  %zero4 = "graph.constant"() {value = dense<0.0> : tensor<1x1x1x4xf32>} : () -> tensor<1x1x1x4xf32>
+  %12 = "graph.add"(%11, %zero4) : (tensor<2x3x4xf32>, tensor<1x1x1x4xf32>) -> tensor<1x2x3x4xf32>
+  return %12 : tensor<1x2x3x4xf32>
+}
+
+// Chains merge: squeeze then unsqueeze back is nothing, reshape chains become one reshape,
+// transposes compose, layout transforms there and back cancel.
+// CHECK-LABEL: func.func @merges
+// CHECK-NEXT: %[[R:.*]] = "graph.reshape"(%arg0) {shape = array<i64: 4, 6>}
+// CHECK-NEXT: %[[T:.*]] = "graph.transpose"(%arg1) {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NEXT: return %[[R]], %[[T]], %arg1
+// NOMERGE-LABEL: func.func @merges
+// NOMERGE: "graph.squeeze"
+// NOMERGE: "graph.unsqueeze"
+// NOMERGE: "graph.transpose"
+// NOMERGE: "graph.transpose"
+// NOMERGE: "graph.layout_transform"
+// NOMERGE: "graph.layout_transform"
+func.func @merges(%x: tensor<1x2x3x4xf32>, %y: tensor<1x8x2x2xf32>) -> (tensor<4x6xf32>, tensor<1x2x2x8xf32>, tensor<1x8x2x2xf32>) {
+  %0 = "graph.squeeze"(%x) {axes = array<i64: 0>} : (tensor<1x2x3x4xf32>) -> tensor<2x3x4xf32>
+  %1 = "graph.unsqueeze"(%0) {axes = array<i64: 0>} : (tensor<2x3x4xf32>) -> tensor<1x2x3x4xf32>
+  %2 = "graph.flatten"(%1) {axis = 2 : i64} : (tensor<1x2x3x4xf32>) -> tensor<2x12xf32>
+  %3 = "graph.reshape"(%2) {shape = array<i64: 4, 6>} : (tensor<2x12xf32>) -> tensor<4x6xf32>
+  %4 = "graph.transpose"(%y) {perm = array<i64: 0, 2, 1, 3>} : (tensor<1x8x2x2xf32>) -> tensor<1x2x8x2xf32>
+  %5 = "graph.transpose"(%4) {perm = array<i64: 0, 1, 3, 2>} : (tensor<1x2x8x2xf32>) -> tensor<1x2x2x8xf32>
+  %6 = "graph.layout_transform"(%y) {src_layout = "NCHW", dst_layout = "NCHW4c"} : (tensor<1x8x2x2xf32>) -> tensor<1x2x2x2x4xf32>
+  %7 = "graph.layout_transform"(%6) {src_layout = "NCHW4c", dst_layout = "NCHW"} : (tensor<1x2x2x2x4xf32>) -> tensor<1x8x2x2xf32>
+  return %3, %5, %7 : tensor<4x6xf32>, tensor<1x2x2x8xf32>, tensor<1x8x2x2xf32>
+}
+
+// Gemm-shaped dense (alpha = beta = 1, 1-D bias) is left as it is.
+// CHECK-LABEL: func.func @dense_stays
+// CHECK-NEXT: "graph.constant"
+// CHECK-NEXT: "graph.constant"
+// CHECK-NEXT: %[[D:.*]] = "graph.dense"(%arg0, %{{.*}}, %{{.*}}) {alpha = 1.000000e+00 : f32, beta = 1.000000e+00 : f32, transA = 0 : i64, transB = 1 : i64}
+// CHECK-NEXT: return %[[D]]
+func.func @dense_stays(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
+  %w = "graph.constant"() {value = dense<1.0> : tensor<4x3xf32>} : () -> tensor<4x3xf32>
+  %b = "graph.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
+  %d = "graph.dense"(%x, %w, %b) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  return %d : tensor<2x4xf32>
+}
+
+// VALUES: conv1.weight_folded float32 [4, 3, 3, 3] [-0.7496 -0.4998 -0.2499  0.      0.2499  0.4998  0.7496 -0.7496
+// VALUES-NEXT: conv2.weight_folded float32 [4, 3, 3, 3]

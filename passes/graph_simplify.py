@@ -1,0 +1,119 @@
+"""graph-simplify: algebraic graph rewrites (batch-norm folding, identities, merges).
+
+The pass is a pattern set run by MLIR's greedy driver (`mlir.rewrite`), with upstream folding,
+constant CSE and region simplification off: only the patterns below change the IR.
+
+| group (option)          | root ops                         | rewrite                                     |
+|-------------------------|----------------------------------|---------------------------------------------|
+| fold-batch-norm         | batch_norm                       | into the single-use conv2d before it        |
+| fold-conv-affine        | mul, add, sub                    | per-channel constant into conv2d weight/bias |
+| decompose-batch-norm    | batch_norm                       | mul + add by per-channel constants          |
+| remove-identities       | reshape, transpose, cast, slice, | the operand (no-op data movement); `x + 0`, |
+|                         | pad, ... ; add, sub, mul, div    | `x * 1` ... with literal 0 / 1              |
+| merge-data-movement     | reshape-likes, transpose,        | one op (or none) for two in a row           |
+|                         | layout_transform                 |                                             |
+
+New weights and biases are graph ops on the constants; run graph-fold-constants afterwards to
+turn them into parameters (`graph-simplify,graph-fold-constants`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+from mlir.rewrite import (
+    GreedyRewriteConfig,
+    GreedySimplifyRegionLevel,
+    PatternRewriter,
+    RewritePatternSet,
+    apply_patterns_and_fold_greedily,
+)
+
+from .base import ModulePass, PassContext
+from .graph_simplify_common import Pattern
+from .graph_simplify_conv import (
+    decompose_batch_norm,
+    fold_batch_norm_into_conv,
+    fold_channel_affine_into_conv,
+)
+from .graph_simplify_identity import (
+    IDENTITY_ROOTS,
+    NEUTRAL_ROOTS,
+    RESHAPE_LIKE,
+    merge_layout_transforms,
+    merge_reshapes,
+    merge_transposes,
+    remove_identity,
+    remove_neutral_operand,
+)
+
+
+def _adapt(pattern: Pattern):  # type: ignore[no-untyped-def]
+    """The bindings' convention: a callable returning a truthy value did *not* match."""
+
+    def run(op: ir.OpView, rewriter: PatternRewriter) -> bool:
+        return not pattern(op.operation, rewriter)
+
+    run.__name__ = pattern.__name__
+    return run
+
+
+@dataclass(frozen=True)
+class GraphSimplifyPass(ModulePass):
+    """Fold batch norms and per-channel scales into convolutions, drop no-op data movement."""
+
+    name: ClassVar[str] = "graph-simplify"
+
+    fold_batch_norm: bool = True
+    """Fold a batch_norm into the conv2d feeding it when the conv has no other user and its
+    weight, bias and the norm's statistics are constants."""
+
+    fold_conv_affine: bool = True
+    """Fold a mul / add / sub by a per-channel constant ([1,C,1,1], [C,1,1], [1] ...) that follows
+    a single-use conv2d into the conv's weight and bias."""
+
+    decompose_batch_norm: bool = True
+    """Rewrite every other batch_norm with constant statistics as x * s + t (per-channel
+    constants; elementwise and fusable)."""
+
+    remove_identities: bool = True
+    """Remove data movement that does nothing (same-shape reshape/expand, identity transpose,
+    same-type cast, full slice, zero pad, unit tile ...) and `x + 0`, `x - 0`, `x * 1`, `x / 1`
+    with literal zeros / ones."""
+
+    merge_data_movement: bool = True
+    """Merge consecutive reshape-like ops into one reshape, a transpose of a transpose into one
+    transpose, and two layout transforms into one (each dropped when it becomes the identity)."""
+
+    def patterns(self) -> list[tuple[str, Pattern, int]]:
+        """(root op, pattern, benefit) for the enabled groups."""
+        out: list[tuple[str, Pattern, int]] = []
+        if self.fold_batch_norm:
+            out.append(("graph.batch_norm", fold_batch_norm_into_conv, 2))
+        if self.decompose_batch_norm:
+            out.append(("graph.batch_norm", decompose_batch_norm, 1))
+        if self.fold_conv_affine:
+            out += [(root, fold_channel_affine_into_conv, 2) for root in ("graph.mul", "graph.add", "graph.sub")]
+        if self.remove_identities:
+            out += [(root, remove_identity, 1) for root in IDENTITY_ROOTS]
+            out += [(root, remove_neutral_operand, 1) for root in NEUTRAL_ROOTS]
+        if self.merge_data_movement:
+            out += [(root, merge_reshapes, 1) for root in RESHAPE_LIKE]
+            out += [("graph.transpose", merge_transposes, 1),
+                    ("graph.layout_transform", merge_layout_transforms, 1)]
+        return out
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        patterns = self.patterns()
+        if not patterns:
+            return
+        pattern_set = RewritePatternSet()
+        for root, pattern, benefit in patterns:
+            pattern_set.add(root, _adapt(pattern), benefit)
+        config = GreedyRewriteConfig()
+        config.enable_folding = False
+        config.enable_constant_cse = False
+        config.region_simplification_level = GreedySimplifyRegionLevel.DISABLED
+        apply_patterns_and_fold_greedily(module, pattern_set.freeze(), config)
