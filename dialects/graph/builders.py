@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from mlir import ir
 
-from ..attrs import tensor_t, to_attr, to_type
+from ..attrs import from_attr, tensor_t, to_attr, to_type
 from .spec import OPS, REQUIRED, ShapeError, TensorT
 
 
@@ -59,6 +59,8 @@ def make(
 
 
 def _plain(value: object) -> object:
+    if isinstance(value, ir.Attribute):  # the shape rules read plain values
+        return from_attr(value)
     if isinstance(value, (list, tuple)):
         return tuple(value)
     return value
