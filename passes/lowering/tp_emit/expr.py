@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from mlir import ir
+from mlir.dialects import arith
 
 from mlc.dialects import tp
 
@@ -33,7 +34,7 @@ class Leaf(Expr):
     buffer: ir.Value
 
     def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
-        return read(self.buffer, axes, idx)
+        return to_logical(read(self.buffer, axes, idx), self.dtype)
 
 
 @dataclass
@@ -46,7 +47,7 @@ class PadLeaf(Expr):
 
     def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
         shifted = [e - b if b else e for e, b in zip(idx, self.begin)]
-        return read(self.buffer, axes, shifted, pad=self.value)
+        return to_logical(read(self.buffer, axes, shifted, pad=self.value), self.dtype)
 
 
 @dataclass
@@ -102,6 +103,30 @@ def affine_value(axes: Sequence[str], expr: ir.AffineExpr) -> ir.Value:
     rem = arith.RemSIOp(lhs, rhs).result  # mod by a positive constant: non-negative result
     neg = arith.CmpIOp(arith.CmpIPredicate.slt, rem, arith.ConstantOp(index, 0).result).result
     return arith.SelectOp(neg, arith.AddIOp(rem, rhs).result, rem).result
+
+
+def storage_type(elem: ir.Type) -> ir.Type:
+    """The element type a buffer of `elem` values holds: i1 is one byte (i8 0 or 1), as numpy
+    stores bools; memref<...xi1> loads and stores do not lower to LLVM (and i1 vectors would be
+    bit-packed in memory)."""
+    if isinstance(elem, ir.IntegerType) and elem.width == 1:
+        return ir.IntegerType.get_signless(8)
+    return elem
+
+
+def to_logical(v: ir.Value, dtype: str) -> ir.Value:
+    """A value read from a buffer as its tensor element type (a bool byte becomes i1)."""
+    if dtype == "i1" and v.type != ir.IntegerType.get_signless(1):
+        return arith.TruncIOp(ir.IntegerType.get_signless(1), v).result
+    return v
+
+
+def to_storage(v: ir.Value, buffer: ir.Value) -> ir.Value:
+    """`v` as the element type of `buffer` (i1 becomes a bool byte)."""
+    elem = ir.MemRefType(buffer.type).element_type
+    if v.type != elem and v.type == ir.IntegerType.get_signless(1):
+        return arith.ExtUIOp(elem, v).result
+    return v
 
 
 def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | None = None) -> ir.Value:

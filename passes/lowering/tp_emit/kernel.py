@@ -21,9 +21,10 @@ from mlc.errors import DiagnosticError
 
 from ...graph_fuse import op_kind
 from ..emit_util import index_const
-from .expr import Expr, Leaf, block_over
+from .expr import Expr, Leaf, block_over, storage_type, to_storage
 
 ALIGN = 64
+DYNAMIC = ir.ShapedType.get_dynamic_size()  # a dynamic memref dim (not -1 in this MLIR)
 InlineFn = Callable[["KernelBuilder", ir.Operation], Expr]
 # An anchor writes its op's result into the given buffer; it may return a pending elementwise
 # expression over that buffer (a bias add, a division) that consumers see as the op's value.
@@ -57,7 +58,7 @@ def elem_bytes(t: ir.Type) -> int:
 
 def memref_type(t: ir.Type) -> ir.MemRefType:
     rt = ir.RankedTensorType(t)
-    return ir.MemRefType.get(list(rt.shape), rt.element_type)
+    return ir.MemRefType.get(list(rt.shape), storage_type(rt.element_type))
 
 
 class KernelBuilder:
@@ -98,9 +99,9 @@ class KernelBuilder:
 
     def temp(self, t: TensorT) -> ir.Value:
         if self.scratch is None:
-            self.scratch = self.entry.add_argument(ir.MemRefType.get([-1], ir.IntegerType.get_signless(8)),
+            self.scratch = self.entry.add_argument(ir.MemRefType.get([DYNAMIC], ir.IntegerType.get_signless(8)),
                                                    self.tp_fn.location)
-        mtype = ir.MemRefType.get(list(t.shape), ir.Type.parse(t.dtype))
+        mtype = ir.MemRefType.get(list(t.shape), storage_type(ir.Type.parse(t.dtype)))
         offset = self.scratch_size
         self.scratch_size += -(-max(t.size, 1) * elem_bytes(mtype.element_type) // ALIGN) * ALIGN
         return memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
@@ -109,7 +110,7 @@ class KernelBuilder:
         """One elementwise block writing `e` over the whole of `out`."""
         blk, axes, idx = block_over(out, self.name(name), e.shape)
         with ir.InsertionPoint(blk.body):
-            tp.yield_(e.emit(axes, idx))
+            tp.yield_(to_storage(e.emit(axes, idx), out))
 
     def name(self, base: str) -> str:
         self.block_count += 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
+import numpy as np
+
 from mlir import ir
 from mlir.dialects import func, memref
 
@@ -18,7 +20,7 @@ from mlc.dialects.attrs import param_name
 from mlc.errors import DiagnosticError
 
 from ..emit_util import index_const
-from .kernel import elem_bytes, memref_type
+from .kernel import DYNAMIC, elem_bytes, memref_type
 from .planner import Lifetime, aligned, plan
 
 ENTRY = "mlc_main"
@@ -43,8 +45,10 @@ def _names(fn: ir.Operation, attr: str, count: int, prefix: str) -> list[str]:
 
 
 def _info(name: str, t: ir.Type) -> dict[str, object]:
-    mt = memref_type(t) if isinstance(t, ir.RankedTensorType) else ir.MemRefType(t)
-    dtype = str(mt.element_type)
+    """Name, shape and numpy dtype of a tensor type (its buffer stores bools as bytes)."""
+    rt = ir.RankedTensorType(t)
+    dtype = str(rt.element_type)
+    mt = memref_type(t)
     return {"name": name, "shape": list(mt.shape), "dtype": NUMPY_DTYPE.get(dtype, dtype)}
 
 
@@ -101,8 +105,10 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
             raise DiagnosticError(f"graph-to-tp: '{op.name}' must be inside a kernel before lowering "
                                   "@main (run graph-fuse first)", op.location)
     p = _plan(ops[:-1], results, scratch)
-    in_types = [memref_type(a.type) for a in entry.arguments]
-    out_types = [memref_type(v.type) for v in results]
+    entry_types = [a.type for a in entry.arguments]
+    result_types = [v.type for v in results]
+    in_types = [memref_type(t) for t in entry_types]
+    out_types = [memref_type(t) for t in result_types]
     i8 = ir.IntegerType.get_signless(8)
     blob = lambda n: ir.MemRefType.get([max(n, 1)], i8)  # noqa: E731
     with ir.InsertionPoint(module.regions[0].blocks[0]), main.location:
@@ -131,7 +137,7 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
                 call_args = [env[a] for a in op.operands] + [out]
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
                 if scratch.get(callee):
-                    dyn = ir.MemRefType.get([-1], i8)
+                    dyn = ir.MemRefType.get([DYNAMIC], i8)
                     call_args.append(memref.ViewOp(dyn, work, index_const(p.work[("scratch", i)]),
                                                    [index_const(scratch[callee])]).result)
                 func.CallOp([], ir.FlatSymbolRefAttr.get(callee), call_args)
@@ -148,8 +154,8 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     main.erase()
     return {
         "entry": ENTRY,
-        "inputs": [_info(n, t) for n, t in zip(in_names, in_types)],
-        "outputs": [_info(n, t) for n, t in zip(out_names, out_types)],
+        "inputs": [_info(n, t) for n, t in zip(in_names, entry_types)],
+        "outputs": [_info(n, t) for n, t in zip(out_names, result_types)],
         "params": sorted(params_info.values(), key=lambda d: d["offset"]),  # type: ignore[arg-type, return-value]
         "params_size": p.params_size,
         "workspace_size": p.workspace_size,
@@ -159,6 +165,9 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
 def _literal(module: ir.Operation, op: ir.Operation, index: int) -> ir.Value:
     value = op.attributes["value"]
     mtype = memref_type(op.results[0].type)
+    if mtype.element_type != ir.RankedTensorType(op.results[0].type).element_type:  # bools as bytes
+        bits = np.array(value).astype(np.int8).reshape(mtype.shape)
+        value = ir.DenseElementsAttr.get(bits, type=mtype.element_type)
     name = f"__mlc_constant_{index}"
     with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
         memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=value,

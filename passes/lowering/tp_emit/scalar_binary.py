@@ -91,12 +91,12 @@ def cast(x: ir.Value, to: ir.Type) -> ir.Value:
     if f_src and f_dst:
         wider = ir.FloatType(to).width > ir.FloatType(src).width
         return (arith.ExtFOp if wider else arith.TruncFOp)(to, x).result
-    if ir.IntegerType.isinstance(to) and ir.IntegerType(to).width == 1:
+    if isinstance(to, ir.IntegerType) and to.width == 1:
         zero = const(x, 0)
         if f_src:
             return arith.CmpFOp(arith.CmpFPredicate.UNE, x, zero).result
         return arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result
-    src_bool = ir.IntegerType.isinstance(src) and ir.IntegerType(src).width == 1
+    src_bool = isinstance(src, ir.IntegerType) and src.width == 1
     if f_src:
         return arith.FPToSIOp(to, x).result
     if f_dst:

@@ -1,0 +1,134 @@
+"""Anchors for the reductions `reduce_*` (sum, mean, max, min, prod, l2, sum_square).
+
+One tp block reduces the input over the listed axes: the kept dims are its spatial axes
+(declared first, so the default schedule accumulates in registers) and the reduced dims its
+reduce axes. `reduce_mean` and `reduce_l2` finish with a pending elementwise step (a division
+by the element count, a square root) that the kernel applies in place on the output.
+
+`reduce_block` and `extreme_combiner` are shared with the other reducing anchors (argmax,
+softmax, layer_norm).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.dialects import math as m
+
+from mlc.dialects import tp
+from mlc.dialects.graph import TensorT
+from mlc.errors import DiagnosticError
+
+from ..emit_util import is_float_type
+from .expr import Elementwise, Expr, Index, Leaf, to_storage
+from .kernel import KernelBuilder, anchor
+from .scalar import const
+
+# The value a block yields at one point: (block axes, input index over those axes) -> scalar.
+BodyFn = Callable[[Sequence[str], Index], ir.Value]
+
+
+def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence[int],
+                 reduced: Sequence[int], keepdims: bool, combiner: str, init: float | int,
+                 body: BodyFn) -> None:
+    """out[kept dims] = combine(init, body(p) for every p over the `reduced` dims of `in_shape`.
+
+    The output keeps the reduced dims as size 1 (`keepdims`) or drops them.
+    """
+    kept = [d for d in range(len(in_shape)) if d not in reduced]
+    order = kept + sorted(reduced)
+    axes = [("s" if d in kept else "r") + str(d) for d in order]
+    position = {d: i for i, d in enumerate(order)}
+    idx: Index = [ir.AffineDimExpr.get(position[d]) for d in range(len(in_shape))]
+    out_terms = [f"s{d}" if d in kept else "0" for d in range(len(in_shape)) if d in kept or keepdims]
+    blk = tp.block(out, name=kb.name(name), axes=axes, kinds="S" * len(kept) + "R" * len(reduced),
+                   extents=[in_shape[d] for d in order], out_map="(" + ", ".join(out_terms) + ")",
+                   combiner=combiner, init=init)
+    with ir.InsertionPoint(blk.body):
+        tp.yield_(to_storage(body(axes, idx), out))
+
+
+def extreme_combiner(kind: str, dtype: str) -> tuple[str, float | int]:
+    """(combiner, init) computing the maximum (`kind` "max") or minimum of `dtype` values.
+
+    Bools are stored as bytes 0/1 (`expr.storage_type`), so their max (any) and min (all) are
+    the i8 ones.
+    """
+    if dtype.startswith("f") or dtype == "bf16":
+        return kind, float("-inf") if kind == "max" else float("inf")
+    bits = 8 if dtype == "i1" else int(dtype.removeprefix("i"))
+    return kind, -(1 << (bits - 1)) if kind == "max" else (1 << (bits - 1)) - 1
+
+
+def reduced_axes(op: ir.Operation, rank: int) -> list[int]:
+    """The op's `axes`, normalized; an empty list is an error (graph ops list them explicitly)."""
+    axes = KernelBuilder.attrs(op)["axes"]
+    assert isinstance(axes, tuple)
+    if not axes:
+        raise DiagnosticError(f"graph-to-tp: '{op.name}' has no axes; list the reduced axes explicitly "
+                              "(a reduction over nothing is the identity: drop the op)", op.location)
+    return sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes})
+
+
+def _square(x: ir.Value) -> ir.Value:
+    return (arith.MulFOp if is_float_type(x.type) else arith.MulIOp)(x, x).result
+
+
+_KINDS: dict[str, tuple[str, Callable[[ir.Value], ir.Value]]] = {
+    "reduce_sum": ("add", lambda x: x),
+    "reduce_mean": ("add", lambda x: x),
+    "reduce_prod": ("mul", lambda x: x),
+    "reduce_sum_square": ("add", _square),
+    "reduce_l2": ("add", _square),
+}
+
+
+def _count_divide(x: ir.Value, count: int) -> ir.Value:
+    if is_float_type(x.type):
+        return arith.DivFOp(x, const(x, float(count))).result
+    return arith.DivSIOp(x, const(x, count)).result  # integer mean truncates toward zero
+
+
+@anchor(*_KINDS, "reduce_max", "reduce_min")
+def reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    name = op.name.removeprefix("graph.")
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    axes = reduced_axes(op, x_t.rank)
+    keep = bool(kb.attrs(op)["keepdims"])
+    x = kb.expr(op.operands[0])
+    if name in ("reduce_max", "reduce_min"):
+        combiner, init = extreme_combiner(name.removeprefix("reduce_"), x_t.dtype)
+        reduce_block(kb, name, out, x_t.shape, axes, keep, combiner, init, x.emit)
+        return None
+    if x_t.dtype == "i1":
+        raise DiagnosticError(f"graph-to-tp: '{op.name}' of i1 (bool) values is not supported; "
+                              "cast the input to an integer or float type first", op.location)
+    combiner, term = _KINDS[name]
+    if name == "reduce_l2" and not is_float_type(ir.Type.parse(x_t.dtype)):
+        return _integer_l2(kb, op, axes, keep, x)
+    reduce_block(kb, name, out, x_t.shape, axes, keep, combiner, 1 if combiner == "mul" else 0,
+                 lambda ax, idx: term(x.emit(ax, idx)))
+    own = Leaf(y_t.shape, y_t.dtype, out)
+    if name == "reduce_mean":
+        count = 1
+        for a in axes:
+            count *= x_t.shape[a]
+        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: _count_divide(xs[0], count),
+                           [lambda idx: idx])
+    if name == "reduce_l2":
+        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: m.SqrtOp(xs[0]).result, [lambda idx: idx])
+    return None
+
+
+def _integer_l2(kb: KernelBuilder, op: ir.Operation, axes: list[int], keep: bool, x: Expr) -> Expr:
+    """sqrt(sum(x^2)) of integers: squares summed in f64 (as the reference), truncated back."""
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    f64 = ir.F64Type.get()
+    acc = kb.temp(TensorT(y_t.shape, "f64"))
+    reduce_block(kb, "reduce_l2", acc, x_t.shape, axes, keep, "add", 0.0,
+                 lambda ax, idx: _square(arith.SIToFPOp(f64, x.emit(ax, idx)).result))
+    to = ir.Type.parse(y_t.dtype)
+    return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, "f64", acc)],
+                       lambda xs: arith.FPToSIOp(to, m.SqrtOp(xs[0]).result).result, [lambda idx: idx])
