@@ -156,6 +156,12 @@ class CompiledLibrary:
         _resolve_externals(self.module, self.manifest.runtime_libs)
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, enable_pic=True)
+            # Compile before dumping. With an empty object cache, dump_to_object_file compiles by
+            # looking up the packed wrapper of *every* defined function; internal-linkage
+            # functions (mlc's kernels) have none, and the unhandled llvm::Error aborts the
+            # process. Looking up the entry's wrapper compiles the whole module first.
+            if not engine.raw_lookup(CIFACE_PREFIX + self.manifest.entry):
+                raise ToolError(f"the JIT found no {CIFACE_PREFIX}{self.manifest.entry} to compile")
             engine.dump_to_object_file(str(path))
         except RuntimeError as e:
             raise ToolError(f"object file generation failed: {e}") from None

@@ -34,13 +34,26 @@ def manifest_dict(m: int = M, n: int = N) -> dict:
     }
 
 
-def module_text(manifest: dict | None = None, m: int = M, n: int = N) -> str:
+def module_text(manifest: dict | None = None, m: int = M, n: int = N, *,
+                internal_helper: bool = False) -> str:
+    """The module; `internal_helper` computes x*w in a private function with internal LLVM
+    linkage (as mlc's kernels are), which has no packed wrapper in the ExecutionEngine."""
     manifest = manifest or manifest_dict(m, n)
     attr = json.dumps(json.dumps(manifest))  # a JSON string, quoted as an MLIR string literal
     ws = 4 * m * n
     x, v, p, w = f"memref<{m}x{n}xf32>", f"memref<{m}xf32>", f"memref<{PARAMS_SIZE}xi8>", f"memref<{ws}xi8>"
+    mul = "%prod = arith.mulf %xv, %wv : f32"
+    helper = ""
+    if internal_helper:
+        mul = "%prod = func.call @mul_helper(%xv, %wv) : (f32, f32) -> f32"
+        helper = """
+  func.func private @mul_helper(%a: f32, %b: f32) -> f32
+      attributes {llvm.linkage = #llvm.linkage<internal>} {
+    %p = arith.mulf %a, %b : f32
+    return %p : f32
+  }"""
     return f"""
-module attributes {{mlc.manifest = {attr}}} {{
+module attributes {{mlc.manifest = {attr}}} {{{helper}
   func.func @mlc_main(%x: {x}, %k: {v}, %y: {x}, %r: {v}, %params: {p}, %ws: {w})
       attributes {{llvm.emit_c_interface}} {{
     %c0 = arith.constant 0 : index
@@ -57,7 +70,7 @@ module attributes {{mlc.manifest = {attr}}} {{
       scf.for %j = %c0 to %cN step %c1 {{
         %xv = memref.load %x[%i, %j] : {x}
         %wv = memref.load %w[%j] : memref<{n}xf32>
-        %prod = arith.mulf %xv, %wv : f32
+        {mul}
         memref.store %prod, %t[%i, %j] : {x}
       }}
       %s = scf.for %j = %c0 to %cN step %c1 iter_args(%acc = %zero) -> (f32) {{
