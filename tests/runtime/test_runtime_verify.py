@@ -135,3 +135,15 @@ def test_missing_onnxruntime_exits_5_with_the_pip_hint(verified, capsys,
     code, _, err = _run(capsys, pkg, "--verify", "onnxruntime")
     assert code == 5
     assert "onnxruntime" in err and "pip install 'mlc[test]'" in err
+
+
+def test_compiled_by_mlc_compile_verifies(tmp_path, capsys) -> None:
+    # the real path: ONNX -> mlc compile (frontend, mlc-default pipeline) -> package -> mlc run
+    model = make_onnx(tmp_path / "contract.onnx", cm.make_params())
+    code = _main(["compile", str(model), "-o", str(tmp_path / "c.tar")])
+    assert code == 0, capsys.readouterr().err
+    code, out, err = _run(capsys, tmp_path / "c.tar", "--verify", "onnxruntime", "--json")
+    assert code == 0, err
+    verify = json.loads(out)["verify"]
+    assert verify["ok"] is True and verify["model"] == str(model.resolve())
+    assert all(o["max_abs"] < 1e-5 for o in verify["outputs"].values())
