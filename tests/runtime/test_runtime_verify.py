@@ -141,7 +141,9 @@ def test_compiled_by_mlc_compile_verifies(tmp_path, capsys) -> None:
     # the real path: ONNX -> mlc compile (frontend, mlc-default pipeline) -> package -> mlc run
     model = make_onnx(tmp_path / "contract.onnx", cm.make_params())
     code = _main(["compile", str(model), "-o", str(tmp_path / "c.tar")])
-    assert code == 0, capsys.readouterr().err
+    compile_out, compile_err = capsys.readouterr()
+    assert code == 0, compile_err
+    assert "c.tar" in compile_out
     code, out, err = _run(capsys, tmp_path / "c.tar", "--verify", "onnxruntime", "--json")
     assert code == 0, err
     verify = json.loads(out)["verify"]
