@@ -112,7 +112,7 @@ class CompiledLibrary:
             raise ManifestError(
                 f"@{ciface} takes {funcs[ciface]} arguments; the manifest implies {arity} "
                 f"({len(manifest.inputs)} inputs, {len(manifest.outputs)} outputs, params, workspace)")
-        libs = sorted({lib for name, arity in funcs.items() if arity is None
+        libs = sorted({lib for name, n_args in funcs.items() if n_args is None
                        for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items() if name.startswith(prefix)})
         manifest = manifest.with_build_info(
             pipeline=pipeline if pipeline is not None else manifest.pipeline,
