@@ -149,7 +149,7 @@ class KernelBuilder:
                 return
             if name not in ANCHOR:
                 raise DiagnosticError(f"graph-to-tp: no lowering for '{op.name}' yet", op.location)
-            out = self.output if (op.results[0] == result or op == in_place) else None
+            out = self.output if (op.results[0] == result or op is in_place) else None
             self.values[op.results[0]] = self.anchor_value(op, out)
 
     def anchor_value(self, op: ir.Operation, out: ir.Value | None = None) -> Expr:
