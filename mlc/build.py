@@ -123,7 +123,9 @@ def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, opti
     elif output.suffix == ".so":
         lib.export_shared(output)
         (output.parent / "manifest.json").write_text(lib.manifest.to_json())
-        np.savez(output.parent / "params.npz", **{p.name: lib.params[p.name] for p in lib.manifest.params})
+        from mlc.runtime.package import npz_bytes
+
+        (output.parent / "params.npz").write_bytes(npz_bytes({p.name: lib.params[p.name] for p in lib.manifest.params}))
     else:
         lib.export_object(output)
     return lib

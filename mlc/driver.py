@@ -52,6 +52,12 @@ def _main(argv: list[str]) -> int:
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `mlc run ... | head`: the reader left; not an error of ours
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keep the interpreter's flush quiet
+        except OSError:
+            pass
+        return 0
     except Exception as e:  # noqa: BLE001 - internal errors end in a message, not a traceback
         if os.environ.get("MLC_DEBUG"):
             traceback.print_exc()

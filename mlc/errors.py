@@ -2,7 +2,7 @@
 
 Internal invariants are `assert`s; everything a user can cause is an `MlcError` whose message
 names the op, pass or node involved and says what to do. The CLIs map these to exit codes
-(`mlc.cli_util.exit_code_for`).
+(`mlc.driver`, `mlc.opt`).
 """
 
 from __future__ import annotations

@@ -163,10 +163,11 @@ def _load_params(path: str) -> dict[str, object]:
 
 
 def _save_params(path: str, params: dict[str, object]) -> None:
-    import numpy as np
+    from mlc.runtime.package import npz_bytes
 
     try:
-        np.savez(path, **params)  # type: ignore[arg-type]
+        with open(path, "wb") as f:
+            f.write(npz_bytes(params))  # type: ignore[arg-type]
     except OSError as e:
         raise MlcError(f"cannot write parameters '{path}': {e}") from None
 
