@@ -8,6 +8,7 @@ constant CSE and region simplification off: only the patterns below change the I
 | fold-batch-norm         | batch_norm                       | into the single-use conv2d before it        |
 | fold-conv-affine        | mul, add, sub                    | per-channel constant into conv2d weight/bias |
 | decompose-batch-norm    | batch_norm                       | mul + add by per-channel constants          |
+| merge-affine-chains     | mul, add                         | (x * s + t) * c + d -> x * s' + t'          |
 | remove-identities       | reshape, transpose, cast, slice, | the operand (no-op data movement); `x + 0`, |
 |                         | pad, ... ; add, sub, mul, div    | `x * 1` ... with literal 0 / 1              |
 | merge-data-movement     | reshape-likes, transpose,        | one op (or none) for two in a row           |
@@ -32,6 +33,7 @@ from mlir.rewrite import (
 )
 
 from .base import ModulePass, PassContext
+from .graph_simplify_affine import AFFINE_ROOTS, merge_affine_chain
 from .graph_simplify_common import Pattern
 from .graph_simplify_conv import (
     decompose_batch_norm,
@@ -78,6 +80,10 @@ class GraphSimplifyPass(ModulePass):
     """Rewrite every other batch_norm with constant statistics as x * s + t (per-channel
     constants; elementwise and fusable)."""
 
+    merge_affine_chains: bool = True
+    """Merge chains of mul / add by constants: (x * a) * b, (x + a) + b and (x + a) * b become
+    one mul and / or one add of x by constants ((x * s + t) * c + d -> x * (s * c) + (t * c + d))."""
+
     remove_identities: bool = True
     """Remove data movement that does nothing (same-shape reshape/expand, identity transpose,
     same-type cast, full slice, zero pad, unit tile ...) and `x + 0`, `x - 0`, `x * 1`, `x / 1`
@@ -96,6 +102,8 @@ class GraphSimplifyPass(ModulePass):
             out.append(("graph.batch_norm", decompose_batch_norm, 1))
         if self.fold_conv_affine:
             out += [(root, fold_channel_affine_into_conv, 2) for root in ("graph.mul", "graph.add", "graph.sub")]
+        if self.merge_affine_chains:
+            out += [(root, merge_affine_chain, 1) for root in AFFINE_ROOTS]
         if self.remove_identities:
             out += [(root, remove_identity, 1) for root in IDENTITY_ROOTS]
             out += [(root, remove_neutral_operand, 1) for root in NEUTRAL_ROOTS]

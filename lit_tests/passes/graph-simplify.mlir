@@ -5,7 +5,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{fold-batch-norm=false decompose-batch-norm=false})' | FileCheck %s --check-prefix=NOBN
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{fold-batch-norm=false fold-conv-affine=false})' | FileCheck %s --check-prefix=DECOMPOSE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{remove-identities=false})' | FileCheck %s --check-prefix=KEEPID
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{merge-data-movement=false})' | FileCheck %s --check-prefix=NOMERGE
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{merge-data-movement=false merge-affine-chains=false})' | FileCheck %s --check-prefix=NOMERGE
 
 // batch_norm after a single-use conv2d: the conv gets weight * s[o] and (b - mean) * s + beta,
 // computed by graph ops on the constants; graph-fold-constants turns them into parameters.
@@ -142,6 +142,42 @@ func.func @add_scalar_to_conv(%x: tensor<1x3x8x8xf32>) -> tensor<1x4x8x8xf32> {
   %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<1x4x8x8xf32>
   %a = "graph.add"(%c, %k) : (tensor<1x4x8x8xf32>, tensor<1xf32>) -> tensor<1x4x8x8xf32>
   return %a : tensor<1x4x8x8xf32>
+}
+
+// A batch_norm not after a conv (pre-activation, DenseNet) becomes x * s + t, and the
+// model's own per-channel Mul/Add after it merge into that pair; merge-affine-chains=false
+// keeps the chain.
+// CHECK-LABEL: func.func @bn_mul_add_chain
+// CHECK: %[[R:.*]] = "graph.relu"(%arg0)
+// CHECK-NOT: "graph.batch_norm"
+// CHECK: %[[M:.*]] = "graph.mul"(%[[R]], %[[S:.*]]) : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>)
+// CHECK-NOT: "graph.mul"(%[[M]]
+// CHECK: %[[A:.*]] = "graph.add"(%[[M]], %[[T:.*]]) : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>)
+// CHECK-NEXT: return %[[A]]
+// FOLD-LABEL: func.func @bn_mul_add_chain
+// FOLD-NEXT: %[[R:.*]] = "graph.relu"(%arg0)
+// FOLD-NEXT: %[[S:.*]] = "graph.constant"() {value = dense<{{\[\[\[}}0.999994993]], {{\[\[}}1.99999762]], {{\[\[}}4.999900e-01]], {{\[\[}}0.749999582]]]> : tensor<4x1x1xf32>}
+// FOLD-NEXT: %[[M:.*]] = "graph.mul"(%[[R]], %[[S]])
+// FOLD-NEXT: %[[T:.*]] = "graph.constant"() {value = dense<{{\[\[\[}}-9.999950e-02]], {{\[\[}}2.60000038]], {{\[\[}}-1.649997]], {{\[\[}}0.950000166]]]> : tensor<4x1x1xf32>}
+// FOLD-NEXT: %[[A:.*]] = "graph.add"(%[[M]], %[[T]])
+// FOLD-NEXT: return %[[A]]
+// NOMERGE-LABEL: func.func @bn_mul_add_chain
+// NOMERGE: "graph.mul"
+// NOMERGE: "graph.add"
+// NOMERGE: "graph.mul"
+// NOMERGE: "graph.add"
+func.func @bn_mul_add_chain(%x: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %r = "graph.relu"(%x) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %s = "graph.constant"() {value = #graph.param<"bn.scale">} : () -> tensor<4xf32>
+  %bb = "graph.constant"() {value = #graph.param<"bn.bias">} : () -> tensor<4xf32>
+  %m = "graph.constant"() {value = #graph.param<"bn.mean">} : () -> tensor<4xf32>
+  %v = "graph.constant"() {value = #graph.param<"bn.var">} : () -> tensor<4xf32>
+  %bn = "graph.batch_norm"(%r, %s, %bb, %m, %v) {epsilon = 1.0e-5 : f32} : (tensor<1x4x8x8xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %us = "graph.unsqueeze"(%s) {axes = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<4x1x1xf32>
+  %mul = "graph.mul"(%bn, %us) : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %ub = "graph.unsqueeze"(%bb) {axes = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<4x1x1xf32>
+  %add = "graph.add"(%mul, %ub) : (tensor<1x4x8x8xf32>, tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  return %add : tensor<1x4x8x8xf32>
 }
 
 // Data movement that does nothing goes; what moves data stays (a reversing slice, a

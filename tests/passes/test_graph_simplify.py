@@ -210,3 +210,37 @@ def test_identity_options(options: str, expected: dict[str, int]) -> None:
     x = np.random.default_rng(4).standard_normal((2, 3, 4)).astype(np.float32)
     after = check(IDENTITIES, {}, [x], options)
     assert {k: after[k] for k in expected} == expected
+
+
+def _affine_chain(extra_use: bool = False) -> str:
+    t = "2x4x5x5"
+    ret = ("return %a2, %a1 : tensor<2x4x5x5xf32>, tensor<2x4x5x5xf32>" if extra_use
+           else "return %a2 : tensor<2x4x5x5xf32>")
+    return module("\n".join([
+        f'%r = "graph.relu"(%x) : (tensor<{t}xf32>) -> tensor<{t}xf32>', BN_CONSTS, BN.format(x="%r", t=t),
+        const("k", "1x4x1x1"), const("v4", "4"),
+        '%u = "graph.unsqueeze"(%v4) {axes = array<i64: 1, 2>} : (tensor<4xf32>) -> tensor<4x1x1xf32>',
+        f'%m1 = "graph.mul"(%k, %bn) : (tensor<1x4x1x1xf32>, tensor<{t}xf32>) -> tensor<{t}xf32>',
+        f'%a1 = "graph.add"(%m1, %u) : (tensor<{t}xf32>, tensor<4x1x1xf32>) -> tensor<{t}xf32>',
+        f'%m2 = "graph.mul"(%a1, %k) : (tensor<{t}xf32>, tensor<1x4x1x1xf32>) -> tensor<{t}xf32>',
+        f'%a2 = "graph.add"(%u, %m2) : (tensor<4x1x1xf32>, tensor<{t}xf32>) -> tensor<{t}xf32>', ret]),
+        f"%x: tensor<{t}xf32>", f"(tensor<{t}xf32>, tensor<{t}xf32>)" if extra_use else f"tensor<{t}xf32>")
+
+
+X4 = np.random.default_rng(6).standard_normal((2, 4, 5, 5)).astype(np.float32)
+
+
+def test_affine_chains_merge_into_one_mul_and_one_add() -> None:
+    """relu -> batch_norm -> (* k + u) * k + u: one mul and one add remain."""
+    assert check(_affine_chain(), params(), [X4]) == Counter({"relu": 1, "mul": 1, "add": 1, "constant": 2})
+
+
+def test_affine_chain_with_a_shared_intermediate_is_not_merged_across_it() -> None:
+    after = check(_affine_chain(extra_use=True), params(), [X4], tol={"rtol": 1e-4, "atol": 1e-5})
+    # %a1 is returned too: the chain up to it merges (1 mul + 1 add), the rest cannot.
+    assert after["mul"] == 2 and after["add"] == 2
+
+
+def test_affine_chain_option() -> None:
+    after = check(_affine_chain(), params(), [X4], "{merge-affine-chains=false}")
+    assert after["mul"] == 3 and after["add"] == 3  # the decomposed norm + the two scale/shift pairs
