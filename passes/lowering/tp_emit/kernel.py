@@ -79,6 +79,7 @@ class KernelBuilder:
         self.scratch: ir.Value | None = None
         self.scratch_size = 0
         self.block_count = 0
+        self.result: ir.Value | None = None  # the kernel's result (graph value), set by lower()
 
     # -- values ----------------------------------------------------------------------------
     def expr(self, v: ir.Value) -> Expr:
@@ -132,6 +133,7 @@ class KernelBuilder:
         ret = ops[-1]
         assert ret.name == "func.return"
         result = ret.operands[0]
+        self.result = result
         in_place = _in_place_root(ops[:-1], result)
         with ir.InsertionPoint(self.entry):
             for op in ops[:-1]:
@@ -156,8 +158,8 @@ class KernelBuilder:
         """Run `op`'s anchor into `out` (a new temporary by default); the op's value after it."""
         name = op.name.removeprefix("graph.")
         t = self.type_of(op.results[0])
-        if out is None:
-            out = self.temp(t)
+        if out is None:  # an anchor reached from an inline op (pad) writes the output directly
+            out = self.output if op.results[0] == self.result else self.temp(t)
         pending = ANCHOR[name](self, op, out)
         self.owned[op.results[0]] = out
         return pending if pending is not None else Leaf(t.shape, t.dtype, out)

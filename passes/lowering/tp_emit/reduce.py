@@ -1,12 +1,17 @@
-"""Anchors for the reductions `reduce_*` (sum, mean, max, min, prod, l2, sum_square).
+"""Anchors for the reductions `reduce_*` (sum, mean, max, min, prod, l2, sum_square) and
+`argmax` / `argmin`.
 
 One tp block reduces the input over the listed axes: the kept dims are its spatial axes
 (declared first, so the default schedule accumulates in registers) and the reduced dims its
 reduce axes. `reduce_mean` and `reduce_l2` finish with a pending elementwise step (a division
 by the element count, a square root) that the kernel applies in place on the output.
 
-`reduce_block` and `extreme_combiner` are shared with the other reducing anchors (argmax,
-softmax, layer_norm).
+argmax / argmin use two blocks: the extreme value along the axis goes into a temporary
+(keepdims shape), then a second reduction finds the first (`min` of matching positions) or,
+with `select_last_index`, the last (`max`) position whose element equals it. NaN counts as the
+extreme, as in numpy: the maximum of a slice holding NaN is NaN, and a NaN element matches it.
+
+`reduce_block` is shared with the normalizations (softmax, layer_norm).
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from mlc.dialects.graph import TensorT
 from mlc.errors import DiagnosticError
 
 from ..emit_util import is_float_type
-from .expr import Elementwise, Expr, Index, Leaf, to_storage
+from .expr import Elementwise, Expr, Index, Leaf, affine_value, to_storage
 from .kernel import KernelBuilder, anchor
 from .scalar import const
 
@@ -132,3 +137,42 @@ def _integer_l2(kb: KernelBuilder, op: ir.Operation, axes: list[int], keep: bool
     to = ir.Type.parse(y_t.dtype)
     return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, "f64", acc)],
                        lambda xs: arith.FPToSIOp(to, m.SqrtOp(xs[0]).result).result, [lambda idx: idx])
+
+
+def _matches(v: ir.Value, extreme: ir.Value) -> ir.Value:
+    """v == extreme, where a NaN `v` matches (the extreme of a slice with NaN is NaN)."""
+    if not is_float_type(v.type):
+        return arith.CmpIOp(arith.CmpIPredicate.eq, v, extreme).result
+    equal = arith.CmpFOp(arith.CmpFPredicate.OEQ, v, extreme).result
+    nan = arith.CmpFOp(arith.CmpFPredicate.UNO, v, v).result
+    return arith.OrIOp(equal, nan).result
+
+
+@anchor("argmax", "argmin")
+def arg_reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    kind = op.name.removeprefix("graph.arg")
+    a = kb.attrs(op)
+    x_t = kb.type_of(op.operands[0])
+    axis = int(a["axis"])  # type: ignore[call-overload]
+    axis = axis + x_t.rank if axis < 0 else axis
+    keep, last = bool(a["keepdims"]), bool(a["select_last_index"])
+    x = Leaf(x_t.shape, x_t.dtype, kb.buffer(op.operands[0]))  # read twice: materialize once
+
+    extreme_shape = tuple(1 if d == axis else n for d, n in enumerate(x_t.shape))
+    extreme = Leaf(extreme_shape, x_t.dtype, kb.temp(TensorT(extreme_shape, x_t.dtype)))
+    combiner, init = extreme_combiner(kind, x_t.dtype)
+    reduce_block(kb, f"arg{kind}_value", extreme.buffer, x_t.shape, [axis], True, combiner, init, x.emit)
+
+    i64 = ir.IntegerType.get_signless(64)
+    extent = x_t.shape[axis]
+    miss = -1 if last else extent  # never chosen while some position matches
+
+    def position(axes: Sequence[str], idx: Index) -> ir.Value:
+        at_extreme = [ir.AffineConstantExpr.get(0) if d == axis else e for d, e in enumerate(idx)]
+        hit = _matches(x.emit(axes, idx), extreme.emit(axes, at_extreme))
+        pos = arith.IndexCastOp(i64, affine_value(axes, idx[axis])).result
+        return arith.SelectOp(hit, pos, arith.ConstantOp(i64, miss).result).result
+
+    reduce_block(kb, f"arg{kind}_index", out, x_t.shape, [axis], keep, "max" if last else "min", miss,
+                 position)
+    return None

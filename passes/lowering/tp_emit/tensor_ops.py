@@ -81,7 +81,11 @@ def _source(axes: Sequence[str], o: ir.AffineExpr, begin: int, end: int, size: i
         raise DiagnosticError(f"graph-to-tp: '{op.name}' in {mode} mode pads a dimension with no "
                               "elements left after cropping; nothing to replicate", op.location)
     p = affine_value(axes, o - max(begin, 0) if begin > 0 else o)
-    within = _reflect(p, n, max(begin, end)) if mode == "reflect" else _clamp(p, n - 1)
+    if mode == "reflect":
+        within = _reflect(p, n, max(begin, end))
+    else:  # edge: clamp only the sides that are padded
+        within = arith.MaxSIOp(p, _index(0)).result if begin > 0 else p
+        within = arith.MinSIOp(within, _index(n - 1)).result if end > 0 else within
     return arith.AddIOp(within, _index(lo)).result if lo else within
 
 
