@@ -20,9 +20,9 @@ def Context(*, allow_unregistered: bool = False) -> Any:  # noqa: N802 - mirrors
 
 _LAZY = {
     "PassManager": ("mlc.pass_manager", "PassManager"),
-    "build": ("mlc.build", "build"),
-    "BuildOptions": ("mlc.build", "BuildOptions"),
-    "compile_model": ("mlc.build", "compile_model"),
+    "build": ("mlc.compiler", "build"),
+    "BuildOptions": ("mlc.compiler", "BuildOptions"),
+    "compile_model": ("mlc.compiler", "compile_model"),
     "from_onnx": ("mlc.frontend", "from_onnx"),
     "runtime": ("mlc.runtime", None),
 }

@@ -64,6 +64,18 @@ def _row_axis(view: BlockView, vec: str) -> str | None:
     return best
 
 
+def _gather_axis(view: BlockView, lanes: int) -> str | None:
+    """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
+    best: tuple[int, int, str] | None = None
+    for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
+        if kind != "S" or extent % lanes:
+            continue
+        key = (-len(_reads_using(view, axis)), extent, axis)
+        if best is None or key > best:
+            best = key
+    return best[2] if best else None
+
+
 @dataclass(frozen=True)
 class TpDefaultSchedulePass(ModulePass):
     """Schedule unscheduled tp blocks: vectorized output axis, register tiles for reductions, parallel outer loop."""
@@ -96,8 +108,18 @@ class TpDefaultSchedulePass(ModulePass):
         unroll: dict[str, int] = {}
         vectorize = ""
         inner: list[str] = []
-        if vec and lanes and extents[axes.index(vec)] % lanes == 0:
-            width = lanes * 2 if extents[axes.index(vec)] % (lanes * 2) == 0 and "R" in kinds else lanes
+        full = lanes
+        extent = extents[axes.index(vec)] if vec else 0
+        while lanes > 2 and extent % lanes:
+            lanes //= 2  # narrower vectors (SSE, then pairs) rather than scalar code
+        if "R" in kinds and full and (not vec or lanes < full // 2 or extent % lanes):
+            # The contiguous axis is too short (a 7x7 feature map): vectorize another output
+            # axis, gathering the operands that vary along it (the weights of a conv).
+            other = _gather_axis(view, full)
+            if other is not None:
+                vec, lanes, extent = other, full, extents[axes.index(other)]
+        if vec and lanes > 1 and extent % lanes == 0:
+            width = lanes * 2 if extent % (lanes * 2) == 0 and "R" in kinds else lanes
             tile[vec] = (width,)
             vectorize = f"{vec}.1"
             inner = [vectorize]

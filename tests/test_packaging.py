@@ -38,3 +38,14 @@ def test_import_mlc_is_cheap() -> None:
             "print(','.join(heavy))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == ""
+
+
+def test_facade_names_survive_submodule_imports() -> None:
+    """`mlc.build` stays the function after its defining module was imported."""
+    import mlc
+
+    assert callable(mlc.build)
+    import mlc.compiler  # noqa: F401
+
+    assert callable(mlc.build) and callable(mlc.build)
+    assert mlc.BuildOptions is mlc.compiler.BuildOptions

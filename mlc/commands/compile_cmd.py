@@ -36,7 +36,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def drive(args: argparse.Namespace) -> int:
-    from mlc.build import BuildOptions, compile_model
+    from mlc.compiler import BuildOptions, compile_model
 
     options = BuildOptions(target=args.target, threads=args.threads, pipeline=args.pass_pipeline,
                            tuning_records=str(args.tuning_records) if args.tuning_records else None,

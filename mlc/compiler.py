@@ -1,4 +1,4 @@
-"""`mlc.build`: a graph-dialect module and its params -> a `CompiledLibrary` (TVM's relay.build).
+"""`mlc.build` (this module is mlc.compiler): a graph-dialect module and its params -> a `CompiledLibrary` (TVM's relay.build).
 
     module, params = mlc.from_onnx("resnet50.onnx")
     lib = mlc.build(module, params, threads=2)
