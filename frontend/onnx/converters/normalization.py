@@ -45,8 +45,9 @@ def batch_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
 def layer_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
     """Normalization over the dims from `axis` on; Mean and InvStdDev outputs are not produced."""
     dtype = ctx.type(node, 0).dtype
+    scale = as_dtype(ctx, node, 1, dtype)
     bias = as_dtype(ctx, node, 2, dtype) if ctx.input_name(node, 2) else None
-    y = ctx.emit("layer_norm", ctx.operand(node, 0), as_dtype(ctx, node, 1, dtype), bias,
+    y = ctx.emit("layer_norm", ctx.operand(node, 0), scale, bias,
                  axis=ctx.attrs.int("axis", -1), epsilon=ctx.attrs.float("epsilon", 1e-5))
     return [y]
 
