@@ -66,11 +66,15 @@ def _row_axis(view: BlockView, vec: str) -> str | None:
 
 def _gather_axis(view: BlockView, lanes: int) -> str | None:
     """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
+    reads = sum(1 for op in walk(view.op) if op.name in ("tp.read", "tp.read_padded"))
     best: tuple[int, int, str] | None = None
     for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
         if kind != "S" or extent % lanes:
             continue
-        key = (-len(_reads_using(view, axis)), extent, axis)
+        gathered = len(_reads_using(view, axis))
+        if gathered >= reads:
+            continue  # nothing is reused across lanes: gathers would only add work
+        key = (-gathered, extent, axis)
         if best is None or key > best:
             best = key
     return best[2] if best else None
