@@ -113,6 +113,7 @@ class TpDefaultSchedulePass(ModulePass):
         vectorize = ""
         inner: list[str] = []
         full = lanes
+        gathered = False
         extent = extents[axes.index(vec)] if vec else 0
         while lanes > 2 and extent % lanes:
             lanes //= 2  # narrower vectors (SSE, then pairs) rather than scalar code
@@ -122,16 +123,22 @@ class TpDefaultSchedulePass(ModulePass):
             other = _gather_axis(view, full)
             if other is not None:
                 vec, lanes, extent = other, full, extents[axes.index(other)]
+                gathered = True
         if vec and lanes > 1 and extent % lanes == 0:
-            width = lanes * 2 if extent % (lanes * 2) == 0 and "R" in kinds else lanes
+            double = extent % (lanes * 2) == 0 and "R" in kinds and not gathered
+            width = lanes * 2 if double else lanes
             tile[vec] = (width,)
             vectorize = f"{vec}.1"
             inner = [vectorize]
             row = _row_axis(view, vec) if "R" in kinds else None
             if row is not None:
-                vectors = width // lanes
-                for u in range(self.max_accumulators // vectors, 1, -1):
-                    if extents[axes.index(row)] % u == 0:
+                rows = self.max_accumulators // (width // lanes)
+                row_extent = extents[axes.index(row)]
+                if row_extent <= rows:  # the whole axis fits in registers: unroll it untiled
+                    unroll[row] = row_extent
+                    inner = [row, vectorize]
+                for u in range(rows, 1, -1) if row_extent > rows else ():
+                    if row_extent % u == 0:
                         tile[row] = (u,)
                         unroll[f"{row}.1"] = u
                         inner = [f"{row}.1", vectorize]

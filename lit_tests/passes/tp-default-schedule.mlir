@@ -54,3 +54,21 @@ func.func @global_pool(%X: memref<1x8x7x7xf32>, %O: memref<1x8x1x1xf32>) {
       out_map = affine_map<(n, c, r0, r1) -> (n, c, 0, 0)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x8x1x1xf32>) -> ()
   return
 }
+
+// -----
+
+// A 7x7 feature map cannot be vectorized along its contiguous axis: the output channels are
+// (the weights are gathered, the input is shared by the 8 lanes), with ow unrolled.
+// CHECK-LABEL: func.func @conv_short_rows
+// CHECK: schedule = {order = ["n", "oc.0", "oh", "ic", "kh", "kw", "ow", "oc.1"], tile = {oc = array<i64: 8>}, unroll = {ow = 7 : i64}, vectorize = "oc.1"}
+func.func @conv_short_rows(%X: memref<1x16x7x7xf32>, %W: memref<16x16x1x1xf32>, %O: memref<1x16x7x7xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, oc, oh, ow, ic, kh, kw) -> (n, ic, oh + kh, ow + kw)>} : (memref<1x16x7x7xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, oc, oh, ow, ic, kh, kw) -> (oc, ic, kh, kw)>} : (memref<16x16x1x1xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv", axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"], kinds = "SSSSRRR",
+      extents = array<i64: 1, 16, 7, 7, 16, 1, 1>, out_map = affine_map<(n, oc, oh, ow, ic, kh, kw) -> (n, oc, oh, ow)>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x16x7x7xf32>) -> ()
+  return
+}
