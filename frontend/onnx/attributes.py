@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from mlc.errors import ModelLoadError
 
 if TYPE_CHECKING:
@@ -51,9 +49,3 @@ class Attrs:
     def floats(self, name: str, default: list[float] | None = _REQUIRED) -> list[float] | None:
         value = self._get(name, default)
         return None if value is None else [float(v) for v in value]
-
-    def tensor(self, name: str) -> np.ndarray | None:
-        from onnx import numpy_helper
-
-        attr = self._attrs.get(name)
-        return None if attr is None else numpy_helper.to_array(attr.t)

@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from mlir import ir
-from mlir.dialects import tensor
-
 from mlc.dialects.attrs import param_attr, tensor_t, to_type
 from mlc.dialects.graph import builders
 from mlc.dialects.graph.spec import ShapeError, TensorT
+from mlir import ir
+from mlir.dialects import tensor
+
 from mlc.errors import DiagnosticError, ModelLoadError, UnsupportedOpError
 
 from .attributes import Attrs

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
 from mlc.dialects.graph.spec import TensorT
+
 from mlc.errors import UnsupportedOpError
 
 if TYPE_CHECKING:

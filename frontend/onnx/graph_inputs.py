@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mlc.dialects.graph.spec import TensorT
+
 from mlc.errors import UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name

@@ -13,11 +13,10 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from mlir import ir
-from mlir.dialects import func
-
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.graph.spec import TensorT
+from mlir import ir
+from mlir.dialects import func
 
 from .context import ImportContext
 from .dtypes import check_model_dtypes, mlir_type_of_dtype
@@ -52,8 +51,9 @@ def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
             dynamic input dimensions.
         DiagnosticError: a node whose shapes do not satisfy the op's rules.
     """
-    import mlc
     from onnx import numpy_helper
+
+    import mlc
 
     proto = load_model(model)
     graph = proto.graph

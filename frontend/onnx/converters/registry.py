@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from mlc.errors import UnsupportedOpsetError
@@ -98,7 +98,7 @@ def lookup(domain: str, op_type: str, opset: int) -> ConverterEntry | None:
     return versions[since]
 
 
-@lru_cache(maxsize=None)
+@cache
 def onnx_since_version(domain: str, op_type: str, opset: int) -> int | None:
     """The since_version of the ONNX schema in force at `opset`; None if onnx does not know it."""
     import onnx

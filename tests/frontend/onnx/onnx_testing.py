@@ -8,12 +8,11 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from mlir import ir
-from onnx import helper, numpy_helper
-
 from mlc.dialects.attrs import from_attr, param_name, tensor_t
 from mlc.dialects.graph.spec import TensorT
 from mlc.frontend import from_onnx
+from mlir import ir
+from onnx import helper, numpy_helper
 
 _ONNX_TYPES = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.float64): onnx.TensorProto.DOUBLE,
                np.dtype(np.float16): onnx.TensorProto.FLOAT16, np.dtype(np.int64): onnx.TensorProto.INT64,

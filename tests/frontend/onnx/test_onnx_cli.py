@@ -7,11 +7,11 @@ import pathlib
 import numpy as np
 import onnx
 import pytest
+from mlc.frontend import import_model_files
 from onnx import helper
 from onnx_testing import make_model, rand
 
 from mlc.driver import _main
-from mlc.frontend import import_model_files
 
 
 @pytest.fixture

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlc.frontend import from_onnx
 from mlir import ir
 from onnx import TensorProto, helper
-from onnx_testing import check_numerics, main_ops, make_model, node_model, op_names, params_used, rand
+from onnx_testing import (
+    check_numerics,
+    main_ops,
+    make_model,
+    node_model,
+    op_names,
+    params_used,
+    rand,
+)
 
 from mlc.errors import DiagnosticError, UnsupportedOpError
-from mlc.frontend import from_onnx
 
 
 def _small_cnn() -> object:
@@ -25,7 +33,7 @@ def _small_cnn() -> object:
 
 
 def test_main_interface_and_names() -> None:
-    module, params = from_onnx(_small_cnn())
+    module, _ = from_onnx(_small_cnn())
     main = module.body.operations[0]
     assert main.name.value == "main"
     assert str(main.attributes["mlc.input_names"]) == '["x"]'
@@ -68,7 +76,7 @@ def test_constant_subgraphs_are_folded() -> None:
         helper.make_node("Cast", ["rng"], ["rngf"], to=TensorProto.FLOAT),
         helper.make_node("Add", ["padded", "rngf"], ["y"]),
     ]
-    i64 = lambda *v: np.array(v, np.int64)  # noqa: E731
+    i64 = lambda *v: np.array(v, np.int64)
     consts = {"four": i64(4), "two_pads": i64(1, 1, 0, 0), "shape_m1_2": i64(-1, 2), "start": i64(-1),
               "end": i64(-(2**62)), "axis0": i64(0), "step": i64(-1), "minus1": i64(-1),
               "r0": np.array(0, np.int64), "r3": np.array(3, np.int64), "r1": np.array(1, np.int64)}

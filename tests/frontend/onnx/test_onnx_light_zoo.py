@@ -10,10 +10,10 @@ import time
 
 import onnx
 import pytest
+from mlc.frontend import from_onnx
 from onnx_testing import main_ops
 
 from mlc.driver import _main
-from mlc.frontend import from_onnx
 
 LIGHT = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
 NAMES = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50", "shufflenet",

@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
+from mlc.frontend import from_onnx
 from onnx import TensorProto, helper, numpy_helper
 from onnx_testing import make_model, node_model, rand
 
 from mlc.errors import MissingDependencyError, ModelLoadError, UnsupportedOpError
-from mlc.frontend import from_onnx
 
 
 def _matmul_model() -> onnx.ModelProto:

@@ -7,11 +7,16 @@ import pathlib
 
 import onnx
 import pytest
-
 from mlc.dialects.graph.spec import OPS
-from mlc.errors import UnsupportedOpsetError
 from mlc.frontend.onnx.converters.registry import (
-    NotImplementedVersion, load_converters, lookup, registered_ops, supported_ops_markdown)
+    NotImplementedVersion,
+    load_converters,
+    lookup,
+    registered_ops,
+    supported_ops_markdown,
+)
+
+from mlc.errors import UnsupportedOpsetError
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlc.frontend import from_onnx
 from onnx_testing import check_numerics, node_model, op_names, rand, result_type, the_op
 
 from mlc.errors import UnsupportedOpsetError
-from mlc.frontend import from_onnx
 
 COMPARE = [("Equal", "graph.equal", (7, 11, 13, 19)), ("Greater", "graph.greater", (7, 9, 13)),
            ("Less", "graph.less", (7, 9, 13)), ("GreaterOrEqual", "graph.greater_equal", (12, 16)),

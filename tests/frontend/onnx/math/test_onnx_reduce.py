@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlc.frontend import from_onnx
 from onnx_testing import attrs, check_numerics, node_model, op_names, rand, the_op
 
 from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
-from mlc.frontend import from_onnx
 
 X = rand(2, 3, 4, low=0.1, high=2.0)
 DIRECT = ["ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceL2", "ReduceSumSquare"]

@@ -5,10 +5,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_testing import attrs, check_numerics, import_model, node_model, op_names, rand, run_mlc, the_op
+from mlc.frontend import from_onnx
+from onnx_testing import (
+    attrs,
+    check_numerics,
+    import_model,
+    node_model,
+    op_names,
+    rand,
+    run_mlc,
+    the_op,
+)
 
 from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
-from mlc.frontend import from_onnx
 
 X = rand(2, 3, 4, 5)
 

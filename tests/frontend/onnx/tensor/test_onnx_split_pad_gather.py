@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_testing import attrs, check_numerics, main_ops, node_model, op_names, rand, result_type, the_op
+from mlc.frontend import from_onnx
+from onnx_testing import (
+    attrs,
+    check_numerics,
+    main_ops,
+    node_model,
+    op_names,
+    rand,
+    result_type,
+    the_op,
+)
 
 from mlc.errors import UnsupportedOpError
-from mlc.frontend import from_onnx
 
 X = rand(2, 7, 3)
 
