@@ -24,6 +24,8 @@ from mlc.testing import run_compiled
 
 PIPELINE = "builtin.module(graph-fuse,graph-to-tp,tp-to-loops,func.func(canonicalize,cse),lower-to-llvm)"
 TO_TP = "builtin.module(graph-fuse,graph-to-tp)"
+# What `mlc-default` runs: the same with the default schedules (vectorized, register tiles).
+SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule,tp-to-loops,func.func(canonicalize,cse),lower-to-llvm)"
 
 Body = Callable[..., "ir.Value | Sequence[ir.Value]"]
 
@@ -48,22 +50,22 @@ def build_main(body: Body, inputs: Sequence[np.ndarray], params: dict[str, np.nd
     return module
 
 
-def run_graph(body: Body, inputs: Sequence[np.ndarray],
-              params: dict[str, np.ndarray] | None = None) -> tuple[list[np.ndarray], list[np.ndarray]]:
+def run_graph(body: Body, inputs: Sequence[np.ndarray], params: dict[str, np.ndarray] | None = None,
+              pipeline: str = PIPELINE) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """(compiled outputs, reference-interpreter outputs) of `@main` built by `body`."""
     with mlc.Context(), ir.Location.unknown():
         module = build_main(body, inputs, params)
         expected = run_module(module, params or {}, list(inputs))
-        mlc.PassManager.parse(PIPELINE).run(module)
+        mlc.PassManager.parse(pipeline).run(module)
         got = run_compiled(module, params or {}, list(inputs))
     return got, expected
 
 
-def lower_to_tp(body: Body, inputs: Sequence[np.ndarray]) -> str:
+def lower_to_tp(body: Body, inputs: Sequence[np.ndarray], pipeline: str = TO_TP) -> str:
     """The tp program text of `@main` built by `body` (graph-fuse, graph-to-tp)."""
     with mlc.Context(), ir.Location.unknown():
         module = build_main(body, inputs)
-        mlc.PassManager.parse(TO_TP).run(module)
+        mlc.PassManager.parse(pipeline).run(module)
         return str(module)
 
 

@@ -1,0 +1,87 @@
+"""The new anchors under tp-default-schedule (what `mlc-default` compiles with): vectorized
+output axes, register-tiled reductions, per-lane computed indices (gather, pad) and bool bytes
+in vectors. Shapes are chosen so that the schedules vectorize; the tp text checks that they do."""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import tensor
+
+from mlc.dialects.graph import builders as g
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
+from test_emit_coverage import SCHEDULED, check, lower_to_tp, rand, run_graph  # noqa: E402
+
+TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
+
+
+def _vectorized_blocks(body: object, inputs: list[np.ndarray]) -> list[str]:
+    text = lower_to_tp(body, inputs, TP_SCHEDULED)  # type: ignore[arg-type]
+    return [part.split('"')[0] for part in text.split('name = "')[1:] if 'vectorize = "' in part.split("}}")[0]]
+
+
+def test_reductions_scheduled() -> None:
+    x = rand((4, 16), seed=1)
+    xi = rand((4, 16), "int64", seed=2) % 5
+
+    def body(v: ir.Value, w: ir.Value) -> list[ir.Value]:
+        return [g.reduce_sum(v, axes=(0,), keepdims=0), g.reduce_max(v, axes=(1,), keepdims=1),
+                g.argmax(w, axis=0, keepdims=0, select_last_index=1), g.argmin(v, axis=1, keepdims=0)]
+    got, ref = run_graph(body, [x, xi], pipeline=SCHEDULED)
+    check(got[0], ref[0], x.sum(axis=0), rtol=1e-5, atol=1e-5, what="reduce_sum")
+    check(got[1], ref[1], x.max(axis=1, keepdims=True), rtol=0, atol=0, what="reduce_max")
+    check(got[2], ref[2], 3 - np.argmax(xi[::-1], axis=0), what="argmax last")
+    check(got[3], ref[3], np.argmin(x, axis=1), what="argmin")
+    assert any(n.startswith("reduce_sum") for n in _vectorized_blocks(body, [x, xi]))
+
+
+def test_normalizations_scheduled() -> None:
+    x = rand((3, 16), seed=3, scale=5.0)
+    scale, bias = rand((16,), seed=4), rand((16,), seed=5)
+    got, ref = run_graph(lambda v, s, b: [g.softmax(v, axis=0), g.layer_norm(v, s, b, axis=1)], [x, scale, bias],
+                         pipeline=SCHEDULED)
+    e = np.exp(x - x.max(axis=0))
+    check(got[0], ref[0], e / e.sum(axis=0), rtol=1e-5, atol=1e-7, what="softmax")
+    mu = x.mean(axis=1, keepdims=True)
+    ln = (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True) + np.float32(1e-5)) * scale + bias
+    check(got[1], ref[1], ln, rtol=1e-4, atol=1e-5, what="layer_norm")
+
+
+def test_gather_pad_concat_scheduled() -> None:
+    """Computed indices per vector lane: gather rows, reflect/edge columns, concat slices."""
+    table = rand((10, 16), seed=6)
+    ids = np.array([[9, -1, 0, 4]], np.int64)
+    x = rand((2, 12), seed=7)
+
+    def body(t: ir.Value, i: ir.Value, v: ir.Value) -> list[ir.Value]:
+        cat = tensor.ConcatOp(ir.RankedTensorType.get([2, 32], ir.F32Type.get()), 1,
+                              [g.pad(v, pads=(0, 2, 0, 2), mode="reflect"), g.pad(v, pads=(0, 3, 0, 1), mode="edge")])
+        return [g.gather(t, i, axis=0), cat.result]
+    got, ref = run_graph(body, [table, ids, x], pipeline=SCHEDULED)
+    check(got[0], ref[0], table[ids % 10], rtol=0, atol=0, what="gather")
+    expected = np.concatenate([np.pad(x, ((0, 0), (2, 2)), mode="reflect"),
+                               np.pad(x, ((0, 0), (3, 1)), mode="edge")], axis=1)
+    check(got[1], ref[1], expected, rtol=0, atol=0, what="pad + concat")
+    vectorized = _vectorized_blocks(body, [table, ids, x])
+    assert any(n.startswith("gather") for n in vectorized), vectorized
+    assert any(n.startswith("pad_reflect") for n in vectorized), vectorized
+
+
+def test_bool_bytes_in_vectors() -> None:
+    """i8 storage of bools with 32 lanes: where on a bool mask and a bool concat."""
+    m = rand((2, 32), seed=8) > 0
+    a, b = rand((2, 32), seed=9), rand((2, 32), seed=10)
+
+    def body(c: ir.Value, x: ir.Value, y: ir.Value) -> list[ir.Value]:
+        both = tensor.ConcatOp(ir.RankedTensorType.get([4, 32], ir.IntegerType.get_signless(1)), 0,
+                               [c, g.greater(x, y)])
+        return [g.where(c, x, y), both.result, g.reduce_max(both.result, axes=(0,), keepdims=0)]
+    got, ref = run_graph(body, [m, a, b], pipeline=SCHEDULED)
+    check(got[0], ref[0], np.where(m, a, b), rtol=0, atol=0, what="where")
+    both = np.concatenate([m, a > b], axis=0)
+    check(got[1], ref[1], both, what="bool concat")
+    check(got[2], ref[2], both.any(axis=0), what="bool reduce_max")
