@@ -70,3 +70,25 @@ def test_suggest_closest_name() -> None:
     assert "graph-verify" in registry.suggest("graph-verfy")
     assert "canonicalize" in registry.suggest("canonicalise")
     assert registry.suggest("zzzzzzzz") == ""
+
+
+def test_plugin_passes_register_and_clashes_are_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Third-party passes come from the `mlc.passes` entry-point group, never shadowing names."""
+    from mlc.passes.mlc_dce import MlcDcePass
+
+    @dataclasses.dataclass(frozen=True)
+    class PluginPass(MlcDcePass):
+        """A plugin pass (test)."""
+
+        name = "my-plugin-pass"  # type: ignore[misc]
+
+    monkeypatch.setattr(registry, "_entry_points", lambda: {"my-plugin-pass": lambda: PluginPass})
+    registry.all_passes.cache_clear()
+    try:
+        assert registry.get_pass("my-plugin-pass") is PluginPass
+        monkeypatch.setattr(registry, "_entry_points", lambda: {"cse": lambda: PluginPass})
+        registry.all_passes.cache_clear()
+        with pytest.raises(ValueError, match="plugin pass 'cse' clashes"):
+            registry.all_passes()
+    finally:
+        registry.all_passes.cache_clear()
