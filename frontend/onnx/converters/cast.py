@@ -38,7 +38,7 @@ def _cast_like(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     return [_cast(ctx, node, ctx.type(node, 1).dtype)]
 
 
-for _since in (6, 9, 13, 19, 21, 23, 24, 25):
+for _since in (6, 9, 13, 19, 21, 23, 24, 25, 28):
     converter("Cast", since=_since)(_cast_attr)
 for _since in (15, 19, 21, 23, 24, 25):
     converter("CastLike", since=_since)(_cast_like)

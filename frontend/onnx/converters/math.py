@@ -3,7 +3,7 @@
 Versions registered per op are every ONNX since_version from the first one with today's
 semantics: opset 6 dropped `consumed_inputs` (unary ops), opset 7 replaced the `broadcast`
 attribute by numpy broadcasting (binary ops), opset 8 made Sum/Max/Min/Mean broadcast. Later
-versions only added element types.
+versions only added element types, except Mod-28, which defines fmod=0 for floats.
 """
 
 from __future__ import annotations
@@ -130,10 +130,15 @@ def pow_(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 
 @converter("Mod", since=10)
 @converter("Mod", since=13)
-def mod(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-    """Remainder: `fmod` = 1 truncates like C fmod, 0 takes the sign of the divisor."""
+def mod_v10(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 10-27: `fmod` = 1 (floats) truncates like C fmod, 0 (integers only) floors."""
+    if ctx.attrs.int("fmod", 0) == 0 and ctx.type(node, 0).dtype.startswith("f"):
+        raise ctx.unsupported("fmod=0 is only defined for integer inputs before opset 28")
+    return mod_v28(ctx, node)
+
+
+@converter("Mod", since=28)
+def mod_v28(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 28+: fmod=0 (A - floor(A / B) * B, sign of B) is also defined for floats."""
     fmod = ctx.attrs.int("fmod", 0)
-    dtype = ctx.type(node, 0).dtype
-    if fmod == 0 and dtype.startswith("f"):
-        raise ctx.unsupported("fmod=0 is only defined for integer inputs")
     return [ctx.emit("mod", ctx.operand(node, 0), ctx.operand(node, 1), fmod=fmod)]

@@ -6,9 +6,19 @@ import numpy as np
 import pytest
 from mlc.frontend import from_onnx
 from onnx import helper
-from onnx_testing import attrs, check_numerics, make_model, node_model, op_names, rand, the_op
+from onnx_testing import (
+    attrs,
+    check_numerics,
+    import_model,
+    make_model,
+    node_model,
+    op_names,
+    rand,
+    run_mlc,
+    the_op,
+)
 
-from mlc.errors import UnsupportedOpsetError
+from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
 
 
 @pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div"])
@@ -65,6 +75,17 @@ def test_mod_integer_and_fmod() -> None:
     x, y = rand(2, 3, low=-5, high=5), rand(2, 3, seed=2, low=1, high=2)
     module = check_numerics(node_model("Mod", {"x": x, "y": y}, opset=10, fmod=1), {"x": x, "y": y})
     assert attrs(the_op(module, "graph.mod"))["fmod"] == 1
+
+
+def test_float_mod_with_floor_semantics_needs_opset_28() -> None:
+    """Before opset 28, fmod=0 was integer-only; Mod-28 defines it for floats (sign of the divisor)."""
+    x, y = np.array([[5.5, -5.5, 7.0]], np.float32), np.array([[2.0, 2.0, -3.0]], np.float32)
+    with pytest.raises(UnsupportedOpError, match="fmod=0 is only defined for integer inputs before opset 28"):
+        from_onnx(node_model("Mod", {"x": x, "y": y}, opset=13))
+    module, params = import_model(node_model("Mod", {"x": x, "y": y}, opset=28))
+    assert attrs(the_op(module, "graph.mod"))["fmod"] == 0
+    (out,) = run_mlc(module, params, {"x": x, "y": y})  # onnxruntime has no opset 28 yet
+    np.testing.assert_allclose(out, np.mod(x, y))
 
 
 @pytest.mark.parametrize("op_type,graph_op", [("Sum", "graph.add"), ("Max", "graph.max"), ("Min", "graph.min")])
