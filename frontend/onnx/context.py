@@ -80,6 +80,15 @@ class ImportContext:
         raise ModelLoadError(f"{self.where}: input '{name}' is not produced by any earlier node, "
                              "graph input or initializer (nodes must be topologically sorted)")
 
+    def graph_output(self, name: str) -> ir.Value:
+        """The value returned for graph output `name`."""
+        if name in self.missing:
+            raise UnsupportedOpError(f"graph output '{name}' is {self.missing[name]}")
+        if name not in self.values and name not in self.constants:
+            raise ModelLoadError(f"graph output '{name}' is not produced by any node, graph input "
+                                 "or initializer")
+        return self.value(name)
+
     def const(self, node: onnx.NodeProto, i: int) -> np.ndarray | None:
         """The value of input `i` if it is a constant; None if absent or computed at run time."""
         return self.constants.get(self.input_name(node, i))

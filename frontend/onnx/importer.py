@@ -72,8 +72,8 @@ def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
         for init in graph.initializer:
             ctx.constants[init.name] = numpy_helper.to_array(init)
         _convert_nodes(ctx, planned)
-        results = [ctx.value(o.name) for o in graph.output]
-        func.ReturnOp(results, loc=ir.Location.name("return"), ip=ctx.ip)
+        results = [ctx.graph_output(o.name) for o in graph.output]
+        func.ReturnOp(results, ip=ctx.ip)
         main.attributes["function_type"] = ir.TypeAttr.get(
             ir.FunctionType.get([to_type(t) for _, t in inputs], [r.type for r in results]))
         main.attributes["mlc.input_names"] = _names([n for n, _ in inputs])

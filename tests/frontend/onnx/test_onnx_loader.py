@@ -104,3 +104,9 @@ def test_missing_onnx_package(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(builtins, "__import__", no_onnx)
     with pytest.raises(MissingDependencyError, match=r"pip install 'mlc\[onnx\]'"):
         from_onnx("model.onnx")
+
+
+def test_graph_output_that_nothing_produces() -> None:
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], {"x": (np.float32, [2])}, ["y", "ghost"])
+    with pytest.raises(ModelLoadError, match="graph output 'ghost' is not produced by any node"):
+        from_onnx(model)

@@ -76,3 +76,10 @@ def test_unused_indices_output_is_fine_but_a_used_one_is_reported() -> None:
 def test_pool_before_first_version_is_rejected() -> None:
     with pytest.raises(UnsupportedOpsetError, match="AveragePool"):
         from_onnx(node_model("AveragePool", {"x": X}, opset=6, kernel_shape=[2, 2]))
+
+
+def test_indices_as_a_graph_output_is_reported() -> None:
+    pool = helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2])
+    model = make_model([pool], {"x": (np.float32, [1, 3, 9, 9])}, {"y": np.float32, "idx": np.int64}, opset=12)
+    with pytest.raises(UnsupportedOpError, match=r"graph output 'idx' is output #1 \('idx'\) of MaxPool node 'pool'"):
+        from_onnx(model)
