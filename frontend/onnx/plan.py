@@ -44,38 +44,41 @@ class PlannedNode:
 def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNode]:
     """Plan every node; raises one UnsupportedOpError listing everything unsupported."""
     constants = {init.name for init in graph.initializer}
-    names = _node_names(graph)
     planned: list[PlannedNode] = []
-    problems: dict[tuple[str, str, int], tuple[str, list[str], Exception | None]] = {}
-    for node, name in zip(graph.node, names):
+    problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]] = {}
+    for node, name in zip(graph.node, _node_names(graph)):
         domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
         opset = opsets.get(domain, 0)
-        key = (domain, node.op_type, opset)
-        if domain not in opsets:
-            _note(problems, key, name, f"domain '{domain}' is not in the model's opset_import")
-            continue
-        if _foldable(node, domain, opset, constants):
+        if domain in opsets and _foldable(node, domain, opset, constants):
             constants.update(o for o in node.output if o)
             planned.append(PlannedNode(node, name, domain, opset, True, None))
             continue
-        try:
-            entry = lookup(domain, node.op_type, opset)
-        except UnsupportedOpsetError as e:
-            _note(problems, key, name, f"opset {opset} is below the earliest implemented version "
-                                       f"{e.min_supported}", e)
-            continue
-        except NotImplementedVersion as e:
-            _note(problems, key, name, str(e))
-            continue
-        if entry is None:
-            reason = ("supported only when its inputs are constant (computable at import)"
-                      if node.op_type in FOLD_ONLY else "no converter")
-            _note(problems, key, name, reason)
-            continue
-        planned.append(PlannedNode(node, name, domain, opset, False, entry))
+        found = _converter(node, domain, opset, opsets)
+        if isinstance(found, ConverterEntry):
+            planned.append(PlannedNode(node, name, domain, opset, False, found))
+        else:
+            problems.setdefault((domain, node.op_type, opset), (*found, []))[2].append(name)
     if problems:
         raise _report(problems)
     return planned
+
+
+def _converter(node: onnx.NodeProto, domain: str, opset: int,
+               opsets: dict[str, int]) -> ConverterEntry | tuple[str, Exception | None]:
+    """The node's converter, or why there is none (and the error behind it)."""
+    if domain not in opsets:
+        return f"domain '{domain}' is not in the model's opset_import", None
+    try:
+        entry = lookup(domain, node.op_type, opset)
+    except UnsupportedOpsetError as e:
+        return f"opset {opset} is below the earliest implemented version {e.min_supported}", e
+    except NotImplementedVersion as e:
+        return str(e), e
+    if entry is None:
+        if node.op_type in FOLD_ONLY:
+            return "supported only when its inputs are constant (computable at import)", None
+        return "no converter", None
+    return entry
 
 
 def _foldable(node: onnx.NodeProto, domain: str, opset: int, constants: set[str]) -> bool:
@@ -106,22 +109,17 @@ def _node_names(graph: onnx.GraphProto) -> list[str]:
     return names
 
 
-def _note(problems: dict[tuple[str, str, int], tuple[str, list[str], Exception | None]],
-          key: tuple[str, str, int], name: str, reason: str, error: Exception | None = None) -> None:
-    problems.setdefault(key, (reason, [], error))[1].append(name)
-
-
-def _report(problems: dict[tuple[str, str, int], tuple[str, list[str], Exception | None]]) -> UnsupportedOpError:
+def _report(problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]]) -> UnsupportedOpError:
     lines = []
     count = 0
-    for (domain, op_type, opset), (reason, nodes, _) in sorted(problems.items()):
+    for (domain, op_type, opset), (reason, _, nodes) in sorted(problems.items()):
         op = f"{domain}.{op_type}" if domain else op_type
         shown = ", ".join(nodes[:8]) + (f", ... ({len(nodes)} nodes)" if len(nodes) > 8 else "")
         lines.append(f"  {op} (opset {opset}): {reason}; nodes: {shown}")
         count += len(nodes)
     message = (f"the model uses {len(problems)} unsupported operator(s) in {count} node(s):\n"
                + "\n".join(lines))
-    errors = [e for _, _, e in problems.values()]
+    errors = [e for _, e, _ in problems.values()]
     if all(isinstance(e, UnsupportedOpsetError) for e in errors):
         first = errors[0]
         assert isinstance(first, UnsupportedOpsetError)

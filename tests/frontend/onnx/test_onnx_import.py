@@ -153,3 +153,12 @@ def test_context_argument_is_used() -> None:
     ctx = mlc.Context()
     module, _ = from_onnx(node_model("Relu", {"x": rand(2)}, opset=13), context=ctx)
     assert module.context is ctx
+
+
+def test_long_node_lists_are_shortened() -> None:
+    nodes = [helper.make_node("Relu", ["x"], ["r0"])]
+    nodes += [helper.make_node("Hardmax", [f"r{i}"], [f"r{i + 1}"], name=f"h{i}") for i in range(10)]
+    model = make_model(nodes, {"x": (np.float32, [2, 3])}, ["r10"])
+    with pytest.raises(UnsupportedOpError, match=r"Hardmax \(opset 13\): no converter; nodes: h0, h1, h2, h3, "
+                                                 r"h4, h5, h6, h7, \.\.\. \(10 nodes\)$"):
+        from_onnx(model)
