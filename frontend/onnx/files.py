@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -9,6 +10,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .importer import from_onnx
+
+_log = logging.getLogger(__name__)
 
 
 def import_model_files(model_path: str | os.PathLike[str], output_path: str | os.PathLike[str],
@@ -33,6 +36,8 @@ def import_model_files(model_path: str | os.PathLike[str], output_path: str | os
         params_path = output + ".npz"
     if params_path is not None:
         save_params(params_path, params)
+    elif params:
+        _log.warning("%d parameters were not written: with output '-', pass --params FILE", len(params))
 
 
 def save_params(path: str | os.PathLike[str], params: Mapping[str, np.ndarray]) -> None:

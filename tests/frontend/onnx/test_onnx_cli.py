@@ -46,6 +46,13 @@ def test_import_to_stdout_with_debuginfo(model_path: pathlib.Path, tmp_path: pat
     assert params.exists() and not (tmp_path / "-.npz").exists()
 
 
+def test_stdout_without_params_path_warns(model_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
+                                          caplog: pytest.LogCaptureFixture) -> None:
+    assert _main(["import", str(model_path), "-o", "-", "--input-shapes", "x:[1,4]"]) == 0
+    assert capsys.readouterr().out.startswith("module {")
+    assert "2 parameters were not written: with output '-', pass --params FILE" in caplog.text
+
+
 def test_import_model_files_library_call(model_path: pathlib.Path, tmp_path: pathlib.Path) -> None:
     out = tmp_path / "m.mlir"
     import_model_files(model_path, out, shape_dict={"x": [3, 4]})
