@@ -79,3 +79,15 @@ def test_bad_file_and_unsupported_op_exit_4(tmp_path: pathlib.Path, capsys: pyte
     onnx.save(model, path)
     assert _main(["import", str(path), "-o", "-"]) == 4
     assert "NonMaxSuppression (opset 13): no converter; nodes: nms" in capsys.readouterr().err
+
+
+def test_params_with_any_names_round_trip(tmp_path: pathlib.Path) -> None:
+    from mlc.frontend.onnx.files import save_params
+
+    params = {"file": rand(2, 2), "allow_pickle": np.arange(3), "a/b.c": np.zeros((2, 0), np.float16)}
+    save_params(tmp_path / "p.npz", params)
+    with np.load(tmp_path / "p.npz", allow_pickle=False) as npz:
+        assert sorted(npz.files) == sorted(params)
+        for name, value in params.items():
+            np.testing.assert_array_equal(npz[name], value)
+            assert npz[name].dtype == value.dtype
