@@ -1,0 +1,82 @@
+"""The light model zoo shipped with the `onnx` wheel, with seeded random weights.
+
+The light models (resnet50, squeezenet, densenet121, inception_v1/v2, shufflenet, vgg19,
+bvlc_alexnet, zfnet512) store every weight as a ConstantOfShape of one value, which makes every
+output uniform. `load_light_model` replaces those by seeded random initializers scaled so that
+activations stay of order one (He-normal for conv/gemm weights, positive per-channel vectors so
+that batch-norm variances are valid), which makes the models usable to compare numbers.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+
+
+def _light_dir() -> pathlib.Path:
+    import onnx
+
+    return pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
+
+
+def light_model_names() -> list[str]:
+    return sorted(p.stem.removeprefix("light_") for p in _light_dir().glob("light_*.onnx"))
+
+
+def light_model_path(name: str) -> pathlib.Path:
+    path = _light_dir() / f"light_{name}.onnx"
+    if not path.is_file():
+        raise ValueError(f"no light model '{name}'; available: {', '.join(light_model_names())}")
+    return path
+
+
+def load_light_model(name: str, seed: int = 0, *, drop_softmax: bool = False):  # type: ignore[no-untyped-def]
+    """The light model `name` as a ModelProto whose weights are seeded random initializers.
+
+    With `drop_softmax`, a final Softmax is removed so that the model outputs logits: random
+    weights make logits large and the probabilities one-hot, a weak check of the numbers.
+    """
+    import onnx
+    from onnx import numpy_helper
+
+    model = onnx.load(str(light_model_path(name)))
+    graph = model.graph
+    constants = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    rng = np.random.default_rng(seed)
+    kept, generated = [], []
+    for node in graph.node:
+        if node.op_type != "ConstantOfShape" or node.input[0] not in constants:
+            kept.append(node)
+            continue
+        shape = tuple(int(d) for d in constants[node.input[0]])
+        if len(shape) >= 2:
+            value = rng.standard_normal(shape) * np.sqrt(2.0 / max(int(np.prod(shape[1:])), 1))
+        else:
+            value = rng.uniform(0.5, 1.5, shape)
+        generated.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
+    if drop_softmax and kept and kept[-1].op_type == "Softmax" and kept[-1].output[0] == graph.output[0].name:
+        logits = kept.pop().input[0]
+        graph.output[0].name = logits
+    used = {name for node in kept for name in node.input}
+    initializers = [i for i in graph.initializer if i.name in used] + generated
+    inputs = [i for i in graph.input if i.name in used or i.name not in constants]
+    del graph.node[:]
+    graph.node.extend(kept)
+    del graph.initializer[:]
+    graph.initializer.extend(initializers)
+    init_names = {i.name for i in initializers}
+    del graph.input[:]
+    graph.input.extend(i for i in inputs if i.name not in init_names or i.name in used)
+    return model
+
+
+def save_light_model(name: str, path: str | pathlib.Path, seed: int = 0, *,
+                     drop_softmax: bool = False) -> pathlib.Path:
+    """Write the random-weight version of a light model to `path` (for the CLI and benchmarks)."""
+    import onnx
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    onnx.save(load_light_model(name, seed, drop_softmax=drop_softmax), str(path))
+    return path
