@@ -71,12 +71,49 @@ def load_light_model(name: str, seed: int = 0, *, drop_softmax: bool = False):  
     return model
 
 
+def calibrate_classifier(model, seed: int = 0, logit_std: float = 2.0):  # type: ignore[no-untyped-def]
+    """Rescale the last Gemm/MatMul weights so that logits on a random input have `logit_std`.
+
+    Random weights without trained normalization statistics make the activations grow with
+    depth, so the softmax of a deep model is one-hot; this keeps its probabilities readable.
+    Needs onnxruntime (to see the classifier's input once).
+    """
+    import onnx
+    import onnxruntime as ort
+    from onnx import numpy_helper
+
+    graph = model.graph
+    fc = next((n for n in reversed(graph.node) if n.op_type in ("Gemm", "MatMul")), None)
+    weights = {i.name: i for i in graph.initializer}
+    if fc is None or fc.input[1] not in weights:
+        return model
+    probe = onnx.ModelProto()
+    probe.CopyFrom(model)
+    del probe.graph.output[:]
+    probe.graph.output.append(onnx.helper.make_tensor_value_info(fc.output[0], onnx.TensorProto.FLOAT, None))
+    session = ort.InferenceSession(probe.SerializeToString())
+    rng = np.random.default_rng(seed)
+    feed = {i.name: rng.standard_normal(i.shape).astype(np.float32) for i in session.get_inputs()}
+    logits = session.run(None, feed)[0]
+    spread = float(np.std(logits))
+    if not np.isfinite(spread) or spread == 0.0:
+        return model
+    w = weights[fc.input[1]]
+    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * np.float32(logit_std / spread), w.name))
+    if len(fc.input) > 2 and fc.input[2] in weights:  # keep the bias small next to the logits
+        b = weights[fc.input[2]]
+        b.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(b) * np.float32(0.1 * logit_std / spread), b.name))
+    return model
+
+
 def save_light_model(name: str, path: str | pathlib.Path, seed: int = 0, *,
-                     drop_softmax: bool = False) -> pathlib.Path:
-    """Write the random-weight version of a light model to `path` (for the CLI and benchmarks)."""
+                     drop_softmax: bool = False, calibrate: bool = True) -> pathlib.Path:
+    """Write the random-weight version of a light model to `path` (for the CLI, demo and
+    benchmarks); `calibrate` rescales the classifier (see `calibrate_classifier`)."""
     import onnx
 
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    onnx.save(load_light_model(name, seed, drop_softmax=drop_softmax), str(path))
+    model = load_light_model(name, seed, drop_softmax=drop_softmax)
+    onnx.save(calibrate_classifier(model, seed) if calibrate else model, str(path))
     return path
