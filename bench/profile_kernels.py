@@ -22,7 +22,8 @@ import mlc
 from mlc.dialects.attrs import tensor_t
 from mlc.passes.outline import KERNEL_ATTR
 
-GRAPH_STAGE = "builtin.module(graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)"
+GRAPH_STAGE = ("builtin.module(graph-simplify,graph-fold-constants,graph-alter-layout,graph-simplify,"
+               "graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)")
 
 
 def kernel_modules(module: ir.Module) -> list[tuple[str, ir.Module, int]]:

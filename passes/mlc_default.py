@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from .base import NamedPipeline
 
-GRAPH_STAGE = "graph-verify,graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
+GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
+               "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
 TP_STAGE = "graph-to-tp,tp-default-schedule,tp-verify"
 LOOP_STAGE = "tp-to-loops,func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
@@ -22,10 +23,15 @@ class MlcDefaultPipeline(NamedPipeline):
     """Worker threads for parallel loops (1: sequential, no async runtime)."""
     max_group_size: int = 32
     """Most ops per fused kernel (1 turns fusion off)."""
+    layout_block: int = 8
+    """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
             raise ValueError("threads and max-group-size must be >= 1")
+        if self.layout_block == 1 or self.layout_block < 0:
+            raise ValueError("layout-block must be 0 (off) or >= 2")
 
     def expand(self) -> str:
-        return ",".join([GRAPH_STAGE % self.max_group_size, TP_STAGE, LOOP_STAGE % self.threads])
+        alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
+        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE, LOOP_STAGE % self.threads])

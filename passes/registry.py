@@ -31,6 +31,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
+    "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),

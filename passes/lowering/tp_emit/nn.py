@@ -6,10 +6,11 @@ from mlir import ir
 from mlir.dialects import arith
 
 from mlc.dialects import tp
+from mlc.dialects.graph import TensorT
 from mlc.dialects.graph.spec import kernel_blocks, layout_block
 from mlc.errors import DiagnosticError
 
-from .expr import Elementwise, Expr, Index, Leaf, read
+from .expr import Elementwise, Expr, Index, Leaf, block_over, read
 from .kernel import KernelBuilder, anchor
 from .scalar import const
 
@@ -43,7 +44,13 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     kh_n, kw_n = w_t.shape[2], w_t.shape[3]
     x = kb.buffer(op.operands[0])
     w = kb.buffer(op.operands[1])
-    padded = bool(pt or pl or pb or pr)
+    if pt or pl or pb or pr:
+        # Materialize the zero halo once, so the reduction reads without bounds checks.
+        rows = max(x_t.shape[2] + pt + pb, (oh_n - 1) * sh + (w_t.shape[2] - 1) * dh + 1)
+        cols = max(x_t.shape[3] + pl + pr, (ow_n - 1) * sw + (w_t.shape[3] - 1) * dw + 1)
+        x = padded_copy(kb, x, x_t, pt, pl, rows, cols)
+        pt = pl = 0
+    padded = False
     if yb:  # blocked: channel axes split into block index and lane
         axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"]
         extents = [n, y_t.shape[1], oh_n, ow_n, yb, x_t.shape[1], kh_n, kw_n, xb]
@@ -76,6 +83,21 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     if yb:
         return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1] * yb + idx[4]])
     return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1]])
+
+
+def padded_copy(kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: int, rows: int,
+                cols: int) -> ir.Value:
+    """A scratch copy of `x` (NCHW or NCHW<n>c) with `top`/`left` zero rows/columns before and
+    enough after to make it rows x cols."""
+    shape = list(x_t.shape)
+    shape[2], shape[3] = rows, cols
+    buf = kb.temp(TensorT(tuple(shape), x_t.dtype))
+    blk, axes, idx = block_over(buf, kb.name("pad"), tuple(shape))
+    src = list(idx)
+    src[2], src[3] = idx[2] - top, idx[3] - left
+    with ir.InsertionPoint(blk.body):
+        tp.yield_(read(x, axes, src, pad=0.0))
+    return buf
 
 
 def _contract(kb: KernelBuilder, name: str, out: ir.Value, out_shape: tuple[int, ...],

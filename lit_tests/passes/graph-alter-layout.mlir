@@ -1,0 +1,46 @@
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
+
+// Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
+// packed by reshape+transpose of the constant, and the transform back to NCHW sinks through
+// relu, max-pool, the second conv, a per-channel mul and the residual add to the very end.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW3c", src_layout = "NCHW"}
+// CHECK-NEXT: %[[S:.*]] = "graph.reshape"(%{{.*}}) {shape = array<i64: 2, 8, 1, 3, 3, 3>}
+// CHECK-NEXT: %[[W:.*]] = "graph.transpose"(%[[S]]) {perm = array<i64: 0, 2, 4, 5, 3, 1>} : (tensor<2x8x1x3x3x3xf32>) -> tensor<2x1x3x3x3x8xf32>
+// CHECK-NEXT: %[[C:.*]] = "graph.conv2d"(%[[X]], %[[W]], %{{.*}}) {data_layout = "NCHW3c", {{.*}} kernel_layout = "OIHW3i8o", out_layout = "NCHW8c"
+// CHECK-NEXT: %[[R:.*]] = "graph.relu"(%[[C]]) : (tensor<1x2x16x16x8xf32>)
+// CHECK-NEXT: %[[P:.*]] = "graph.max_pool2d"(%[[R]]) {{.*}} layout = "NCHW8c"
+// CHECK: %[[C2:.*]] = "graph.conv2d"(%[[P]], %{{.*}}) {data_layout = "NCHW8c", {{.*}} kernel_layout = "OIHW8i8o", out_layout = "NCHW8c"
+// CHECK: %[[K:.*]] = "graph.layout_transform"(%{{.*}}) {dst_layout = "NCHW8c", src_layout = "NCHW"} : (tensor<1x16x1x1xf32>) -> tensor<1x2x1x1x8xf32>
+// CHECK-NEXT: %[[M:.*]] = "graph.mul"(%[[C2]], %[[K]])
+// CHECK-NEXT: %[[A:.*]] = "graph.add"(%[[M]], %[[P]])
+// CHECK-NEXT: %[[Y:.*]] = "graph.layout_transform"(%[[A]]) {dst_layout = "NCHW", src_layout = "NCHW8c"}
+// CHECK-NEXT: return %[[Y]]
+// B4: kernel_layout = "OIHW3i4o", out_layout = "NCHW4c"
+// B4: kernel_layout = "OIHW4i4o", out_layout = "NCHW4c"
+func.func @main(%x: tensor<1x3x16x16xf32>) -> tensor<1x16x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<16x3x3x3xf32>
+  %b = "graph.constant"() {value = #graph.param<"b">} : () -> tensor<16xf32>
+  %c = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x16x16xf32>, tensor<16x3x3x3xf32>, tensor<16xf32>) -> tensor<1x16x16x16xf32>
+  %r = "graph.relu"(%c) : (tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32>
+  %p = "graph.max_pool2d"(%r) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x16x16x16xf32>) -> tensor<1x16x8x8xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"w2">} : () -> tensor<16x16x3x3xf32>
+  %c2 = "graph.conv2d"(%p, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %s = "graph.constant"() {value = #graph.param<"s">} : () -> tensor<1x16x1x1xf32>
+  %m = "graph.mul"(%c2, %s) : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  %a = "graph.add"(%m, %p) : (tensor<1x16x8x8xf32>, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %a : tensor<1x16x8x8xf32>
+}
+
+// A grouped convolution stays in NCHW, and so does a conv whose channels the block does not divide.
+// CHECK-LABEL: func.func @unchanged
+// CHECK-NOT: layout_transform
+// CHECK: return
+func.func @unchanged(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"dw">} : () -> tensor<12x1x3x3xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 12 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x12x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<1x12x8x8xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"w12">} : () -> tensor<12x12x1x1xf32>
+  %c2 = "graph.conv2d"(%c, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x12x8x8xf32>, tensor<12x12x1x1xf32>) -> tensor<1x12x8x8xf32>
+  return %c2 : tensor<1x12x8x8xf32>
+}

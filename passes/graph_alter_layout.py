@@ -1,0 +1,180 @@
+"""graph-alter-layout: run convolutions in the blocked NCHW<b>c layout (TVM's conv2d_NCHWc).
+
+Each NCHW conv2d with a channel count the block divides becomes
+    layout_transform(x, NCHW -> NCHW<bi>c) -> conv2d(NCHW<bi>c, OIHW<bi>i<b>o -> NCHW<b>c)
+        -> layout_transform(NCHW<b>c -> NCHW)
+with the weights packed by graph ops on the constant (graph-fold-constants evaluates them once).
+Then the transforms back to NCHW sink through the ops that do not care about the layout
+(elementwise ops, per-channel constants, pooling, channel concatenation) and cancel against the
+next conv's transform to the blocked layout, so a chain of convs stays blocked end to end: the
+vectors run along the 8 output channels of a block, which every channel count here divides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from mlir import ir
+
+from mlc.dialects.attrs import from_attr, tensor_t
+from mlc.dialects.graph import builders as gb
+from mlc.dialects.graph.spec import layout_block
+from mlc.dialects.walk import defining_op, walk
+
+from .base import ModulePass, PassContext
+from .graph_fuse import op_kind
+from .mlc_dce import erase_dead
+
+
+def _attr(op: ir.Operation, name: str) -> object:
+    return from_attr(op.attributes[name])
+
+
+def _shape(v: ir.Value) -> tuple[int, ...]:
+    t = tensor_t(v.type)
+    assert t is not None
+    return t.shape
+
+
+def _replace(op: ir.Operation, new: ir.Value) -> None:
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+
+
+def pack_weights(w: ir.Value, bi: int, bo: int, loc: ir.Location) -> ir.Value:
+    """OIHW -> OIHW<bi>i<bo>o: [O/bo, I/bi, KH, KW, bi, bo] by reshape + transpose."""
+    o, i, kh, kw = _shape(w)
+    split = gb.reshape(w, shape=(o // bo, bo, i // bi, bi, kh, kw), loc=loc)
+    return gb.transpose(split, perm=(0, 2, 4, 5, 3, 1), loc=loc)
+
+
+def to_blocked(v: ir.Value, block: int, loc: ir.Location) -> ir.Value:
+    return gb.layout_transform(v, src_layout="NCHW", dst_layout=f"NCHW{block}c", loc=loc)
+
+
+def _is_back_transform(v: ir.Value) -> ir.Operation | None:
+    """The op if `v` is layout_transform(blocked -> NCHW)."""
+    op = defining_op(v)
+    if op is None or op.name != "graph.layout_transform" or _attr(op, "dst_layout") != "NCHW":
+        return None
+    return op
+
+
+@dataclass(frozen=True)
+class GraphAlterLayoutPass(ModulePass):
+    """Convert NCHW convolutions to NCHW<block>c and keep the blocked layout between them."""
+
+    name: ClassVar[str] = "graph-alter-layout"
+
+    block: int = 8
+    """Channels per block: the SIMD width in floats (8 for AVX2)."""
+
+    def __post_init__(self) -> None:
+        if self.block < 2:
+            raise ValueError(f"block must be >= 2, got {self.block}")
+
+    def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
+            self._convert(op)
+        changed = True
+        while changed:
+            changed = False
+            for op in list(walk(module)):
+                if op.name.startswith("graph.") or op.name == "tensor.concat":
+                    with op.location, ir.InsertionPoint(op):
+                        if _sink(op):
+                            changed = True
+                            break
+        erase_dead(module)
+
+    def _convert(self, op: ir.Operation) -> None:
+        if (_attr(op, "data_layout"), _attr(op, "kernel_layout"), _attr(op, "out_layout")) != ("NCHW", "OIHW", "NCHW"):
+            return
+        x, w = op.operands[0], op.operands[1]
+        channels, out_channels = _shape(x)[1], _shape(w)[0]
+        if _attr(op, "group") != 1 or out_channels % self.block:
+            return
+        bi = self.block if channels % self.block == 0 else channels if channels < self.block else 0
+        if not bi:
+            return
+        loc = op.location
+        with ir.InsertionPoint(op), loc:
+            attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
+            y = gb.conv2d(to_blocked(x, bi, loc), pack_weights(w, bi, self.block, loc),
+                          *(list(op.operands)[2:]), data_layout=f"NCHW{bi}c",
+                          kernel_layout=f"OIHW{bi}i{self.block}o", out_layout=f"NCHW{self.block}c", **attrs)
+            back = gb.layout_transform(y, src_layout=f"NCHW{self.block}c", dst_layout="NCHW")
+        _replace(op, back)
+
+
+def _sink(op: ir.Operation) -> bool:
+    """One rewrite moving a back-transform below `op` (or cancelling a pair); True if done."""
+    name = op.name.removeprefix("graph.")
+    if name == "layout_transform":
+        inner = defining_op(op.operands[0])
+        if inner is not None and inner.name == "graph.layout_transform" and \
+                _attr(inner, "src_layout") == _attr(op, "dst_layout"):
+            _replace(op, inner.operands[0])
+            return True
+        return False
+    backs = [_is_back_transform(v) for v in op.operands]
+    if not any(backs) or len(op.results) != 1:
+        return False
+    layout = str(_attr(next(b for b in backs if b), "src_layout"))
+    block = layout_block(layout, "NCHW")
+    out = tensor_t(op.results[0].type)
+    if out is None or out.rank != 4 or out.shape[1] % block:
+        return False
+    if name in ("max_pool2d", "avg_pool2d") and _attr(op, "layout") == "NCHW":
+        attrs = {k: _attr(op, k) for k in op.attributes if k != "layout"}
+        pooled = gb.make(name, backs[0].operands[0], layout=layout, **attrs)  # type: ignore[union-attr]
+        _replace(op, gb.layout_transform(pooled, src_layout=layout, dst_layout="NCHW"))
+        return True
+    if op.name == "tensor.concat":
+        return _sink_concat(op, backs, layout)
+    if op_kind(op) != "elemwise" or name in ("batch_norm",):
+        return False
+    operands = []
+    for v, back in zip(op.operands, backs):
+        if back is not None and _attr(back, "src_layout") == layout:
+            operands.append(back.operands[0])
+            continue
+        blocked = _blocked_constant(v, out.shape, layout)
+        if blocked is None:
+            return False
+        operands.append(blocked)
+    attrs = {k: _attr(op, k) for k in op.attributes}
+    new = gb.make(name, *operands, **attrs)
+    _replace(op, gb.layout_transform(new, src_layout=layout, dst_layout="NCHW"))
+    return True
+
+
+def _blocked_constant(v: ir.Value, out_shape: tuple[int, ...], layout: str) -> ir.Value | None:
+    """A per-channel or scalar operand in the blocked layout, or None if it is neither."""
+    shape = _shape(v)
+    if all(d == 1 for d in shape):
+        return v if len(shape) <= 4 else None  # scalars broadcast in any layout
+    channels = out_shape[1]
+    if shape == (channels, 1, 1):
+        v = gb.reshape(v, shape=(1, channels, 1, 1))
+        shape = (1, channels, 1, 1)
+    if shape != (1, channels, 1, 1):
+        return None
+    return gb.layout_transform(v, src_layout="NCHW", dst_layout=layout)
+
+
+def _sink_concat(op: ir.Operation, backs: list[ir.Operation | None], layout: str) -> bool:
+    from mlir.dialects import tensor
+
+    dim = ir.IntegerAttr(op.attributes["dim"]).value
+    if dim != 1 or not all(b is not None and _attr(b, "src_layout") == layout for b in backs):
+        return False
+    inputs = [b.operands[0] for b in backs]  # type: ignore[union-attr]
+    shapes = [_shape(v) for v in inputs]
+    out_shape = list(shapes[0])
+    out_shape[1] = sum(s[1] for s in shapes)
+    elem = ir.RankedTensorType(inputs[0].type).element_type
+    joined = tensor.ConcatOp(ir.RankedTensorType.get(out_shape, elem), 1, inputs).result
+    _replace(op, gb.layout_transform(joined, src_layout=layout, dst_layout="NCHW"))
+    return True
