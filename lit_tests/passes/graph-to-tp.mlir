@@ -1,17 +1,24 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s
 
-// conv2d + bias + relu: the conv block writes the kernel's output buffer; bias and relu are one
-// in-place elementwise block. @main becomes mlc_main over the params and workspace blobs.
+// conv2d + bias + relu: the zero halo is copied once into kernel scratch (so the reduction reads
+// without bounds checks), the conv block writes the kernel's output buffer, and bias + relu are
+// one in-place elementwise block. @main becomes mlc_main over the params and workspace blobs;
+// the scratch is a workspace view.
 // CHECK-LABEL: module attributes {mlc.manifest =
 // CHECK-SAME: \22params\22: [{\22dtype\22: \22float32\22, \22name\22: \22w\22, \22offset\22: 0, \22shape\22: [4, 2, 3, 3]}, {\22dtype\22: \22float32\22, \22name\22: \22b\22, \22offset\22: 320, \22shape\22: [4]}]
 // CHECK-LABEL: func.func private @fused_conv2d_relu_0(
-// CHECK-SAME: %[[X:.*]]: memref<1x2x6x6xf32>, %[[W:.*]]: memref<4x2x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x3x3xf32>) attributes {llvm.linkage = #llvm.linkage<internal>, tp.kernel}
+// CHECK-SAME: %[[X:.*]]: memref<1x2x6x6xf32>, %[[W:.*]]: memref<4x2x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x3x3xf32>, %[[SCRATCH:.*]]: memref<?xi8>) attributes {llvm.linkage = #llvm.linkage<internal>, tp.kernel}
+// CHECK: %[[XP:.*]] = memref.view %[[SCRATCH]][%{{.*}}][] : memref<?xi8> to memref<1x2x8x8xf32>
+// CHECK-NEXT: "tp.block"(%[[XP]]) ({
+// CHECK-NEXT: %[[V:.*]] = "tp.read_padded"(%[[X]]) {map = #{{.*}}, value = 0.000000e+00 : f32}
+// CHECK-NEXT: gpu.yield %[[V]] : f32
+// CHECK-NEXT: }) {{.*}} name = "pad_0"
 // CHECK-NEXT: "tp.block"(%[[OUT]]) ({
-// CHECK-NEXT: %[[XV:.*]] = "tp.read_padded"(%[[X]]) {map = #[[XMAP:.*]], value = 0.000000e+00 : f32}
+// CHECK-NEXT: %[[XV:.*]] = "tp.read"(%[[XP]])
 // CHECK-NEXT: %[[WV:.*]] = "tp.read"(%[[W]]) {map = #{{.*}}}
 // CHECK-NEXT: %[[P:.*]] = arith.mulf %[[XV]], %[[WV]] : f32
 // CHECK-NEXT: gpu.yield %[[P]] : f32
-// CHECK-NEXT: }) {axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"], combiner = "add", extents = array<i64: 1, 4, 3, 3, 2, 3, 3>, init = 0.000000e+00 : f32, kinds = "SSSSRRR", name = "conv2d_0", out_map = #{{.*}}, schedule = {}}
+// CHECK-NEXT: }) {axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"], combiner = "add", extents = array<i64: 1, 4, 3, 3, 2, 3, 3>, init = 0.000000e+00 : f32, kinds = "SSSSRRR", name = "conv2d_1", out_map = #{{.*}}, schedule = {}}
 // CHECK-NEXT: "tp.block"(%[[OUT]]) ({
 // CHECK-NEXT: %[[O:.*]] = "tp.read"(%[[OUT]])
 // CHECK-NEXT: %[[BV:.*]] = "tp.read"(%[[B]])
@@ -19,12 +26,13 @@
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[S]], %[[Z]] : f32
 // CHECK-NEXT: gpu.yield %[[R]] : f32
-// CHECK-NEXT: }) {{.*}} name = "epilogue_1"
+// CHECK-NEXT: }) {{.*}} name = "epilogue_2"
 // CHECK-LABEL: func.func @mlc_main(
-// CHECK-SAME: %[[IN:.*]]: memref<1x2x6x6xf32>, %[[RES:.*]]: memref<1x4x3x3xf32>, %[[PARAMS:.*]]: memref<384xi8>, %[[WS:.*]]: memref<1xi8>) attributes {llvm.emit_c_interface}
+// CHECK-SAME: %[[IN:.*]]: memref<1x2x6x6xf32>, %[[RES:.*]]: memref<1x4x3x3xf32>, %[[PARAMS:.*]]: memref<384xi8>, %[[WS:.*]]: memref<512xi8>) attributes {llvm.emit_c_interface}
 // CHECK: %[[WVIEW:.*]] = memref.view %[[PARAMS]][%{{.*}}][] : memref<384xi8> to memref<4x2x3x3xf32>
 // CHECK: %[[BVIEW:.*]] = memref.view %[[PARAMS]][%{{.*}}][] : memref<384xi8> to memref<4xf32>
-// CHECK-NEXT: call @fused_conv2d_relu_0(%[[IN]], %[[WVIEW]], %[[BVIEW]], %[[RES]])
+// CHECK: %[[SVIEW:.*]] = memref.view %[[WS]][%{{.*}}][%{{.*}}] : memref<512xi8> to memref<?xi8>
+// CHECK-NEXT: call @fused_conv2d_relu_0(%[[IN]], %[[WVIEW]], %[[BVIEW]], %[[RES]], %[[SVIEW]])
 // CHECK-NEXT: return
 func.func @main(%x: tensor<1x2x6x6xf32>) -> tensor<1x4x3x3xf32> attributes {mlc.input_names = ["data"], mlc.output_names = ["prob"]} {
   %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x2x3x3xf32>
