@@ -51,7 +51,18 @@ def _pow(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
 def _mod(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x, y = xs
     if is_float_type(x.type):
-        return arith.RemFOp(x, y).result  # fmod: the sign of the dividend (ONNX requires fmod=1)
+        r = arith.RemFOp(x, y).result  # C fmod: the sign of the dividend
+        if a["fmod"]:
+            return r
+        # Mod-28 fmod=0 (numpy's mod): a nonzero remainder whose sign differs from the divisor's
+        # moves by one divisor (x=-3, y=+inf gives +inf); a zero takes the divisor's sign.
+        zero = const(x, 0.0)
+        r_neg = arith.CmpFOp(arith.CmpFPredicate.OLT, r, zero).result
+        y_neg = arith.CmpFOp(arith.CmpFPredicate.OLT, y, zero).result
+        nonzero = arith.CmpFOp(arith.CmpFPredicate.UNE, r, zero).result  # NaN stays NaN
+        fix = arith.AndIOp(nonzero, arith.XOrIOp(r_neg, y_neg).result).result
+        moved = arith.SelectOp(fix, arith.AddFOp(r, y).result, r).result
+        return arith.SelectOp(nonzero, moved, m.CopySignOp(zero, y).result).result
     r = arith.RemSIOp(x, y).result
     if a["fmod"]:
         return r
