@@ -37,3 +37,19 @@ def test_float_mod_fmod0_takes_the_sign_of_the_divisor(pipeline: str, dtype: str
     # assert_allclose equates +0 and -0; the spec gives a zero the divisor's sign.
     np.testing.assert_array_equal(np.signbit(got[0][6:10]), np.signbit(floor_mod[6:10]))
     np.testing.assert_array_equal(np.isnan(got[0]), np.isnan(floor_mod))
+
+
+@pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
+def test_kernel_with_an_empty_result_writes_nothing(pipeline: str) -> None:
+    """A kernel whose result has no elements used to get a tp.block with a 0 extent, which
+    tp-verify rejects (test_rotary_embedding*_expanded: an empty Split part fed to Concat)."""
+    x = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+
+    def body(v: object) -> list[object]:
+        empty = g.slice(v, starts=[4], ends=[4], axes=[2], steps=[1])  # 2x3x0
+        return [empty, g.add(v, v), g.slice(v, starts=[0], ends=[0], axes=[0], steps=[1])]
+
+    got, ref = run_graph(body, [x], pipeline=pipeline)
+    check(got[0], ref[0], np.zeros((2, 3, 0), np.float32), what="empty slice")
+    check(got[1], ref[1], x + x, rtol=0, atol=0, what="add")
+    check(got[2], ref[2], np.zeros((0, 3, 4), np.float32), what="empty slice at axis 0")

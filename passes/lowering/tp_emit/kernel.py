@@ -136,6 +136,9 @@ class KernelBuilder:
         self.result = result
         in_place = _in_place_root(ops[:-1], result)
         with ir.InsertionPoint(self.entry):
+            if self.type_of(result).size == 0:  # an empty result: nothing to write (no 0-extent block)
+                func.ReturnOp([])
+                return
             for op in ops[:-1]:
                 self._lower_op(op, result, in_place)
             final = self.values[result]
