@@ -77,15 +77,12 @@ class GraphAlterLayoutPass(ModulePass):
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
             self._convert(op)
-        changed = True
-        while changed:
-            changed = False
-            for op in list(walk(module)):
-                if op.name.startswith("graph.") or op.name == "tensor.concat":
-                    with op.location, ir.InsertionPoint(op):
-                        if _sink(op):
-                            changed = True
-                            break
+        # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
+        # back-transform right before it, where the later consumers will meet it.
+        for op in list(walk(module)):
+            if op.name.startswith("graph.") or op.name == "tensor.concat":
+                with op.location, ir.InsertionPoint(op):
+                    _sink(op)
         erase_dead(module)
 
     def _convert(self, op: ir.Operation) -> None:
