@@ -12,10 +12,14 @@ import sys
 import numpy as np
 import pytest
 
+from mlir import ir
+
+import mlc
 from mlc.dialects.graph import builders as g
+from mlc.testing import run_compiled
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import PIPELINE, SCHEDULED, check, run_graph  # noqa: E402
+from test_emit_coverage import PIPELINE, SCHEDULED, build_main, check, run_graph  # noqa: E402
 
 
 @pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
@@ -53,3 +57,43 @@ def test_kernel_with_an_empty_result_writes_nothing(pipeline: str) -> None:
     check(got[0], ref[0], np.zeros((2, 3, 0), np.float32), what="empty slice")
     check(got[1], ref[1], x + x, rtol=0, atol=0, what="add")
     check(got[2], ref[2], np.zeros((0, 3, 4), np.float32), what="empty slice at axis 0")
+
+
+@pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
+def test_reduction_over_an_empty_set_gives_the_initial_value(pipeline: str) -> None:
+    """Reducing a 0-length axis used to give a tp.block with a 0 extent (test_reduce_*_empty_set
+    with constant axes): now every output element is the reduction's value over nothing."""
+    x = np.zeros((2, 0, 4), np.float32)
+    flags = np.zeros((2, 0, 4), np.bool_)
+
+    def body(v: object, b: object) -> list[object]:
+        return [g.reduce_sum(v, axes=[1], keepdims=1), g.reduce_prod(v, axes=[1], keepdims=0),
+                g.reduce_max(v, axes=[1], keepdims=1), g.reduce_min(v, axes=[1], keepdims=1),
+                g.reduce_l2(v, axes=[1], keepdims=1), g.reduce_max(b, axes=[1], keepdims=1),
+                g.reduce_min(b, axes=[1], keepdims=1), g.reduce_sum(v, axes=[0, 1, 2], keepdims=0)]
+
+    # Compiled only: the reference interpreter has no value for an empty max/min (numpy raises).
+    with mlc.Context(), ir.Location.unknown():
+        module = build_main(body, [x, flags])
+        mlc.PassManager.parse(pipeline).run(module)
+        got = run_compiled(module, {}, [x, flags])
+    expected = [np.zeros((2, 1, 4), np.float32), np.ones((2, 4), np.float32),
+                np.full((2, 1, 4), -np.inf, np.float32), np.full((2, 1, 4), np.inf, np.float32),
+                np.zeros((2, 1, 4), np.float32), np.zeros((2, 1, 4), np.bool_),
+                np.ones((2, 1, 4), np.bool_), np.zeros((), np.float32)]
+    assert len(got) == len(expected)
+    for k, want in enumerate(expected):
+        assert got[k].dtype == want.dtype and got[k].shape == want.shape, (k, got[k].dtype, got[k].shape)
+        np.testing.assert_array_equal(got[k], want, err_msg=f"output {k}")
+
+
+def test_bool_max_min_start_from_false_and_true() -> None:
+    """Bool reduce_max / reduce_min start from False / True (were -128 / 127 bytes): any / all."""
+    b = np.array([[True, False, False], [False, False, False], [True, True, True]])
+    got, ref = run_graph(lambda v: [g.reduce_max(v, axes=[1], keepdims=0),
+                                    g.reduce_min(v, axes=[1], keepdims=0),
+                                    g.argmax(v, axis=1, keepdims=0, select_last_index=0)], [b],
+                         pipeline=SCHEDULED)
+    check(got[0], ref[0], b.any(axis=1), what="any")
+    check(got[1], ref[1], b.all(axis=1), what="all")
+    check(got[2], ref[2], np.argmax(b, axis=1), what="argmax")

@@ -27,7 +27,7 @@ from mlc.dialects.graph import TensorT
 from mlc.errors import DiagnosticError
 
 from ..emit_util import is_float_type
-from .expr import Elementwise, Expr, Index, Leaf, affine_value, to_storage
+from .expr import Elementwise, Expr, Index, Leaf, affine_value, block_over, to_storage
 from .kernel import KernelBuilder, anchor
 from .scalar import const
 
@@ -40,8 +40,12 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
                  body: BodyFn) -> None:
     """out[kept dims] = combine(init, body(p) for every p over the `reduced` dims of `in_shape`.
 
-    The output keeps the reduced dims as size 1 (`keepdims`) or drops them.
+    The output keeps the reduced dims as size 1 (`keepdims`) or drops them. Over an empty set
+    (a reduced extent of 0) every output element is `init`: a block cannot have a 0 extent.
     """
+    if any(in_shape[d] == 0 for d in reduced):
+        _fill(kb, name, out, init)
+        return
     kept = [d for d in range(len(in_shape)) if d not in reduced]
     order = kept + sorted(reduced)
     axes = [("s" if d in kept else "r") + str(d) for d in order]
@@ -55,15 +59,27 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
         tp.yield_(to_storage(body(axes, idx), out))
 
 
+def _fill(kb: KernelBuilder, name: str, out: ir.Value, value: float | int) -> None:
+    """out[...] = value everywhere."""
+    mtype = ir.MemRefType(out.type)
+    elem = mtype.element_type
+    blk, _, _ = block_over(out, kb.name(f"{name}_empty"), mtype.shape)
+    with ir.InsertionPoint(blk.body):
+        attr = ir.FloatAttr.get(elem, float(value)) if is_float_type(elem) else ir.IntegerAttr.get(elem, int(value))
+        tp.yield_(arith.ConstantOp(elem, attr).result)
+
+
 def extreme_combiner(kind: str, dtype: str) -> tuple[str, float | int]:
     """(combiner, init) computing the maximum (`kind` "max") or minimum of `dtype` values.
 
-    Bools are stored as bytes 0/1 (`expr.storage_type`), so their max (any) and min (all) are
-    the i8 ones.
+    Bools are stored as bytes 0/1 (`expr.storage_type`): their max (any) starts from 0 (False)
+    and their min (all) from 1 (True), which is also the value over an empty set.
     """
     if dtype.startswith("f") or dtype == "bf16":
         return kind, float("-inf") if kind == "max" else float("inf")
-    bits = 8 if dtype == "i1" else int(dtype.removeprefix("i"))
+    if dtype == "i1":
+        return kind, 0 if kind == "max" else 1
+    bits = int(dtype.removeprefix("i"))
     return kind, -(1 << (bits - 1)) if kind == "max" else (1 << (bits - 1)) - 1
 
 
