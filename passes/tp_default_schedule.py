@@ -64,6 +64,34 @@ def _row_axis(view: BlockView, vec: str) -> str | None:
     return best
 
 
+def _companion_axis(view: BlockView, vec: str) -> str | None:
+    """A spatial axis only the vector reads depend on (a conv's output-channel block index):
+    unrolling it gives each broadcast operand more vector FMAs."""
+    vector_reads = _reads_using(view, vec)
+    all_reads = [ir.AffineMapAttr(op.attributes["map"]).value for op in walk(view.op)
+                 if op.name in ("tp.read", "tp.read_padded")]
+    other_reads = [m for m in all_reads if m not in vector_reads]
+    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
+        if kind != "S" or axis == vec or extent % 2:
+            continue
+        used_by_vector = any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results)
+        used_by_other = any(linear_coeff(e, i) != 0 for m in other_reads for e in m.results)
+        if used_by_vector and not used_by_other and other_reads:
+            return axis
+    return None
+
+
+def _shares_index(view: BlockView, a: str, b: str) -> bool:
+    """Whether some read index depends on both axes (e.g. `ow + kw`)."""
+    ia, ib = view.axes.index(a), view.axes.index(b)
+    for op in walk(view.op):
+        if op.name in ("tp.read", "tp.read_padded"):
+            for e in ir.AffineMapAttr(op.attributes["map"]).value.results:
+                if linear_coeff(e, ia) != 0 and linear_coeff(e, ib) != 0:
+                    return True
+    return False
+
+
 def _gather_axis(view: BlockView, lanes: int) -> str | None:
     """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
     reads = sum(1 for op in walk(view.op) if op.name in ("tp.read", "tp.read_padded"))
@@ -104,6 +132,46 @@ class TpDefaultSchedulePass(ModulePass):
                 continue
             view.set_schedule(self.schedule_for(view))
 
+    def _register_tile(self, view: BlockView, vec: str, vectors: int, tile: dict[str, tuple[int, ...]],
+                       unroll: dict[str, int]) -> list[str]:
+        """Unroll a row axis (and a companion axis) around the vector axis; the loop names
+        that go innermost. Picks the tile with enough accumulators to hide FMA latency (about 8)
+        and then the most FMAs per load."""
+        axes, extents = view.axes, view.extents
+        row = _row_axis(view, vec)
+        if row is None:
+            return []
+        comp = _companion_axis(view, vec)
+        row_extent = extents[axes.index(row)]
+        best: tuple[tuple[float, float], int, int] | None = None
+        for uc in (1, 2) if comp else (1,):
+            per_row = vectors * uc
+            limit = self.max_accumulators // per_row
+            choices = [r for r in range(1, min(limit, row_extent) + 1) if row_extent % r == 0]
+            for r in choices:
+                acc = r * per_row
+                key = (min(acc, 8), acc / (per_row + r))
+                if best is None or key > best[0]:
+                    best = (key, uc, r)
+        assert best is not None
+        _, uc, r = best
+        inner = []
+        for axis, factor in ((row, r), (comp, uc)):
+            if axis is None or factor == 1:
+                continue
+            if factor == extents[axes.index(axis)]:
+                unroll[axis] = factor
+                inner.append(axis)
+            else:
+                tile[axis] = (factor,)
+                unroll[f"{axis}.1"] = factor
+                inner.append(f"{axis}.1")
+        reduce = [a for a, k in zip(axes, view.kinds) if k == "R"]
+        last = reduce[-1]
+        if extents[axes.index(last)] <= 8 and not _shares_index(view, last, row):
+            unroll[last] = extents[axes.index(last)]  # e.g. the 8 input channels of a block
+        return inner
+
     def schedule_for(self, view: BlockView) -> Schedule:
         axes, kinds, extents = view.axes, view.kinds, view.extents
         lanes = _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits) if self.vector_bits else 0
@@ -127,22 +195,14 @@ class TpDefaultSchedulePass(ModulePass):
         if vec and lanes > 1 and extent % lanes == 0:
             double = extent % (lanes * 2) == 0 and "R" in kinds and not gathered
             width = lanes * 2 if double else lanes
-            tile[vec] = (width,)
-            vectorize = f"{vec}.1"
+            if extent == width:
+                vectorize = vec
+            else:
+                tile[vec] = (width,)
+                vectorize = f"{vec}.1"
             inner = [vectorize]
-            row = _row_axis(view, vec) if "R" in kinds else None
-            if row is not None:
-                rows = self.max_accumulators // (width // lanes)
-                row_extent = extents[axes.index(row)]
-                if row_extent <= rows:  # the whole axis fits in registers: unroll it untiled
-                    unroll[row] = row_extent
-                    inner = [row, vectorize]
-                for u in range(rows, 1, -1) if row_extent > rows else ():
-                    if row_extent % u == 0:
-                        tile[row] = (u,)
-                        unroll[f"{row}.1"] = u
-                        inner = [f"{row}.1", vectorize]
-                        break
+            if "R" in kinds:
+                inner = self._register_tile(view, vec, width // lanes, tile, unroll) + inner
         schedule = Schedule(tile=tile)
         loops = [lp.name for lp in schedule.loops(axes, kinds, extents)]
         outer = [n for n in loops if n not in inner]

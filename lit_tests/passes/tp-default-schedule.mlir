@@ -72,3 +72,22 @@ func.func @conv_short_rows(%X: memref<1x16x7x7xf32>, %W: memref<16x16x1x1xf32>, 
       combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x16x7x7xf32>) -> ()
   return
 }
+
+// -----
+
+// Blocked conv (NCHW8c): the 8 output channels of a block are the vector; 4 output columns and
+// 2 channel blocks (which only the weights depend on) make an 8-accumulator register tile with
+// 6 loads per 8 FMAs; the 8 input channels of a block are unrolled, kw stays a loop.
+// CHECK-LABEL: func.func @conv_nchw8c
+// CHECK: schedule = {order = ["n", "ocb.0", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["n", "ocb.0"], tile = {ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
+func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>, %O: memref<1x4x16x16x8xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x4x18x18x8xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (ocb, icb, kh, kw, ic, oc)>} : (memref<4x4x3x3x8x8xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv", axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], kinds = "SSSSSRRRR",
+      extents = array<i64: 1, 4, 16, 16, 8, 4, 3, 3, 8>, out_map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, ocb, oh, ow, oc)>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x4x16x16x8xf32>) -> ()
+  return
+}
