@@ -22,6 +22,9 @@ from .base import ModulePass, PassContext
 from .lowering.emit_util import linear_coeff
 
 
+REGISTERS = 16  # vector registers (AVX2)
+
+
 def _lanes(elem: ir.Type, width_bits: int) -> int:
     bits = getattr(elem, "width", 0)
     return width_bits // bits if bits in (16, 32, 64) else 0
@@ -148,6 +151,8 @@ class TpDefaultSchedulePass(ModulePass):
             per_row = vectors * uc
             limit = self.max_accumulators // per_row
             choices = [r for r in range(1, min(limit, row_extent) + 1) if row_extent % r == 0]
+            if row_extent * per_row <= REGISTERS - 2:  # a whole short axis (13 columns) still fits
+                choices.append(row_extent)
             for r in choices:
                 acc = r * per_row
                 key = (min(acc, 8), acc / (per_row + r))
