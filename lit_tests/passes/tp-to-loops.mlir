@@ -1,4 +1,5 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -8,9 +9,9 @@
 // CHECK-NEXT: %[[ACC:.*]]:2 = scf.for %[[K:.*]] = {{.*}} iter_args(%[[A0:.*]] = %[[ZERO:.*]], %[[A1:.*]] = %[[ZERO]]) -> (vector<8xf32>, vector<8xf32>)
 // CHECK: %[[B:.*]] = vector.load %arg1[%[[K]], %{{.*}}] : memref<4x16xf32>, vector<8xf32>
 // CHECK-NEXT: %[[X0:.*]] = vector.broadcast %{{.*}} : f32 to vector<8xf32>
-// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[X0]], %[[B]] : vector<8xf32>
-// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[A0]], %[[P0]] : vector<8xf32>
-// CHECK: %[[S1:.*]] = arith.addf %[[A1]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: %[[P0:.*]] = arith.mulf %[[X0]], %[[B]] fastmath<contract> : vector<8xf32>
+// CHECK-NEXT: %[[S0:.*]] = arith.addf %[[A0]], %[[P0]] fastmath<contract> : vector<8xf32>
+// CHECK: %[[S1:.*]] = arith.addf %[[A1]], %{{.*}} fastmath<contract> : vector<8xf32>
 // CHECK-NEXT: scf.yield %[[S0]], %[[S1]]
 // CHECK: vector.store %[[ACC]]#0, %arg2
 // CHECK: vector.store %[[ACC]]#1, %arg2
@@ -37,7 +38,7 @@ func.func @register_tile(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8
 // CHECK-NEXT: %[[S:.*]] = scf.for %[[K:.*]] = {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (f32)
 // CHECK-NEXT: memref.load %arg0[%[[I]], %[[K]]]
 // CHECK-NEXT: memref.load %arg1[%[[K]], %[[J]]]
-// CHECK-NEXT: arith.mulf
+// CHECK-NEXT: arith.mulf {{.*}} fastmath<contract>
 // CHECK-NEXT: arith.addf %[[ACC]]
 // CHECK: memref.store %[[S]], %arg2[%[[I]], %[[J]]]
 func.func @default_schedule(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
@@ -63,7 +64,7 @@ func.func @default_schedule(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memre
 // CHECK-NEXT: scf.for %[[I:.*]] =
 // CHECK-NEXT: scf.for %[[J:.*]] =
 // CHECK: %[[OLD:.*]] = memref.load %arg2[%[[I]], %[[J]]]
-// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK: %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} fastmath<contract> : f32
 // CHECK-NEXT: memref.store %[[NEW]], %arg2[%[[I]], %[[J]]]
 func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
   "tp.block"(%C) ({
@@ -118,5 +119,43 @@ func.func @padded_read(%A: memref<4xf32>, %O: memref<6xf32>) attributes {tp.kern
     gpu.yield %a : f32
   }) {name = "pad", axes = ["i"], kinds = "S", extents = array<i64: 6>,
       out_map = affine_map<(i) -> (i)>, combiner = "none", init, schedule = {}} : (memref<6xf32>) -> ()
+  return
+}
+
+// -----
+
+// An elementwise block right after a register-tiled reduction on the same buffer (bias + relu)
+// is applied to the tile before the store: no second pass over the output. Multiply and add
+// may contract into FMAs.
+// CHECK-LABEL: func.func @fused_epilogue
+// CHECK: %[[T:.*]]:2 = scf.for {{.*}} iter_args
+// CHECK: arith.mulf {{.*}} fastmath<contract> : vector<8xf32>
+// CHECK-NEXT: arith.addf {{.*}} fastmath<contract> : vector<8xf32>
+// CHECK: %[[B:.*]] = arith.addf %[[T]]#0, %{{.*}} fastmath<contract> : vector<8xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[B]], %{{.*}} : vector<8xf32>
+// CHECK-NEXT: vector.store %[[R]], %arg3
+// CHECK-NOT: vector.load %arg3
+// UNFUSED-LABEL: func.func @fused_epilogue
+// UNFUSED: vector.store
+// UNFUSED: vector.load %arg3
+// UNFUSED: arith.maximumf
+func.func @fused_epilogue(%A: memref<2x4xf32>, %B: memref<4x8xf32>, %bias: memref<8xf32>, %C: memref<2x8xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x8xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 8, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x8xf32>) -> ()
+  "tp.block"(%C) ({
+    %c = "tp.read"(%C) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<2x8xf32>) -> f32
+    %b = "tp.read"(%bias) {map = affine_map<(i0, i1) -> (i1)>} : (memref<8xf32>) -> f32
+    %s = arith.addf %c, %b : f32
+    %z = arith.constant 0.0 : f32
+    %r = arith.maximumf %s, %z : f32
+    gpu.yield %r : f32
+  }) {name = "epilogue", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xf32>) -> ()
   return
 }

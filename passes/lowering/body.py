@@ -18,7 +18,7 @@ from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range
 from mlc.errors import DiagnosticError
 
-from .emit_util import apply, broadcast, index_const, lane_indices, linear_coeff, scalar_const
+from .emit_util import CONTRACTIBLE, apply, broadcast, contract, index_const, lane_indices, linear_coeff, scalar_const
 
 
 @dataclass
@@ -45,6 +45,7 @@ class BodyEmitter:
         self.ranges = [(0, e - 1) for e in block.extents]
         self.ops = list(block.body.operations)[:-1]
         self.result = list(block.body.operations)[-1].operands[0]
+        self.overrides: dict[ir.Value, ir.Value] = {}
 
     # -- indices ---------------------------------------------------------------------------
     def exprs(self, amap: ir.AffineMap, point: Point, extra_dim: bool = False) -> list[ir.AffineExpr]:
@@ -67,7 +68,10 @@ class BodyEmitter:
         return [linear_coeff(e, lane) for e in self.exprs(amap, point, extra_dim=True)]
 
     # -- evaluation ------------------------------------------------------------------------
-    def value(self, point: Point) -> ir.Value:
+    def value(self, point: Point, overrides: dict[ir.Value, ir.Value] | None = None) -> ir.Value:
+        """The body's value at `point`; a read of a buffer in `overrides` yields the given value
+        instead (the caller guarantees the read is at the point itself: a fused epilogue)."""
+        self.overrides = overrides or {}
         env: dict[ir.Value, ir.Value] = {}
         for op in self.ops:
             op = op.operation
@@ -96,6 +100,8 @@ class BodyEmitter:
                         for v in operands]
             results = [ir.VectorType.get(lanes, t) for t in results]
         attrs = {k: op.attributes[k] for k in op.attributes}  # iteration yields names
+        if name in CONTRACTIBLE:
+            attrs["fastmath"] = contract()
         new = ir.Operation.create(name, results=results, operands=operands, attributes=attrs, loc=op.location)
         return list(new.results)
 
@@ -108,6 +114,8 @@ class BodyEmitter:
 
     def _read(self, op: ir.Operation, point: Point) -> ir.Value:
         buf = op.operands[0]
+        if buf in self.overrides:
+            return self.overrides[buf]
         amap = ir.AffineMapAttr(op.attributes["map"]).value
         padded = op.name == "tp.read_padded"
         elem = ir.MemRefType(buf.type).element_type

@@ -27,7 +27,11 @@ Inner = Callable[[Point, Carried], Carried]
 
 
 class BlockLowering:
-    def __init__(self, view: BlockView) -> None:
+    """Emits one block at the current insertion point. `epilogue`: an elementwise block to
+    apply to the register tile before it is stored (see `fusable_epilogue`)."""
+
+    def __init__(self, view: BlockView, epilogue: BlockView | None = None) -> None:
+        self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
         self.view = view
         self.body = BodyEmitter(view)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
@@ -144,7 +148,25 @@ class BlockLowering:
 
         accs = self._nest(reduce, point, accs, accumulate)
         for p, acc in zip(combos, accs):
-            self._guarded(p, [], lambda p=p, acc=acc: self._store(acc, p) or [])
+            self._guarded(p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p) or [])
+
+    def _finish(self, acc: ir.Value, point: Point) -> ir.Value:
+        """The fused epilogue applied to a finished accumulator (identity without one)."""
+        if self.epilogue is None:
+            return acc
+        # The epilogue's axes are the output dims: its point is the out_map of ours.
+        exprs = [r.compose(ir.AffineMap.get(len(point.dims), 0, [point.terms[a] for a in self.axes]))
+                 for r in self.out_map.results]
+        terms = dict(zip(self.epilogue.axes, exprs))
+        vec_axis = None
+        if point.vec_axis is not None:
+            pos = self.axes.index(point.vec_axis)
+            for axis, r in zip(self.epilogue.axes, self.out_map.results):
+                r = r.maybe_downcast()
+                if isinstance(r, ir.AffineDimExpr) and r.position == pos:
+                    vec_axis = axis
+        epoint = Point(point.dims, terms, vec_axis, point.lanes if vec_axis else 1)
+        return self.epilogue.value(epoint, {self.out: acc})
 
     def _combo_point(self, point: Point, unrolled: list[Loop], values: tuple[int, ...]) -> Point:
         p = point
@@ -230,4 +252,40 @@ class BlockLowering:
         return vector.FromElementsOp(vtype, lanes).result
 
 
-__all__ = ["BlockLowering", "linear_coeff"]
+__all__ = ["BlockLowering", "fusable_epilogue", "linear_coeff"]
+
+
+def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
+    """Whether `nxt` can run on `block`'s register tile instead of as its own pass: an
+    elementwise block over exactly `block`'s output that reads it only at each element itself,
+    after a reduction whose schedule keeps the output tile in registers."""
+    if nxt.out != block.out or nxt.combiner != "none" or block.combiner == "none":
+        return False
+    shape = list(ir.MemRefType(block.out.type).shape)
+    if nxt.extents != shape or not _is_identity(nxt.out_map):
+        return False
+    lowering = BlockLowering(block)
+    first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
+    if first_r is None or lowering.inexact or not _register_mode(lowering, first_r):
+        return False
+    for op in nxt.body.operations:
+        op = op.operation
+        if op.name == "tp.load" and op.operands[0] == block.out:
+            return False
+        if op.name in ("tp.read", "tp.read_padded") and op.operands[0] == block.out:
+            if op.name != "tp.read" or not _is_identity(ir.AffineMapAttr(op.attributes["map"]).value):
+                return False
+    # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
+    return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
+
+
+def _is_identity(amap: ir.AffineMap) -> bool:
+    return amap.n_dims == len(amap.results) and all(
+        isinstance(r.maybe_downcast(), ir.AffineDimExpr) and r.maybe_downcast().position == i
+        for i, r in enumerate(amap.results))
+
+
+def _register_mode(lowering: BlockLowering, first_r: int) -> bool:
+    spatial = [lp for lp in lowering.loops[first_r:] if lp.kind == "S"]
+    unrolled = [lp for lp in spatial if lowering.vec is None or lp.name != lowering.vec.name]
+    return all(lowering.schedule.unroll.get(lp.name, 1) >= lp.trip for lp in unrolled)

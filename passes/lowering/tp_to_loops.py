@@ -13,7 +13,7 @@ from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
 
 from ..base import ModulePass, PassContext
-from .loop_nest import BlockLowering
+from .loop_nest import BlockLowering, fusable_epilogue
 
 
 @dataclass(frozen=True)
@@ -22,12 +22,35 @@ class TpToLoopsPass(ModulePass):
 
     name: ClassVar[str] = "tp-to-loops"
 
+    fuse_epilogues: bool = True
+    """Apply an elementwise block that follows a register-tiled reduction (bias, relu, residual
+    add) to the tile before it is stored, instead of in a second pass over the output."""
+
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
         if errors:
             raise DiagnosticError.many([(f"tp-to-loops: {e.message}", e.location) for e in errors])
         blocks = [op for op in walk(module) if op.name == "tp.block"]
-        for op in blocks:
+        fused: set[ir.Operation] = set()
+        for op, nxt in zip(blocks, blocks[1:] + [None]):
+            if op in fused:
+                continue
+            view = BlockView(op)
+            epilogue = None
+            if self.fuse_epilogues and nxt is not None and nxt.parent == op.parent and \
+                    _next_op(op) == nxt and fusable_epilogue(view, BlockView(nxt)):
+                epilogue = BlockView(nxt)
+                fused.add(nxt)
             with ir.InsertionPoint(op), op.location:
-                BlockLowering(BlockView(op)).emit()
+                BlockLowering(view, epilogue).emit()
+        for op in blocks:
             op.erase()
+
+
+def _next_op(op: ir.Operation) -> ir.Operation | None:
+    """The op right after `op` in its block (None at the end)."""
+    ops = [o.operation for o in op.parent.regions[0].blocks[0].operations] if op.parent else []
+    for a, b in zip(ops, ops[1:]):
+        if a == op:
+            return b
+    return None
