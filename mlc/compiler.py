@@ -47,7 +47,10 @@ class BuildOptions:
     def pipeline_text(self) -> str:
         if self.pipeline:
             return self.pipeline
-        return f"builtin.module(mlc-default{{threads={self.threads}}})"
+        from mlc.passes.base import format_option_value
+
+        records = f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
+        return f"builtin.module(mlc-default{{threads={self.threads}{records}}})"
 
 
 def _copy(module: ir.Module) -> ir.Module:
@@ -85,9 +88,11 @@ def build(module: ir.Module, params: Mapping[str, np.ndarray] | None = None, *,
     if options.save_temps:
         pm.save_temps(pathlib.Path(options.save_temps))
         _write(pathlib.Path(options.save_temps) / "00-input.mlir", module.operation.get_asm(enable_debug_info=True))
-    if options.tuning_records:
-        raise MlcError("tuning records cannot be applied yet: mlc has no tuner in this version "
-                       "(drop --tuning-records)")
+    if options.tuning_records and options.pipeline:
+        raise MlcError("--tuning-records applies to the default pipeline; with --pass-pipeline add "
+                       "tp-apply-records{file=...} after graph-to-tp yourself")
+    if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
+        raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     pm.run(work, params=table)
     return CompiledLibrary.from_module(work, table, pipeline=str(pm), source=source)
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from .base import NamedPipeline
+from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
                "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
-TP_STAGE = "graph-to-tp,tp-default-schedule,tp-verify"
+TP_STAGE = "graph-to-tp,%stp-default-schedule,tp-verify"
 LOOP_STAGE = "tp-to-loops,func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
 
@@ -25,6 +25,8 @@ class MlcDefaultPipeline(NamedPipeline):
     """Most ops per fused kernel (1 turns fusion off)."""
     layout_block: int = 8
     """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
+    records: str = ""
+    """Tuning records (JSON lines) whose best schedules replace the default ones."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -34,4 +36,6 @@ class MlcDefaultPipeline(NamedPipeline):
 
     def expand(self) -> str:
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
-        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE, LOOP_STAGE % self.threads])
+        records = f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
+        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % records,
+                         LOOP_STAGE % self.threads])

@@ -34,6 +34,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
+    "tp-apply-records": _lazy("tp_apply_records", "TpApplyRecordsPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
 }

@@ -73,7 +73,8 @@ def test_save_temps_writes_a_reproducer_on_failure(model_path: pathlib.Path, tmp
     (["--pass-pipeline", "builtin.module(graph-fuse,graph-to-tp,tp-to-loops)"], "must be lowered to the LLVM dialect"),
     (["--pass-pipeline", "builtin.module(nonsense)"], "does not refer to a registered pass"),
     (["--threads", "0"], "threads must be >= 1"),
-    (["--tuning-records", "records.json"], "tuning records cannot be applied yet"),
+    (["--tuning-records", "records.json"], "tuning records 'records.json' do not exist"),
+    (["--tuning-records", __file__, "--pass-pipeline", "builtin.module(mlc-default)"], "applies to the default pipeline"),
 ])
 def test_compile_errors(model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
                         args: list[str], message: str) -> None:

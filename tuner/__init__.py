@@ -1,0 +1,1 @@
+"""mlc.tuner: tuning records (schedules of tp blocks measured on this machine)."""
