@@ -138,7 +138,7 @@ Converter: the ONNX versions mlc has a converter for (empty: none; the op may st
 it is folded at import, e.g. `Constant`).
 
 | op | converter | cases | passed | failed | unsupported | error | pass rate | +const | \
-with const | expanded passed / cases |
+with const | expanded: passed / cases |
 |---|---|---|---|---|---|---|---|---|---|---|
 """
 
@@ -174,7 +174,10 @@ def supported_ops_markdown(results: Sequence[CaseResult], info: RunInfo) -> str:
         own = direct.get(op, Counts())
         exp = expanded.get(op)
         versions = ", ".join(str(v) for v in declared.get(op, ()))
-        exp_text = f"{exp.passed} / {exp.total}" if exp else ""
+        exp_text = ""
+        if exp:
+            const = f" (+{exp.constant_passed} const)" if exp.constant_passed else ""
+            exp_text = f"{exp.passed} / {exp.total}{const}"
         lines.append(f"| {op} | {versions} | {own.row()} | {exp_text} |")
     return "\n".join(lines) + "\n"
 
