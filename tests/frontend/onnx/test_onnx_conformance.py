@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import pathlib
 import signal
+import subprocess
 import sys
 import textwrap
 
@@ -204,6 +205,44 @@ def test_no_variant_makes_every_input_constant(cases: dict[str, Case]) -> None:
     """Range needs every input constant; it would be folded by onnx.reference: no variant."""
     result = run_conformance_case(cases["test_range_float_type_positive_delta"])
     assert result.status == "unsupported" and result.variant is None
+
+
+# -- case generation and files ---------------------------------------------------------------------------
+DATA_HASH = textwrap.dedent('''
+    import hashlib
+    import numpy as np
+    from mlc.frontend.onnx import conformance_cases as cc
+
+    def data_hash(cases):
+        h = hashlib.sha256()
+        for name in sorted(cases):
+            h.update(name.encode())
+            for ins, outs in cases[name].data_sets:
+                for x in [*ins, *outs]:
+                    if isinstance(x, np.ndarray) and x.dtype != object:
+                        h.update(x.tobytes())
+        return h.hexdigest()
+''')
+
+
+def test_cases_are_the_same_in_every_process(cases: dict[str, Case]) -> None:
+    """The lists name cases whose data come from numpy's global RNG: generation is seeded, and
+    refused when onnx generated its cases unseeded earlier in the process."""
+    script = DATA_HASH + textwrap.dedent('''
+        print(data_hash(cc.generate_cases()))
+        cc.generate_cases.cache_clear()
+        try:
+            cc.generate_cases()
+        except RuntimeError as e:
+            print(e)
+    ''')
+    namespace: dict[str, object] = {}
+    exec(DATA_HASH, namespace)  # noqa: S102 - the same hash function here
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    digest, refusal = done.stdout.splitlines()
+    assert digest == namespace["data_hash"](cases)  # type: ignore[operator]
+    assert "generated earlier in this process, without mlc's seed" in refusal
 
 
 # -- case files --------------------------------------------------------------------------------------
