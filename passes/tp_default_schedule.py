@@ -84,6 +84,22 @@ def _companion_axis(view: BlockView, vec: str) -> str | None:
     return None
 
 
+def _vector_only_axes(view: BlockView, vec: str) -> set[str]:
+    """Spatial axes the vector reads depend on and the other reads do not (vec included)."""
+    vector_reads = _reads_using(view, vec)
+    others = [ir.AffineMapAttr(op.attributes["map"]).value for op in walk(view.op)
+              if op.name in ("tp.read", "tp.read_padded")]
+    others = [m for m in others if m not in vector_reads]
+    out = set()
+    for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
+        if kind != "S":
+            continue
+        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results) and \
+                not any(linear_coeff(e, i) != 0 for m in others for e in m.results):
+            out.add(axis)
+    return out
+
+
 def _shares_index(view: BlockView, a: str, b: str) -> bool:
     """Whether some read index depends on both axes (e.g. `ow + kw`)."""
     ia, ib = view.axes.index(a), view.axes.index(b)
@@ -212,6 +228,11 @@ class TpDefaultSchedulePass(ModulePass):
         loops = [lp.name for lp in schedule.loops(axes, kinds, extents)]
         outer = [n for n in loops if n not in inner]
         spatial = [n for n in outer if kinds[axes.index(n.split(".")[0])] == "S"]
+        if vectorize and "R" in kinds:
+            # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
+            # a conv's weights for a channel block) stays in cache while every row block uses it.
+            columns = _vector_only_axes(view, vec)  # type: ignore[arg-type]
+            spatial.sort(key=lambda n: n.split(".")[0] not in columns)
         reduce = [n for n in outer if n not in spatial]
         order = tuple(spatial + reduce + inner)
         parallel: tuple[str, ...] = ()
