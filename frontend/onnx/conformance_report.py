@@ -252,13 +252,12 @@ def auto_reason(result: CaseResult) -> str:
     lines = [line.strip() for line in result.message.strip().splitlines() if line.strip()]
     if lines and lines[0].startswith("the model uses ") and len(lines) > 1:
         lines = lines[1:]  # "the model uses N unsupported operator(s) ...": the op lines follow
-    text = "; ".join(line.split("; nodes: ")[0] for line in lines[:3]) or result.status
-    text = text if len(text) <= REASON_LIMIT else text[:REASON_LIMIT - 3] + "..."
-    if result.variant is not None:
+    if result.variant is not None:  # the as-is message only asks for constant inputs
         v = result.variant
-        text += f" | with constant {','.join(v.constant_inputs)}: {v.status}"
-        text += f": {auto_reason(v)}" if v.status != "passed" else ""
-    return text
+        then = f": {auto_reason(v)}" if v.status != "passed" else ""
+        return f"needs constant {','.join(v.constant_inputs)}; with it, {v.status}{then}"
+    text = "; ".join(line.split("; nodes: ")[0] for line in lines[:3]) or result.status
+    return text if len(text) <= REASON_LIMIT else text[:REASON_LIMIT - 3] + "..."
 
 
 def known_failures_text(results: Iterable[CaseResult], previous: Mapping[str, KnownFailure]) -> str:

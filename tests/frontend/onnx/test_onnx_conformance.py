@@ -389,6 +389,12 @@ def test_auto_reason_is_one_line_without_node_lists() -> None:
                "  Loop (opset 11): no converter; nodes: Loop_0")
     assert report.auto_reason(_result("t", "Loop", "unsupported", message=message)) == \
         "Loop (opset 11): no converter"
+    variant = CaseResult("t", "Pad", False, "unsupported", "import", "Pad: mode 'wrap' is not supported",
+                         constant_inputs=("pads",))
+    padded = _result("t", "Pad", "unsupported", message="... ('pads') must be computable at import time",
+                     variant=variant)
+    assert report.auto_reason(padded) == ("needs constant pads; with it, unsupported: Pad: mode 'wrap' "
+                                          "is not supported")
 
 
 # -- the committed artifacts agree -------------------------------------------------------------------
