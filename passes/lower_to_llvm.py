@@ -32,7 +32,8 @@ class LowerToLlvmPipeline(NamedPipeline):
     def expand(self) -> str:
         # LLVM intrinsics where LLVM has them (exp, log, sqrt, fma, floor...); libm calls for
         # the rest (erf, tanh, ...), vectors unrolled into scalar calls.
-        head = ["convert-math-to-llvm", "convert-math-to-libm"]
+        # Integer powers (math.ipowi) have neither: convert-math-to-funcs outlines them first.
+        head = ["convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm"]
         if self.threads > 1:
             head += [f"async-parallel-for{{num-workers={self.threads} min-task-size=1}}",
                      "async-to-async-runtime", "async-runtime-ref-counting",

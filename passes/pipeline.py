@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Literal, Union
 
 from mlir import ir
@@ -237,10 +238,23 @@ def _check_upstream(p: _Parser, name: str, options: tuple[tuple[str, str | None]
     text = name + format_raw_options(options)
     for anchor in reversed(anchors[1:]):
         text = f"{anchor}({text})"
-    ctx = context or ir.Context()
+    problem = _upstream_problem(f"{anchors[0]}({text})")
+    if problem:
+        raise p.error(f"upstream pass '{name}': {problem}", pos)
+
+
+@lru_cache(maxsize=4096)
+def _upstream_problem(pipeline: str) -> str:
+    """MLIR's complaint about an upstream pipeline ('' if it parses). Cached, in one shared
+    context: creating a context per check dominated the parse of every pipeline."""
     try:
-        with ctx:
-            _MlirPassManager.parse(f"{anchors[0]}({text})")
+        with _validation_context():
+            _MlirPassManager.parse(pipeline)
     except ValueError as e:
-        detail = " ".join(str(e).split())
-        raise p.error(f"upstream pass '{name}': {detail}", pos) from None
+        return " ".join(str(e).split())
+    return ""
+
+
+@lru_cache(maxsize=1)
+def _validation_context() -> ir.Context:
+    return ir.Context()
