@@ -26,3 +26,11 @@ func.func @erf_exp(%a: memref<16xf32>, %b: memref<16xf32>) attributes {llvm.emit
   }
   return
 }
+
+// Integer powers have no LLVM intrinsic or libm function: they become an outlined loop.
+// CHECK-LABEL: llvm.func @int_pow(
+// CHECK: llvm.call @__mlir_math_ipowi_i32(
+func.func @int_pow(%a: i32, %b: i32) -> i32 {
+  %0 = math.ipowi %a, %b : i32
+  return %0 : i32
+}
