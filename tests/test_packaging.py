@@ -49,3 +49,18 @@ def test_facade_names_survive_submodule_imports() -> None:
 
     assert callable(mlc.build) and callable(mlc.build)
     assert mlc.BuildOptions is mlc.compiler.BuildOptions
+
+
+def test_non_editable_install_is_complete(tmp_path: pathlib.Path) -> None:
+    """`pip install .` (not -e) carries every sub-package and data file: run mlc-opt from it."""
+    target = tmp_path / "site"
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                    "--target", str(target), str(ROOT)], check=True, capture_output=True)
+    assert (target / "mlc" / "passes" / "upstream_passes.txt").is_file()
+    example = target / "mlc" / "examples" / "conv_relu.mlir"
+    code = ("import sys, mlc; from mlc.opt import _main;"
+            f"assert mlc.__file__.startswith({str(target)!r}), mlc.__file__;"
+            f"sys.exit(_main([{str(example)!r}, '--pass-pipeline=builtin.module(mlc-default)', '-o', '/dev/null']))")
+    env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
