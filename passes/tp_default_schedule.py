@@ -176,6 +176,10 @@ class TpDefaultSchedulePass(ModulePass):
                     best = (key, uc, r)
         assert best is not None
         _, uc, r = best
+
+        def per_row_of(companion: int) -> int:
+            return vectors * companion
+
         inner = []
         for axis, factor in ((row, r), (comp, uc)):
             if axis is None or factor == 1:
@@ -189,8 +193,10 @@ class TpDefaultSchedulePass(ModulePass):
                 inner.append(f"{axis}.1")
         reduce = [a for a, k in zip(axes, view.kinds) if k == "R"]
         last = reduce[-1]
-        if extents[axes.index(last)] <= 8 and not _shares_index(view, last, row):
-            unroll[last] = extents[axes.index(last)]  # e.g. the 8 input channels of a block
+        # e.g. the 8 input channels of a block, while the unrolled body stays small (64 FMAs)
+        trip = extents[axes.index(last)]
+        if trip <= 8 and r * per_row_of(uc) * trip <= 64 and not _shares_index(view, last, row):
+            unroll[last] = trip
         return inner
 
     def schedule_for(self, view: BlockView) -> Schedule:

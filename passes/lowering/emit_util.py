@@ -17,11 +17,28 @@ def scalar_const(attr: ir.Attribute) -> ir.Value:
 
 
 def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
-    """An `index` value for `expr` over `dims` (affine.apply; constants fold later)."""
-    if isinstance(expr, ir.AffineConstantExpr):
-        return index_const(expr.value)
-    amap = ir.AffineMap.get(len(dims), 0, [expr])
-    return affine.AffineApplyOp(amap, list(dims)).result
+    """An `index` value for `expr` over `dims`: the expression is simplified and restricted to
+    the dims it uses first (a constant, a bare induction variable, or a small affine.apply), so
+    that unrolled bodies do not hand canonicalize hundreds of maps to compose."""
+    used = sorted(_dims_of(expr))
+    squeeze = ir.AffineMap.get(len(used), 0, [
+        ir.AffineDimExpr.get(used.index(i)) if i in used else ir.AffineConstantExpr.get(0)
+        for i in range(len(dims))])
+    small = ir.AffineExpr.simplify_affine_expr(expr.compose(squeeze), len(used), 0).maybe_downcast()
+    if isinstance(small, ir.AffineConstantExpr):
+        return index_const(small.value)
+    if isinstance(small, ir.AffineDimExpr):
+        return dims[used[small.position]]
+    return affine.AffineApplyOp(ir.AffineMap.get(len(used), 0, [small]), [dims[i] for i in used]).result
+
+
+def _dims_of(expr: ir.AffineExpr) -> set[int]:
+    expr = expr.maybe_downcast()
+    if isinstance(expr, ir.AffineDimExpr):
+        return {expr.position}
+    if isinstance(expr, ir.AffineBinaryExpr):
+        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
+    return set()
 
 
 def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:
