@@ -7,7 +7,7 @@
 // CHECK-LABEL: module attributes {mlc.manifest =
 // CHECK-SAME: \22params\22: [{\22dtype\22: \22float32\22, \22name\22: \22w\22, \22offset\22: 0, \22shape\22: [4, 2, 3, 3]}, {\22dtype\22: \22float32\22, \22name\22: \22b\22, \22offset\22: 320, \22shape\22: [4]}]
 // CHECK-LABEL: func.func private @fused_conv2d_relu_0(
-// CHECK-SAME: %[[X:.*]]: memref<1x2x6x6xf32>, %[[W:.*]]: memref<4x2x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x3x3xf32>, %[[SCRATCH:.*]]: memref<?xi8>) attributes {llvm.linkage = #llvm.linkage<internal>, tp.kernel}
+// CHECK-SAME: %[[X:.*]]: memref<1x2x6x6xf32>, %[[W:.*]]: memref<4x2x3x3xf32>, %[[B:.*]]: memref<4xf32>, %[[OUT:.*]]: memref<1x4x3x3xf32>, %[[SCRATCH:.*]]: memref<?xi8>) attributes {llvm.linkage = #llvm.linkage<internal>, passthrough = ["noinline"], tp.kernel}
 // CHECK: %[[XP:.*]] = memref.view %[[SCRATCH]][%{{.*}}][] : memref<?xi8> to memref<1x2x8x8xf32>
 // CHECK-NEXT: "tp.block"(%[[XP]]) ({
 // CHECK-NEXT: %[[V:.*]] = "tp.read_padded"(%[[X]]) {map = #{{.*}}, value = 0.000000e+00 : f32}

@@ -33,6 +33,9 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
         tp_fn.attributes[TP_KERNEL] = ir.UnitAttr.get()
         # Internal linkage: kernels are not exported from shared libraries and LLVM may inline them.
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
+        # Never inlined: each kernel is called once, and inlining them all makes mlc_main one
+        # huge function whose optimization dominated JIT time.
+        tp_fn.attributes["passthrough"] = ir.Attribute.parse('["noinline"]')
         tp_fn.add_entry_block()
     kb = KernelBuilder(graph_fn, tp_fn.operation)
     kb.lower()
