@@ -82,7 +82,7 @@ def build(module: ir.Module, params: Mapping[str, np.ndarray] | None = None, *,
         raise MlcError(f"threads must be >= 1, got {options.threads}")
     work = _copy(module)
     table = dict(params or {})
-    pm = PassManager.parse(options.pipeline_text(), context=work.context)
+    pm = PassManager.parse(options.pipeline_text())
     if options.print_ir_after_all:
         pm.enable_ir_printing()
     if options.save_temps:

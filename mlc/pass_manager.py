@@ -36,8 +36,7 @@ def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:
 class PassManager:
     """An ordered pipeline of mlc and upstream passes, run on a builtin.module."""
 
-    def __init__(self, *, context: ir.Context | None = None, verify_each: bool = True) -> None:
-        self.context = context
+    def __init__(self, *, verify_each: bool = True) -> None:
         self.verify_each = verify_each
         self.anchor = MODULE_ANCHOR
         self.elements: list[Element] = []
@@ -50,10 +49,11 @@ class PassManager:
         self.temps_dir: pathlib.Path | None = None
 
     @classmethod
-    def parse(cls, text: str, *, context: ir.Context | None = None, verify_each: bool = True) -> PassManager:
-        """Parse `anchor(...)`; raises PipelineParseError (with the position) on bad input."""
-        pipeline = parse_pipeline(text, context=context)
-        pm = cls(context=context, verify_each=verify_each)
+    def parse(cls, text: str, *, verify_each: bool = True) -> PassManager:
+        """Parse `anchor(...)`; raises PipelineParseError (with the position) on bad input.
+        The pipeline is independent of any context: it runs on whatever module it is given."""
+        pipeline = parse_pipeline(text)
+        pm = cls(verify_each=verify_each)
         pm.anchor = pipeline.anchor
         pm.elements = list(pipeline.body)
         return pm
@@ -63,7 +63,7 @@ class PassManager:
         if isinstance(item, ModulePass):
             self.elements.append(PassEntry(item.name, (), "mlc", item))
         else:
-            self.elements.extend(parse_elements(item, context=self.context))
+            self.elements.extend(parse_elements(item))
         return self
 
     @property

@@ -172,7 +172,7 @@ class _Parser:
         return self.text[start:self.pos]
 
 
-def parse_pipeline(text: str, *, context: ir.Context | None = None) -> Pipeline:
+def parse_pipeline(text: str) -> Pipeline:
     """Parse and resolve a full pipeline string; raises PipelineParseError with the position."""
     p = _Parser(text)
     if not p.peek():
@@ -186,27 +186,26 @@ def parse_pipeline(text: str, *, context: ir.Context | None = None) -> Pipeline:
     p.expect(")")
     if p.peek():
         raise p.error(f"unexpected {p.peek()!r} after the end of the pipeline")
-    body = tuple(_resolve(p, raw, (anchor,), context))
+    body = tuple(_resolve(p, raw, (anchor,)))
     return Pipeline(anchor, body, start)
 
 
-def parse_elements(text: str, *, context: ir.Context | None = None) -> tuple[Element, ...]:
+def parse_elements(text: str) -> tuple[Element, ...]:
     """Parse a comma-separated element list (what `PassManager.add` takes) at module level."""
-    return parse_pipeline(f"{MODULE_ANCHOR}({text})", context=context).body
+    return parse_pipeline(f"{MODULE_ANCHOR}({text})").body
 
 
-def _resolve(p: _Parser, raw: list[tuple[str, int, object]], anchors: tuple[str, ...],
-             context: ir.Context | None) -> Iterator[Element]:
+def _resolve(p: _Parser, raw: list[tuple[str, int, object]], anchors: tuple[str, ...]) -> Iterator[Element]:
     for name, pos, payload in raw:
         if isinstance(payload, list):
-            yield Nest(name, tuple(_resolve(p, payload, anchors + (name,), context)), pos)
+            yield Nest(name, tuple(_resolve(p, payload, anchors + (name,))), pos)
             continue
         options: tuple[tuple[str, str | None], ...] = payload  # type: ignore[assignment]
         cls = registry.get_pass(name) or registry.get_pipeline(name)
         if cls is not None:
             yield _mlc_entry(p, cls, name, options, pos, anchors)
         elif name in registry.upstream_pass_names():
-            _check_upstream(p, name, options, pos, anchors, context)
+            _check_upstream(p, name, options, pos, anchors)
             yield PassEntry(name, options, "upstream", None, pos)
         else:
             raise p.error(f"'{name}' does not refer to a registered pass or pass pipeline"
@@ -234,7 +233,7 @@ def _mlc_entry(p: _Parser, cls: type, name: str, options: tuple[tuple[str, str |
 
 
 def _check_upstream(p: _Parser, name: str, options: tuple[tuple[str, str | None], ...], pos: int,
-                    anchors: tuple[str, ...], context: ir.Context | None) -> None:
+                    anchors: tuple[str, ...]) -> None:
     text = name + format_raw_options(options)
     for anchor in reversed(anchors[1:]):
         text = f"{anchor}({text})"

@@ -18,6 +18,7 @@ from __future__ import annotations
 import ctypes
 import os
 import pathlib
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -77,6 +78,31 @@ def _resolve_externals(module: ir.Module, runtime_libs: tuple[str, ...]) -> None
                         f"{', '.join(sorted(missing))}")
 
 
+def _compile_entry(engine: object, entry: str) -> None:
+    """Make the engine compile and link the module now (looking up the entry's packed wrapper),
+    or raise ToolError. Code generation may call helpers the module never declares (on x86,
+    an f64 -> f16 truncation calls `__truncdfhf2`); if one cannot be resolved, the lookup fails
+    and LLVM prints `JIT session error: Symbols not found: [...]` on stderr, which is captured
+    for the message (and still shown)."""
+    symbol = CIFACE_PREFIX + entry
+    with tempfile.TemporaryFile() as captured:
+        saved = os.dup(2)
+        os.dup2(captured.fileno(), 2)
+        try:
+            address = engine.raw_lookup(symbol)  # type: ignore[attr-defined]
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        captured.seek(0)
+        llvm_says = captured.read().decode(errors="replace").strip()
+    if llvm_says:
+        print(llvm_says, file=sys.stderr)
+    if not address:
+        raise ToolError(f"JIT compilation failed: the code of {symbol} could not be linked"
+                        + (f" ({llvm_says})" if llvm_says else "")
+                        + "; a symbol the generated code needs is not defined in this process")
+
+
 def _keep_forever(engine: object) -> None:
     _LIVE_ENGINES.append(engine)
     ctypes.pythonapi.Py_IncRef(ctypes.py_object(engine))
@@ -127,8 +153,7 @@ class CompiledLibrary:
         from mlc.pass_manager import PassManager
 
         check_contract(module, read_manifest(module))
-        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads}}})",
-                               context=module.context)
+        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads}}})")
         pm.run(module)
         return cls.from_module(module, params, pipeline=str(pm), source=source)
 
@@ -145,6 +170,7 @@ class CompiledLibrary:
             raise ToolError(f"JIT compilation failed: {e}") from None
         if libs:
             _keep_forever(engine)
+        _compile_entry(engine, self.manifest.entry)
         return RuntimeModule(self.manifest, self.params, JitEntry(engine, self.manifest.entry),
                              "jit", keepalive=(self.module,))
 

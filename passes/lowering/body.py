@@ -8,8 +8,7 @@ other body ops are re-created on scalars or vectors.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
@@ -27,7 +26,6 @@ class Point:
     terms: dict[str, ir.AffineExpr]
     vec_axis: str | None = None
     lanes: int = 1
-    cache: dict[object, ir.Value] = field(default_factory=dict)
 
     def with_lane(self, lane: int) -> Point:
         assert self.vec_axis is not None
@@ -204,5 +202,3 @@ class BodyEmitter:
             values.append(memref.LoadOp(buf, lane_idx).result)
         return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
 
-
-StoreFn = Callable[[ir.Value, Point], None]

@@ -20,7 +20,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView, Loop
 
 from .body import BodyEmitter, Point
-from .emit_util import apply, broadcast, combine, index_const, linear_coeff, scalar_const
+from .emit_util import apply, broadcast, combine, index_const, scalar_const
 
 Carried = list[ir.Value]
 Inner = Callable[[Point, Carried], Carried]
@@ -252,7 +252,7 @@ class BlockLowering:
         return vector.FromElementsOp(vtype, lanes).result
 
 
-__all__ = ["BlockLowering", "fusable_epilogue", "linear_coeff"]
+__all__ = ["BlockLowering", "fusable_epilogue"]
 
 
 def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
