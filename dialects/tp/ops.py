@@ -22,7 +22,7 @@ from mlir.dialects import gpu
 
 from .schedule import Schedule
 
-COMBINERS = ("none", "add", "mul", "max", "min")
+COMBINERS = ("none", "add", "mul", "max", "min", "maxui", "minui")  # *ui: unsigned integers
 KERNEL_ATTR = "tp.kernel"
 
 

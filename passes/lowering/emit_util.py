@@ -73,13 +73,15 @@ def element_type(t: ir.Type) -> ir.Type:
 
 
 def combine(kind: str, acc: ir.Value, value: ir.Value) -> ir.Value:
-    """acc (+|*|max|min) value, for float or signless-integer scalars and vectors."""
+    """acc (+|*|max|min|maxui|minui) value, for float or signless-integer scalars and vectors."""
     fp = is_float_type(element_type(acc.type))
     ops = {
         "add": (arith.AddFOp, arith.AddIOp),
         "mul": (arith.MulFOp, arith.MulIOp),
         "max": (arith.MaximumFOp, arith.MaxSIOp),
         "min": (arith.MinimumFOp, arith.MinSIOp),
+        "maxui": (arith.MaximumFOp, arith.MaxUIOp),  # for unsigned integers (stored signless)
+        "minui": (arith.MinimumFOp, arith.MinUIOp),
     }
     f_op, i_op = ops[kind]
     if fp and kind in ("add", "mul"):

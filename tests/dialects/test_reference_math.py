@@ -151,3 +151,20 @@ def test_argmax_ties() -> None:
     x = np.array([1, 3, 3, 0], F)
     assert evaluate("argmax", [x], {"axis": 0, "keepdims": 0}).item() == 1
     assert evaluate("argmax", [x], {"axis": 0, "keepdims": 0, "select_last_index": 1}).item() == 2
+
+
+@pytest.mark.parametrize("dtype, lowest, highest", [
+    (np.float32, -np.inf, np.inf), (np.int32, -2**31, 2**31 - 1), (np.uint8, 0, 255),
+    (np.bool_, False, True)])
+def test_reduce_max_min_over_an_empty_set_give_the_identity(dtype: type, lowest: object,
+                                                           highest: object) -> None:
+    """ONNX (test_reduce_max_empty_set): the max of nothing is the type's lowest value, the min its
+    highest, as the compiled reduction's init. numpy's max/min raise on an empty axis."""
+    x = np.zeros((2, 0, 3), dtype)
+    for op, want in (("reduce_max", lowest), ("reduce_min", highest)):
+        got = evaluate(op, [x], {"axes": (1,), "keepdims": 1})
+        assert got.dtype == x.dtype and got.shape == (2, 1, 3)
+        assert (got == want).all(), (op, got)
+        assert evaluate(op, [x], {"axes": (1,), "keepdims": 0}).shape == (2, 3)
+    assert evaluate("reduce_max", [np.array([[3, 7]], dtype)], {"axes": (1,), "keepdims": 0}).tolist() == \
+        [np.array([3, 7], dtype).max().item()]

@@ -35,11 +35,34 @@ def _sum_square(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     return np.sum(xa * xa, axis=axes, keepdims=True)
 
 
+def _extreme(fn: Callable[..., np.ndarray], is_max: bool) -> Reducer:
+    """np.max / np.min, except that over an empty set the result is the identity (ONNX: the
+    lowest / highest value of the type, -inf / +inf for floats), as in the compiled code."""
+
+    def reducer(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
+        if all(x.shape[a] for a in axes):
+            return fn(x, axis=axes, keepdims=True)
+        shape = tuple(1 if d in axes else n for d, n in enumerate(x.shape))
+        return np.full(shape, _identity(x.dtype, is_max), x.dtype)
+
+    return reducer
+
+
+def _identity(dtype: np.dtype, is_max: bool) -> object:
+    """The start value of a max (`is_max`) or min reduction of `dtype` values."""
+    if dtype == np.bool_:
+        return not is_max
+    if np.issubdtype(dtype, np.floating):
+        return -np.inf if is_max else np.inf
+    info = np.iinfo(dtype)
+    return info.min if is_max else info.max
+
+
 _REDUCERS: dict[str, Reducer] = {
     "reduce_sum": lambda x, ax: np.sum(x, axis=ax, dtype=_sum_dtype(x), keepdims=True),
     "reduce_mean": _mean,
-    "reduce_max": lambda x, ax: np.max(x, axis=ax, keepdims=True),
-    "reduce_min": lambda x, ax: np.min(x, axis=ax, keepdims=True),
+    "reduce_max": _extreme(np.max, is_max=True),
+    "reduce_min": _extreme(np.min, is_max=False),
     "reduce_prod": lambda x, ax: np.prod(x, axis=ax, dtype=_sum_dtype(x), keepdims=True),
     "reduce_l2": _l2,
     "reduce_sum_square": _sum_square,

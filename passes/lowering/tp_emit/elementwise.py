@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from mlir import ir
 
+from . import scalar_binary  # noqa: F401 - registers the binary, compare and cast builders
 from .expr import Elementwise, Expr, Index, broadcast_index
 from .kernel import KernelBuilder, inline
-from .scalar import SCALAR
-from .scalar_binary import cast
+from .scalar import OPERAND_DTYPE, SCALAR
+
+
+def scalar_attrs(kb: KernelBuilder, op: ir.Operation) -> dict[str, object]:
+    """The op's attributes plus its first operand's graph dtype: block bodies compute on
+    signless integers, so this is where a builder learns that they are unsigned."""
+    return {**kb.attrs(op), OPERAND_DTYPE: kb.type_of(op.operands[0]).dtype}
 
 
 def _elementwise(kb: KernelBuilder, op: ir.Operation) -> Expr:
     name = op.name.removeprefix("graph.")
-    attrs = kb.attrs(op)
+    attrs = scalar_attrs(kb, op)
     out = kb.type_of(op.results[0])
     children = [kb.expr(v) for v in op.operands]
     build = SCALAR[name]
@@ -25,18 +31,10 @@ for _name in SCALAR:
         inline(_name)(_elementwise)
 
 
-@inline("cast")
-def _cast(kb: KernelBuilder, op: ir.Operation) -> Expr:
-    out = kb.type_of(op.results[0])
-    child = kb.expr(op.operands[0])
-    to = ir.Type.parse(out.dtype)
-    return Elementwise(out.shape, out.dtype, [child], lambda xs: cast(xs[0], to), [lambda idx: idx])
-
-
 @inline("batch_norm")
 def _batch_norm(kb: KernelBuilder, op: ir.Operation) -> Expr:
     """Per-channel parameters (axis 1) broadcast over the other dims."""
-    attrs = kb.attrs(op)
+    attrs = scalar_attrs(kb, op)
     out = kb.type_of(op.results[0])
     children = [kb.expr(v) for v in op.operands]
 

@@ -108,10 +108,22 @@ def affine_value(axes: Sequence[str], expr: ir.AffineExpr) -> ir.Value:
 def storage_type(elem: ir.Type) -> ir.Type:
     """The element type a buffer of `elem` values holds: i1 is one byte (i8 0 or 1), as numpy
     stores bools; memref<...xi1> loads and stores do not lower to LLVM (and i1 vectors would be
-    bit-packed in memory)."""
+    bit-packed in memory). Unsigned `uiN` is signless `iN`: arith computes on signless integers
+    only, and the ops where signedness matters take it from the graph-level dtype."""
     if isinstance(elem, ir.IntegerType) and elem.width == 1:
         return ir.IntegerType.get_signless(8)
+    if isinstance(elem, ir.IntegerType) and not elem.is_signless:
+        return ir.IntegerType.get_signless(elem.width)
     return elem
+
+
+def body_type(dtype: str) -> ir.Type:
+    """The type a block body computes `dtype` values in: `i1` for bools, signless `iN` for
+    signed and unsigned integers, the float type itself."""
+    t = ir.Type.parse(dtype)
+    if isinstance(t, ir.IntegerType) and not t.is_signless:
+        return ir.IntegerType.get_signless(t.width)
+    return t
 
 
 def to_logical(v: ir.Value, dtype: str) -> ir.Value:
@@ -129,7 +141,7 @@ def to_storage(v: ir.Value, buffer: ir.Value) -> ir.Value:
     return v
 
 
-def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | None = None) -> ir.Value:
+def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | int | None = None) -> ir.Value:
     amap = ir.AffineMap.get(len(axes), 0, list(idx))
     mtype = ir.MemRefType(buffer.type)
     attrs: dict[str, ir.Attribute] = {"map": ir.AffineMapAttr.get(amap)}

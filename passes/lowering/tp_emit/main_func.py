@@ -25,7 +25,8 @@ from .planner import Lifetime, aligned, plan
 
 ENTRY = "mlc_main"
 NUMPY_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
-               "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool", "ui8": "uint8"}
+               "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool", "ui8": "uint8",
+               "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
 
 
 def nbytes(t: ir.Type) -> int:
@@ -165,8 +166,11 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
 def _literal(module: ir.Operation, op: ir.Operation, index: int) -> ir.Value:
     value = op.attributes["value"]
     mtype = memref_type(op.results[0].type)
-    if mtype.element_type != ir.RankedTensorType(op.results[0].type).element_type:  # bools as bytes
-        bits = np.array(value).astype(np.int8).reshape(mtype.shape)
+    if mtype.element_type != ir.RankedTensorType(op.results[0].type).element_type:
+        # bools as bytes, unsigned as signless: the same bits in a signed numpy type
+        array = np.array(value)
+        signed = np.dtype(f"i{max(array.dtype.itemsize, 1)}")
+        bits = (array.astype(np.int8) if array.dtype == np.bool_ else array.view(signed)).reshape(mtype.shape)
         value = ir.DenseElementsAttr.get(bits, type=mtype.element_type)
     name = f"__mlc_constant_{index}"
     with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):

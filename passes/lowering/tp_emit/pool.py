@@ -10,14 +10,14 @@ from mlc.dialects.graph.spec import layout_block
 
 from .expr import Computed, Elementwise, Expr, Leaf, affine_value, read
 from .kernel import KernelBuilder, anchor
+from .reduce import extreme_combiner
 from .scalar import const
 
 
-def lowest(dtype: str) -> float:
-    if dtype.startswith("f") or dtype == "bf16":
-        return float("-inf")
-    bits = int(dtype.lstrip("ui"))
-    return float(-(1 << (bits - 1)))
+def _combiner(kind: str, dtype: str) -> tuple[str, float | int]:
+    """(combiner, init): a max pool starts from the smallest value, which is also what its
+    padding reads (padding never wins); an average pool sums from 0."""
+    return extreme_combiner("max", dtype) if kind == "max" else ("add", 0.0)
 
 
 def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> None:
@@ -32,10 +32,9 @@ def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str)
     ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
     idx = [d["n"], d["c"], ih, iw] + ([d["cb"]] if block else [])
     out_map = "(n, c, oh, ow" + (", cb)" if block else ")")
-    pad = lowest(x_t.dtype) if kind == "max" else 0.0
+    combiner, pad = _combiner(kind, x_t.dtype)
     blk = tp.block(out, name=kb.name(f"{kind}_pool"), axes=axes, kinds="S" * (len(axes) - 2) + "RR",
-                   extents=extents, out_map=out_map, combiner="max" if kind == "max" else "add",
-                   init=pad)
+                   extents=extents, out_map=out_map, combiner=combiner, init=pad)
     x = kb.buffer(op.operands[0])
     with ir.InsertionPoint(blk.body):
         # Windows may run past the input (padding, ceil_mode): those positions read `pad`.
@@ -92,10 +91,10 @@ def _global(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> Ex
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     spatial = x_t.shape[2:]
     axes = ["n", "c"] + [f"r{i}" for i in range(len(spatial))]
-    init = lowest(x_t.dtype) if kind == "max" else 0.0
+    combiner, init = _combiner(kind, x_t.dtype)
     blk = tp.block(out, name=kb.name(f"global_{kind}_pool"), axes=axes, kinds="SS" + "R" * len(spatial),
                    extents=list(x_t.shape), out_map="(n, c" + ", 0" * len(spatial) + ")",
-                   combiner="max" if kind == "max" else "add", init=init)
+                   combiner=combiner, init=init)
     x = kb.buffer(op.operands[0])
     with ir.InsertionPoint(blk.body):
         tp.yield_(read(x, axes, [ir.AffineDimExpr.get(i) for i in range(len(axes))]))

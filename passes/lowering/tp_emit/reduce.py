@@ -27,9 +27,9 @@ from mlc.dialects.graph import TensorT
 from mlc.errors import DiagnosticError
 
 from ..emit_util import is_float_type
-from .expr import Elementwise, Expr, Index, Leaf, affine_value, block_over, to_storage
+from .expr import Elementwise, Expr, Index, Leaf, affine_value, block_over, body_type, to_storage
 from .kernel import KernelBuilder, anchor
-from .scalar import const
+from .scalar import const, int_attr
 
 # The value a block yields at one point: (block axes, input index over those axes) -> scalar.
 BodyFn = Callable[[Sequence[str], Index], ir.Value]
@@ -65,20 +65,25 @@ def _fill(kb: KernelBuilder, name: str, out: ir.Value, value: float | int) -> No
     elem = mtype.element_type
     blk, _, _ = block_over(out, kb.name(f"{name}_empty"), mtype.shape)
     with ir.InsertionPoint(blk.body):
-        attr = ir.FloatAttr.get(elem, float(value)) if is_float_type(elem) else ir.IntegerAttr.get(elem, int(value))
+        attr = ir.FloatAttr.get(elem, float(value)) if is_float_type(elem) else int_attr(elem, int(value))
         tp.yield_(arith.ConstantOp(elem, attr).result)
 
 
 def extreme_combiner(kind: str, dtype: str) -> tuple[str, float | int]:
     """(combiner, init) computing the maximum (`kind` "max") or minimum of `dtype` values.
 
-    Bools are stored as bytes 0/1 (`expr.storage_type`): their max (any) starts from 0 (False)
-    and their min (all) from 1 (True), which is also the value over an empty set.
+    The init is the identity, which is also the value over an empty set: -inf / +inf for
+    floats, the type's smallest / largest value for integers. Bools are stored as bytes 0/1
+    (`expr.storage_type`): their max (any) starts from 0 (False) and their min (all) from 1
+    (True). Unsigned integers compare with the unsigned combiners (`maxui`, `minui`); their
+    largest value is all ones, an init of -1 in the signless buffer.
     """
     if dtype.startswith("f") or dtype == "bf16":
         return kind, float("-inf") if kind == "max" else float("inf")
     if dtype == "i1":
         return kind, 0 if kind == "max" else 1
+    if dtype.startswith("ui"):
+        return f"{kind}ui", 0 if kind == "max" else -1
     bits = int(dtype.removeprefix("i"))
     return kind, -(1 << (bits - 1)) if kind == "max" else (1 << (bits - 1)) - 1
 
@@ -106,10 +111,11 @@ _KINDS: dict[str, tuple[str, Callable[[ir.Value], ir.Value]]] = {
 }
 
 
-def _count_divide(x: ir.Value, count: int) -> ir.Value:
+def _count_divide(x: ir.Value, count: int, is_unsigned: bool) -> ir.Value:
     if is_float_type(x.type):
         return arith.DivFOp(x, const(x, float(count))).result
-    return arith.DivSIOp(x, const(x, count)).result  # integer mean truncates toward zero
+    # integer mean truncates toward zero
+    return (arith.DivUIOp if is_unsigned else arith.DivSIOp)(x, const(x, count)).result
 
 
 @anchor(*_KINDS, "reduce_max", "reduce_min")
@@ -136,7 +142,8 @@ def reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         count = 1
         for a in axes:
             count *= x_t.shape[a]
-        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: _count_divide(xs[0], count),
+        is_unsigned = y_t.dtype.startswith("ui")
+        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: _count_divide(xs[0], count, is_unsigned),
                            [lambda idx: idx])
     if name == "reduce_l2":
         return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: m.SqrtOp(xs[0]).result, [lambda idx: idx])
@@ -148,11 +155,13 @@ def _integer_l2(kb: KernelBuilder, op: ir.Operation, axes: list[int], keep: bool
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     f64 = ir.F64Type.get()
     acc = kb.temp(TensorT(y_t.shape, "f64"))
+    u = x_t.dtype.startswith("ui")
+    to_float, to_int = (arith.UIToFPOp, arith.FPToUIOp) if u else (arith.SIToFPOp, arith.FPToSIOp)
     reduce_block(kb, "reduce_l2", acc, x_t.shape, axes, keep, "add", 0.0,
-                 lambda ax, idx: _square(arith.SIToFPOp(f64, x.emit(ax, idx)).result))
-    to = ir.Type.parse(y_t.dtype)
+                 lambda ax, idx: _square(to_float(f64, x.emit(ax, idx)).result))
+    to = body_type(y_t.dtype)
     return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, "f64", acc)],
-                       lambda xs: arith.FPToSIOp(to, m.SqrtOp(xs[0]).result).result, [lambda idx: idx])
+                       lambda xs: to_int(to, m.SqrtOp(xs[0]).result).result, [lambda idx: idx])
 
 
 def _matches(v: ir.Value, extreme: ir.Value) -> ir.Value:

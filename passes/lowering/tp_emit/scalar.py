@@ -1,4 +1,10 @@
-"""Scalar semantics of elementwise graph ops, emitted with arith/math (ONNX semantics)."""
+"""Scalar semantics of elementwise graph ops, emitted with arith/math (ONNX semantics).
+
+A builder gets the scalar operands and the op's attributes. Integers are signless in a block
+body (unsigned tensors are stored as signless `iN`, `expr.storage_type`), so the attributes
+also carry the graph-level element type of the first operand under `OPERAND_DTYPE` (set once,
+by `elementwise._elementwise`); `unsigned(a)` tells the builders that need it.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,8 @@ from ..emit_util import is_float_type
 
 Build = Callable[[list[ir.Value], dict[str, object]], ir.Value]
 SCALAR: dict[str, Build] = {}
+OPERAND_DTYPE = "operand_dtype"
+"""The attribute key under which a builder finds its first operand's graph dtype (`ui8`, `f32`)."""
 
 
 def scalar(*names: str) -> Callable[[Build], Build]:
@@ -23,21 +31,50 @@ def scalar(*names: str) -> Callable[[Build], Build]:
     return register
 
 
+def unsigned(a: dict[str, object]) -> bool:
+    """Whether the builder's operands are unsigned integers (graph dtype `ui8` ... `ui64`)."""
+    return str(a.get(OPERAND_DTYPE, "")).startswith("ui")
+
+
+def wrap_signed(value: int, bits: int) -> int:
+    """`value` modulo 2**bits, as the signed number with the same bits (what an IntegerAttr of a
+    signless type holds: 255 in i8 is -1)."""
+    if bits == 1:
+        return value & 1
+    value &= (1 << bits) - 1
+    return value - (1 << bits) if value >> (bits - 1) else value
+
+
+def int_attr(t: ir.Type, value: int) -> ir.Attribute:
+    """An integer attribute of type `t` holding the bits of `value` (signed or unsigned)."""
+    return ir.IntegerAttr.get(t, wrap_signed(int(value), ir.IntegerType(t).width))
+
+
 def const(like: ir.Value, value: float) -> ir.Value:
     t = like.type
     if is_float_type(t):
         return arith.ConstantOp(t, ir.FloatAttr.get(t, value)).result
-    return arith.ConstantOp(t, ir.IntegerAttr.get(t, int(value))).result
+    return arith.ConstantOp(t, int_attr(t, int(value))).result
 
 
 def _fp(x: ir.Value) -> bool:
     return is_float_type(x.type)
 
 
+def int_max(x: ir.Value, y: ir.Value, is_unsigned: bool) -> ir.Value:
+    return (arith.MaxUIOp if is_unsigned else arith.MaxSIOp)(x, y).result
+
+
+def int_min(x: ir.Value, y: ir.Value, is_unsigned: bool) -> ir.Value:
+    return (arith.MinUIOp if is_unsigned else arith.MinSIOp)(x, y).result
+
+
 @scalar("relu")
 def _relu(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x = xs[0]
-    return arith.MaximumFOp(x, const(x, 0.0)).result if _fp(x) else arith.MaxSIOp(x, const(x, 0)).result
+    if _fp(x):
+        return arith.MaximumFOp(x, const(x, 0.0)).result
+    return x if unsigned(a) else arith.MaxSIOp(x, const(x, 0)).result
 
 
 @scalar("clip")
@@ -51,9 +88,12 @@ def _clip(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
             x = arith.MinimumFOp(x, const(x, hi)).result
         return x
     bits = ir.IntegerType(x.type).width
-    lo_i = max(int(lo) if lo != -pymath.inf else -(1 << (bits - 1)), -(1 << (bits - 1)))
-    hi_i = min(int(hi) if hi != pymath.inf else (1 << (bits - 1)) - 1, (1 << (bits - 1)) - 1)
-    return arith.MinSIOp(arith.MaxSIOp(x, const(x, lo_i)).result, const(x, hi_i)).result
+    u = unsigned(a)
+    low, high = (0, (1 << bits) - 1) if u else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+    # x >= lo <=> x >= ceil(lo) for integers; bounds outside the type are its limits.
+    lo_i = low if lo == -pymath.inf else min(max(pymath.ceil(lo), low), high)
+    hi_i = high if hi == pymath.inf else min(max(pymath.floor(hi), low), high)
+    return int_min(int_max(x, const(x, lo_i), u), const(x, hi_i), u)
 
 
 def _unary_math(op: type) -> Build:
@@ -82,20 +122,24 @@ def _neg(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
 @scalar("abs")
 def _abs(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x = xs[0]
-    return m.AbsFOp(x).result if _fp(x) else m.AbsIOp(x).result
+    if _fp(x):
+        return m.AbsFOp(x).result
+    return x if unsigned(a) else m.AbsIOp(x).result
 
 
 @scalar("sign")
 def _sign(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x = xs[0]
-    zero, one, minus = const(x, 0), const(x, 1), const(x, -1)
+    zero, one = const(x, 0), const(x, 1)
     if _fp(x):
         pos = arith.CmpFOp(arith.CmpFPredicate.OGT, x, zero).result
         neg = arith.CmpFOp(arith.CmpFPredicate.OLT, x, zero).result
+    elif unsigned(a):  # never negative: 0 or 1
+        return arith.SelectOp(arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result, one, zero).result
     else:
         pos = arith.CmpIOp(arith.CmpIPredicate.sgt, x, zero).result
         neg = arith.CmpIOp(arith.CmpIPredicate.slt, x, zero).result
-    return arith.SelectOp(pos, one, arith.SelectOp(neg, minus, zero).result).result
+    return arith.SelectOp(pos, one, arith.SelectOp(neg, const(x, -1), zero).result).result
 
 
 @scalar("reciprocal")

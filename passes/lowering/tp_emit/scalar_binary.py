@@ -7,31 +7,46 @@ from mlir.dialects import arith
 from mlir.dialects import math as m
 
 from ..emit_util import is_float_type
-from .scalar import SCALAR, const, scalar
+from .expr import body_type
+from .scalar import OPERAND_DTYPE, SCALAR, const, scalar, unsigned
 
+# float op, signed-integer op, unsigned-integer op
 _FI = {
-    "add": (arith.AddFOp, arith.AddIOp),
-    "sub": (arith.SubFOp, arith.SubIOp),
-    "mul": (arith.MulFOp, arith.MulIOp),
-    "div": (arith.DivFOp, arith.DivSIOp),  # ONNX integer Div truncates toward zero
-    "max": (arith.MaximumFOp, arith.MaxSIOp),
-    "min": (arith.MinimumFOp, arith.MinSIOp),
+    "add": (arith.AddFOp, arith.AddIOp, arith.AddIOp),
+    "sub": (arith.SubFOp, arith.SubIOp, arith.SubIOp),
+    "mul": (arith.MulFOp, arith.MulIOp, arith.MulIOp),
+    "div": (arith.DivFOp, arith.DivSIOp, arith.DivUIOp),  # ONNX integer Div truncates toward zero
+    "max": (arith.MaximumFOp, arith.MaxSIOp, arith.MaxUIOp),
+    "min": (arith.MinimumFOp, arith.MinSIOp, arith.MinUIOp),
 }
 
-for _name, (_f, _i) in _FI.items():
-    SCALAR[_name] = (lambda f, i: lambda xs, a: (f if is_float_type(xs[0].type) else i)(xs[0], xs[1]).result)(_f, _i)
 
+def _pick(xs: list[ir.Value], a: dict[str, object], ops: tuple[object, object, object]) -> object:
+    """The float, signed or unsigned variant for the operands."""
+    return ops[0] if is_float_type(xs[0].type) else ops[2] if unsigned(a) else ops[1]
+
+
+for _name, _ops in _FI.items():
+    SCALAR[_name] = (lambda ops: lambda xs, a: _pick(xs, a, ops)(xs[0], xs[1]).result)(_ops)  # type: ignore[operator]
+
+_P = arith.CmpIPredicate
 _CMP = {
-    "equal": (arith.CmpFPredicate.OEQ, arith.CmpIPredicate.eq),
-    "less": (arith.CmpFPredicate.OLT, arith.CmpIPredicate.slt),
-    "less_equal": (arith.CmpFPredicate.OLE, arith.CmpIPredicate.sle),
-    "greater": (arith.CmpFPredicate.OGT, arith.CmpIPredicate.sgt),
-    "greater_equal": (arith.CmpFPredicate.OGE, arith.CmpIPredicate.sge),
+    "equal": (arith.CmpFPredicate.OEQ, _P.eq, _P.eq),
+    "less": (arith.CmpFPredicate.OLT, _P.slt, _P.ult),
+    "less_equal": (arith.CmpFPredicate.OLE, _P.sle, _P.ule),
+    "greater": (arith.CmpFPredicate.OGT, _P.sgt, _P.ugt),
+    "greater_equal": (arith.CmpFPredicate.OGE, _P.sge, _P.uge),
 }
 
-for _name, (_fp, _ip) in _CMP.items():
-    SCALAR[_name] = (lambda fp, ip: lambda xs, a: (
-        arith.CmpFOp(fp, xs[0], xs[1]) if is_float_type(xs[0].type) else arith.CmpIOp(ip, xs[0], xs[1])).result)(_fp, _ip)
+
+def _compare(xs: list[ir.Value], a: dict[str, object], preds: tuple[object, object, object]) -> ir.Value:
+    pred = _pick(xs, a, preds)
+    op = arith.CmpFOp if is_float_type(xs[0].type) else arith.CmpIOp
+    return op(pred, xs[0], xs[1]).result  # type: ignore[arg-type]
+
+
+for _name, _preds in _CMP.items():
+    SCALAR[_name] = (lambda preds: lambda xs, a: _compare(xs, a, preds))(_preds)
 
 SCALAR["and"] = lambda xs, a: arith.AndIOp(xs[0], xs[1]).result
 SCALAR["or"] = lambda xs, a: arith.OrIOp(xs[0], xs[1]).result
@@ -63,6 +78,8 @@ def _mod(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
         fix = arith.AndIOp(nonzero, arith.XOrIOp(r_neg, y_neg).result).result
         moved = arith.SelectOp(fix, arith.AddFOp(r, y).result, r).result
         return arith.SelectOp(nonzero, moved, m.CopySignOp(zero, y).result).result
+    if unsigned(a):  # no signs: C fmod and numpy mod agree
+        return arith.RemUIOp(x, y).result
     r = arith.RemSIOp(x, y).result
     if a["fmod"]:
         return r
@@ -81,6 +98,8 @@ def _prelu(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     if is_float_type(x.type):
         neg = arith.CmpFOp(arith.CmpFPredicate.OLT, x, const(x, 0.0)).result
         return arith.SelectOp(neg, arith.MulFOp(x, slope).result, x).result
+    if unsigned(a):  # never negative
+        return x
     neg = arith.CmpIOp(arith.CmpIPredicate.slt, x, const(x, 0)).result
     return arith.SelectOp(neg, arith.MulIOp(x, slope).result, x).result
 
@@ -93,26 +112,69 @@ def _batch_norm(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     return arith.AddFOp(arith.MulFOp(centered, arith.MulFOp(scale, inv).result).result, bias).result
 
 
-def cast(x: ir.Value, to: ir.Type) -> ir.Value:
-    """ONNX Cast between float, signless-integer and i1 types."""
-    src = x.type
-    if src == to:
+@scalar("cast")
+def _cast(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
+    """ONNX Cast between float, (un)signed-integer and bool types (numpy's conversions)."""
+    x, src_dtype, dst_dtype = xs[0], str(a[OPERAND_DTYPE]), str(a["to"])
+    src, to = x.type, body_type(dst_dtype)
+    if src == to:  # same dtype, or the same bits (i8 <-> ui8 keep them, as numpy does)
         return x
     f_src, f_dst = is_float_type(src), is_float_type(to)
     if f_src and f_dst:
-        wider = ir.FloatType(to).width > ir.FloatType(src).width
-        return (arith.ExtFOp if wider else arith.TruncFOp)(to, x).result
+        return _float_to_float(x, to)
     if isinstance(to, ir.IntegerType) and to.width == 1:
         zero = const(x, 0)
         if f_src:
             return arith.CmpFOp(arith.CmpFPredicate.UNE, x, zero).result
         return arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result
-    src_bool = isinstance(src, ir.IntegerType) and src.width == 1
+    zero_extend = src_dtype == "i1" or src_dtype.startswith("ui")
     if f_src:
-        return arith.FPToSIOp(to, x).result
+        return _float_to_int(x, to, dst_dtype.startswith("ui"))
     if f_dst:
-        return (arith.UIToFPOp if src_bool else arith.SIToFPOp)(to, x).result
+        return (arith.UIToFPOp if zero_extend else arith.SIToFPOp)(to, x).result
     sw, dw = ir.IntegerType(src).width, ir.IntegerType(to).width
     if dw > sw:
-        return (arith.ExtUIOp if src_bool else arith.ExtSIOp)(to, x).result
+        return (arith.ExtUIOp if zero_extend else arith.ExtSIOp)(to, x).result
     return arith.TruncIOp(to, x).result
+
+
+def _float_to_float(x: ir.Value, to: ir.Type) -> ir.Value:
+    src_width, dst_width = ir.FloatType(x.type).width, ir.FloatType(to).width
+    if dst_width > src_width:
+        return arith.ExtFOp(to, x).result
+    if src_width == 64 and dst_width == 16:
+        return arith.TruncFOp(to, _f64_to_f32_round_to_odd(x)).result
+    return arith.TruncFOp(to, x).result
+
+
+def _f64_to_f32_round_to_odd(x: ir.Value) -> ir.Value:
+    """f64 -> f32 rounded toward zero with the last bit set when inexact ("round to odd").
+
+    LLVM lowers an f64 -> f16 truncation on x86 to a call of `__truncdfhf2`, which the JIT
+    cannot resolve. Going through f32 instead rounds twice, which is wrong when the first rounding
+    lands on an f16 halfway point; rounding to odd first cannot land there (f32 keeps 13 more
+    bits than f16), so the f32 -> f16 rounding to nearest-even then gives exactly the correctly
+    rounded f64 -> f16 result, as numpy computes it.
+    """
+    f32, i32 = ir.F32Type.get(), ir.IntegerType.get_signless(32)
+    nearest = arith.TruncFOp(f32, x).result
+    back = arith.ExtFOp(x.type, nearest).result
+    inexact = arith.CmpFOp(arith.CmpFPredicate.ONE, back, x).result  # false for NaN
+    rounded_up = arith.CmpFOp(arith.CmpFPredicate.OGT, m.AbsFOp(back).result, m.AbsFOp(x).result).result
+    bits = arith.BitcastOp(i32, nearest).result
+    one = arith.ConstantOp(i32, 1).result
+    # Magnitude one step toward zero (sign-magnitude: the bits minus one), then the sticky bit.
+    toward_zero = arith.SelectOp(rounded_up, arith.SubIOp(bits, one).result, bits).result
+    odd = arith.SelectOp(inexact, arith.OrIOp(toward_zero, one).result, bits).result
+    return arith.BitcastOp(f32, odd).result
+
+
+def _float_to_int(x: ir.Value, to: ir.Type, to_unsigned: bool) -> ir.Value:
+    """Truncation toward zero. An unsigned target narrower than 64 bits goes through i64 and keeps
+    the low bits, as numpy does for negative values (fptoui of a negative value is poison)."""
+    if not to_unsigned:
+        return arith.FPToSIOp(to, x).result
+    if ir.IntegerType(to).width == 64:
+        return arith.FPToUIOp(to, x).result
+    wide = arith.FPToSIOp(ir.IntegerType.get_signless(64), x).result
+    return arith.TruncIOp(to, wide).result
