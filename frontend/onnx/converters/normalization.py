@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..dtypes import numpy_dtype_of
+from ..dtypes import mlir_type_of, numpy_dtype_of
 from .common import as_dtype, norm_axis
 from .registry import converter
 
@@ -43,13 +43,33 @@ def batch_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
 
 @converter("LayerNormalization", since=17)
 def layer_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
-    """Normalization over the dims from `axis` on; Mean and InvStdDev outputs are not produced."""
+    """Normalization over the dims from `axis` on. The optional Mean and InvStdDev outputs (the
+    statistics, reduced dims kept as size 1, in `stash_type`) are computed apart when used."""
     dtype = ctx.type(node, 0).dtype
+    axis, epsilon = ctx.attrs.int("axis", -1), ctx.attrs.float("epsilon", 1e-5)
     scale = as_dtype(ctx, node, 1, dtype)
     bias = as_dtype(ctx, node, 2, dtype) if ctx.input_name(node, 2) else None
-    y = ctx.emit("layer_norm", ctx.operand(node, 0), scale, bias,
-                 axis=ctx.attrs.int("axis", -1), epsilon=ctx.attrs.float("epsilon", 1e-5))
-    return [y]
+    y = ctx.emit("layer_norm", ctx.operand(node, 0), scale, bias, axis=axis, epsilon=epsilon)
+    if not any(node.output[1:]):
+        return [y]
+    return [y, *_layer_norm_statistics(ctx, node, axis, epsilon)]
+
+
+def _layer_norm_statistics(ctx: ImportContext, node: onnx.NodeProto, axis: int,
+                           epsilon: float) -> tuple[ir.Value, ir.Value]:
+    """(mean, 1 / sqrt(var + epsilon)) over the dims from `axis` on, as ONNX's definition
+    computes them: the variance is the mean of the squared deviations, in `stash_type`."""
+    stash = mlir_type_of(ctx.attrs.int("stash_type", 1), f"the stash_type of {ctx.where}")
+    if not stash.startswith("f"):
+        raise ctx.unsupported(f"stash_type {stash} is not a float type")
+    t = ctx.type(node, 0)
+    axes = list(range(norm_axis(ctx, axis, t.rank), t.rank))
+    x = as_dtype(ctx, node, 0, stash)
+    mean = ctx.emit("reduce_mean", x, axes=axes, keepdims=1)
+    centered = ctx.emit("sub", x, mean)
+    var = ctx.emit("reduce_mean", ctx.emit("mul", centered, centered), axes=axes, keepdims=1)
+    eps = ctx.literal(np.array(epsilon, numpy_dtype_of(stash)))
+    return mean, ctx.emit("reciprocal", ctx.emit("sqrt", ctx.emit("add", var, eps)))
 
 
 @converter("InstanceNormalization", since=6)

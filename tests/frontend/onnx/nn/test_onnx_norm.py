@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlc.frontend import from_onnx
+from onnx import helper
 from onnx_testing import (
     attrs,
     check_numerics,
     import_model,
+    make_model,
     node_model,
     op_names,
     rand,
@@ -92,3 +94,47 @@ def test_lrn(opset: int) -> None:
                             {"x": x}, rtol=1e-5, atol=1e-6)
     assert attrs(the_op(module, "graph.lrn")) == {"size": 3, "alpha": pytest.approx(1e-3),
                                                  "beta": pytest.approx(0.6), "bias": 2.0}
+
+
+def _compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    """Every output of `model` compiled by mlc (default pipeline) and run by the JIT."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*import_model(model)).jit())  # type: ignore[arg-type]
+    for name, value in feeds.items():
+        gm.set_input(name, value)
+    gm.run()
+    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
+
+
+@pytest.mark.parametrize("axis, dtype", [(-1, np.float32), (1, np.float32), (0, np.float32), (-2, np.float16)])
+def test_layer_norm_mean_and_inv_std_dev_outputs(axis: int, dtype: type) -> None:
+    """The optional outputs (test_layer_normalization_*: Mean, InvStdDev) are the statistics over
+    the normalized dims, kept as size 1, in stash_type (float32 by default, also for f16 data)."""
+    x = (rand(2, 3, 4, 5, seed=7) * 3 + 1).astype(dtype)
+    shape = x.shape[axis % 4:]
+    consts = {"scale": rand(*shape, seed=1).astype(dtype), "bias": rand(*shape, seed=2).astype(dtype)}
+    model = node_model("LayerNormalization", {"x": x}, consts=consts, opset=17, axis=axis, epsilon=1e-3,
+                       outputs=["y", "mean", "inv_std"], out_dtypes=[dtype, np.float32, np.float32])
+    tol = {"rtol": 2e-3, "atol": 2e-3} if dtype == np.float16 else {"rtol": 1e-4, "atol": 1e-5}
+    check_numerics(model, {"x": x}, **tol)
+    axes = tuple(range(axis % 4, 4))
+    xf = x.astype(np.float32)
+    mean = xf.mean(axis=axes, keepdims=True)
+    inv_std = 1 / np.sqrt(((xf - mean) ** 2).mean(axis=axes, keepdims=True) + 1e-3)
+    got = _compiled(model, {"x": x})
+    assert [a.dtype for a in got] == [dtype, np.float32, np.float32]
+    np.testing.assert_allclose(got[1], mean, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[2], inv_std, rtol=1e-5, atol=1e-6)
+    y = (xf - mean) * inv_std * consts["scale"].astype(np.float32) + consts["bias"].astype(np.float32)
+    np.testing.assert_allclose(got[0].astype(np.float32), y, **tol)
+
+
+def test_layer_norm_statistics_only_when_used() -> None:
+    plain = node_model("LayerNormalization", {"x": X}, consts={"s": rand(5)}, opset=17)
+    assert op_names(import_model(plain)[0]) == ["graph.layer_norm"]
+    node = helper.make_node("LayerNormalization", ["x", "s"], ["y", "", "inv_std"], axis=2)
+    model = make_model([node], {"x": (np.float32, X.shape)}, ["y", "inv_std"], {"s": rand(4, 5)}, opset=17)
+    module = check_numerics(model, {"x": X}, rtol=1e-4, atol=1e-5)
+    assert "graph.reciprocal" in op_names(module)

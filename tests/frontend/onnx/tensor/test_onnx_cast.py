@@ -53,3 +53,47 @@ def test_training_dropout_is_rejected() -> None:
                        opset=13)
     with pytest.raises(UnsupportedOpError, match="training_mode=true"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("opset", [12, 13, 22])
+def test_inference_dropout_mask_keeps_every_element(opset: int) -> None:
+    """test_dropout_default_mask*: in inference the mask output is all true; it is a constant of
+    the data's shape, and the data passes through."""
+    x = rand(3, 4, seed=5)
+    model = node_model("Dropout", {"x": x}, consts={"ratio": np.array(0.3, np.float32)}, opset=opset,
+                       outputs=["y", "mask"], out_dtypes=[np.float32, np.bool_])
+    module = check_numerics(model, {"x": x})
+    assert op_names(module) == []  # the data is the input; the mask a constant
+    got = _run_compiled(model, {"x": x})
+    np.testing.assert_array_equal(got[0], x)
+    assert got[1].dtype == np.bool_ and got[1].shape == (3, 4) and got[1].all()
+
+
+@pytest.mark.parametrize("opset", [7, 10])
+def test_dropout_mask_before_12_is_not_produced(opset: int) -> None:
+    """Its inference value is unspecified before opset 12 (onnxruntime gives all false at 10)."""
+    model = node_model("Dropout", {"x": X}, opset=opset, outputs=["y", "mask"],
+                       out_dtypes=[np.float32, np.float32 if opset < 10 else np.bool_])
+    with pytest.raises(UnsupportedOpError, match="output #1 .* which mlc does not produce"):
+        from_onnx(model)
+
+
+def test_training_dropout_with_zero_ratio_is_the_identity() -> None:
+    """test_training_dropout_zero_ratio*: training with ratio 0 drops nothing."""
+    x = rand(3, 4, seed=6)
+    model = node_model("Dropout", {"x": x}, consts={"r": np.array(0.0, np.float32), "t": np.array(True)},
+                       opset=13, outputs=["y", "mask"], out_dtypes=[np.float32, np.bool_])
+    got = _run_compiled(model, {"x": x})
+    np.testing.assert_array_equal(got[0], x)
+    assert got[1].all()
+
+
+def _run_compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    import mlc
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*from_onnx(model)).jit())  # type: ignore[arg-type]
+    for name, value in feeds.items():
+        gm.set_input(name, value)
+    gm.run()
+    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
