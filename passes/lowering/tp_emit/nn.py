@@ -12,6 +12,7 @@ from mlc.errors import DiagnosticError
 
 from .expr import Elementwise, Expr, Index, Leaf, block_over, read
 from .kernel import KernelBuilder, anchor
+from .reduce import is_half, rounded, widen
 from .scalar import const
 
 
@@ -19,13 +20,16 @@ def _dims(n: int) -> list[ir.AffineExpr]:
     return [ir.AffineDimExpr.get(i) for i in range(n)]
 
 
-def _bias_epilogue(kb: KernelBuilder, out: ir.Value, bias: ir.Value, shape: tuple[int, ...],
-                   dtype: str, channel: "callable") -> Expr:  # type: ignore[valid-type]
-    """out + bias[channel(idx)] as a pending expression (applied by the kernel's final block)."""
-    own = Leaf(shape, dtype, out)
+def _bias_epilogue(acc: Leaf, bias: ir.Value, dtype: str, channel: "callable") -> Expr:  # type: ignore[valid-type]
+    """acc + bias[channel(idx)] as a pending expression (applied by the kernel's final block);
+    an f32 accumulator of half values takes the bias in f32 and is rounded once, after it."""
     b = Leaf((0,), dtype, bias)
-    return Elementwise(shape, dtype, [own, b], lambda xs: arith.AddFOp(xs[0], xs[1]).result,
-                       [lambda idx: idx, channel])
+
+    def fn(xs: list[ir.Value]) -> ir.Value:
+        if acc.dtype == dtype:
+            return arith.AddFOp(xs[0], xs[1]).result
+        return arith.TruncFOp(ir.Type.parse(dtype), arith.AddFOp(xs[0], widen(xs[1])).result).result
+    return Elementwise(acc.shape, dtype, [acc, b], fn, [lambda idx: idx, channel])
 
 
 @anchor("conv2d")
@@ -71,18 +75,20 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         x_idx = [d["n"], channel, ih, iw]
         w_idx = [d["oc"], d["ic"], d["kh"], d["kw"]]
         out_map = "(n, oc, oh, ow)"
-    blk = tp.block(out, name=kb.name("conv2d"), axes=axes, kinds=kinds, extents=extents,
+    half = is_half(ir.Type.parse(y_t.dtype))  # f16 / bf16: multiply and sum in f32, round once
+    acc = Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32"))) if half else Leaf(y_t.shape, y_t.dtype, out)
+    blk = tp.block(acc.buffer, name=kb.name("conv2d"), axes=axes, kinds=kinds, extents=extents,
                    out_map=out_map, combiner="add", init=0.0)
     with ir.InsertionPoint(blk.body):
         xv = read(x, axes, x_idx, pad=0.0 if padded else None)
         wv = read(w, axes, w_idx)
-        tp.yield_(arith.MulFOp(xv, wv).result)
+        tp.yield_(arith.MulFOp(*((widen(xv), widen(wv)) if half else (xv, wv))).result)
     if len(op.operands) < 3:
-        return None
+        return rounded(acc, y_t.dtype) if half else None
     bias = kb.buffer(op.operands[2])
     if yb:
-        return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1] * yb + idx[4]])
-    return _bias_epilogue(kb, out, bias, y_t.shape, y_t.dtype, lambda idx: [idx[1]])
+        return _bias_epilogue(acc, bias, y_t.dtype, lambda idx: [idx[1] * yb + idx[4]])
+    return _bias_epilogue(acc, bias, y_t.dtype, lambda idx: [idx[1]])
 
 
 def padded_copy(kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: int, rows: int,
@@ -101,17 +107,34 @@ def padded_copy(kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: in
 
 
 def _contract(kb: KernelBuilder, name: str, out: ir.Value, out_shape: tuple[int, ...],
-              a_buf: ir.Value, a_idx: "callable", b_buf: ir.Value, b_idx: "callable", k: int) -> None:  # type: ignore[valid-type]
-    """out[s] = sum_k a[a_idx(s, k)] * b[b_idx(s, k)] over spatial axes s0.. and reduce axis k."""
+              a_buf: ir.Value, a_idx: "callable", b_buf: ir.Value, b_idx: "callable", k: int) -> Expr:  # type: ignore[valid-type]
+    """out[s] = sum_k a[a_idx(s, k)] * b[b_idx(s, k)] over spatial axes s0.. and reduce axis k.
+
+    Returns the product's value. f16 / bf16 operands are multiplied and summed in f32 (a
+    temporary) and rounded once, by the returned pending expression, as numpy does.
+    """
+    dtype = str(ir.MemRefType(out.type).element_type)
+    half = is_half(ir.MemRefType(out.type).element_type)
+    acc = kb.temp(TensorT(out_shape, "f32")) if half else out
     axes = [f"s{i}" for i in range(len(out_shape))] + ["k"]
     dims = _dims(len(axes))
-    blk = tp.block(out, name=kb.name(name), axes=axes, kinds="S" * len(out_shape) + "R",
+    blk = tp.block(acc, name=kb.name(name), axes=axes, kinds="S" * len(out_shape) + "R",
                    extents=list(out_shape) + [k], out_map="(" + ", ".join(axes[:-1]) + ")",
                    combiner="add", init=0.0)
     with ir.InsertionPoint(blk.body):
         av = read(a_buf, axes, a_idx(dims[:-1], dims[-1]))
         bv = read(b_buf, axes, b_idx(dims[:-1], dims[-1]))
+        if half:
+            av, bv = widen(av), widen(bv)
         tp.yield_(arith.MulFOp(av, bv).result)
+    if half:
+        return rounded(Leaf(out_shape, "f32", acc), dtype)
+    return Leaf(out_shape, dtype, out)
+
+
+def _pending(value: Expr) -> Expr | None:
+    """An anchor's result: None when it is its output buffer as is."""
+    return None if isinstance(value, Leaf) else value
 
 
 @anchor("matmul")
@@ -131,18 +154,16 @@ def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     def b_idx(s: Index, kk: ir.AffineExpr) -> Index:
         return [kk] if b_t.rank == 1 else batch_idx(b_t.shape, s) + [kk, s[-1]]
 
-    _contract(kb, "matmul", out, y_t.shape, kb.buffer(op.operands[0]), a_idx,
-              kb.buffer(op.operands[1]), b_idx, k)
-    return None
+    return _pending(_contract(kb, "matmul", out, y_t.shape, kb.buffer(op.operands[0]), a_idx,
+                              kb.buffer(op.operands[1]), b_idx, k))
 
 
 @anchor("batch_matmul")
 def batch_matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     y_t = kb.type_of(op.results[0])
-    _contract(kb, "batch_matmul", out, y_t.shape, kb.buffer(op.operands[0]),
-              lambda s, k: [s[0], s[1], k], kb.buffer(op.operands[1]), lambda s, k: [s[0], k, s[2]],
-              kb.type_of(op.operands[0]).shape[2])
-    return None
+    return _pending(_contract(kb, "batch_matmul", out, y_t.shape, kb.buffer(op.operands[0]),
+                              lambda s, k: [s[0], s[1], k], kb.buffer(op.operands[1]),
+                              lambda s, k: [s[0], k, s[2]], kb.type_of(op.operands[0]).shape[2]))
 
 
 @anchor("dense")
@@ -151,14 +172,13 @@ def dense(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     a_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     ta, tb = bool(attrs["transA"]), bool(attrs["transB"])
     k = a_t.shape[0] if ta else a_t.shape[1]
-    _contract(kb, "dense", out, y_t.shape,
-              kb.buffer(op.operands[0]), lambda s, kk: [kk, s[0]] if ta else [s[0], kk],
-              kb.buffer(op.operands[1]), lambda s, kk: [s[1], kk] if tb else [kk, s[1]], k)
+    own = _contract(kb, "dense", out, y_t.shape,
+                    kb.buffer(op.operands[0]), lambda s, kk: [kk, s[0]] if ta else [s[0], kk],
+                    kb.buffer(op.operands[1]), lambda s, kk: [s[1], kk] if tb else [kk, s[1]], k)
     alpha, beta = float(attrs["alpha"]), float(attrs["beta"])  # type: ignore[arg-type]
     has_c = len(op.operands) > 2 and beta != 0.0
     if alpha == 1.0 and not has_c:
-        return None
-    own = Leaf(y_t.shape, y_t.dtype, out)
+        return _pending(own)
     children: list[Expr] = [own]
     maps = [lambda idx: idx]
     if has_c:

@@ -42,9 +42,19 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
 
     The output keeps the reduced dims as size 1 (`keepdims`) or drops them. Over an empty set
     (a reduced extent of 0) every output element is `init`: a block cannot have a 0 extent.
+    Sums and products of f16 / bf16 values accumulate in f32 and are rounded once at the end,
+    as numpy and onnxruntime do (each f16 partial sum would lose up to half an ulp).
     """
     if any(in_shape[d] == 0 for d in reduced):
         _fill(kb, name, out, init)
+        return
+    out_type = ir.MemRefType(out.type)
+    if combiner in ("add", "mul") and is_half(out_type.element_type):
+        shape = tuple(out_type.shape)
+        wide = Leaf(shape, "f32", kb.temp(TensorT(shape, "f32")))
+        reduce_block(kb, name, wide.buffer, in_shape, reduced, keepdims, combiner, init,
+                     lambda ax, idx: widen(body(ax, idx)))
+        kb.store(rounded(wide, str(out_type.element_type)), out, f"{name}_round")
         return
     kept = [d for d in range(len(in_shape)) if d not in reduced]
     order = kept + sorted(reduced)
@@ -57,6 +67,22 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
                    combiner=combiner, init=init)
     with ir.InsertionPoint(blk.body):
         tp.yield_(to_storage(body(axes, idx), out))
+
+
+def is_half(t: ir.Type) -> bool:
+    """f16 or bf16: reductions over them accumulate in f32."""
+    return isinstance(t, (ir.F16Type, ir.BF16Type))
+
+
+def widen(v: ir.Value) -> ir.Value:
+    """A half value as f32 (exact)."""
+    return arith.ExtFOp(ir.F32Type.get(), v).result
+
+
+def rounded(wide: Expr, dtype: str) -> Expr:
+    """`wide` (f32) rounded to `dtype`, elementwise."""
+    to = ir.Type.parse(dtype)
+    return Elementwise(wide.shape, dtype, [wide], lambda xs: arith.TruncFOp(to, xs[0]).result, [lambda idx: idx])
 
 
 def _fill(kb: KernelBuilder, name: str, out: ir.Value, value: float | int) -> None:
