@@ -4,7 +4,8 @@ LRN, Softmax, LogSoftmax.
 Semantic breaks: Softmax/LogSoftmax up to opset 12 coerce the input to 2-D at `axis` (default
 1) and normalize over everything from `axis` on; from 13 they normalize along `axis` alone
 (default -1). BatchNormalization-7 has `spatial` (only 1 is supported), 9 drops it, 14 adds
-`training_mode` (only inference is supported), 15 lets scale/bias/mean/var differ in type.
+`training_mode` (batch statistics, and the updated running ones as outputs), 15 lets
+scale/bias/mean/var differ in type.
 """
 
 from __future__ import annotations
@@ -30,15 +31,49 @@ if TYPE_CHECKING:
 @converter("BatchNormalization", since=14)
 @converter("BatchNormalization", since=15)
 def batch_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
-    """Inference batch normalization over axis 1; the training outputs are not produced."""
+    """Batch normalization over axis 1 with the given statistics; from opset 14, training_mode=1
+    normalizes with the batch's own statistics and also gives the updated running ones. The
+    opset 7/9 training outputs are not produced."""
     if ctx.attrs.int("spatial", 1) != 1:
         raise ctx.unsupported("spatial=0 (per-element statistics) is not supported")
-    if ctx.attrs.int("training_mode", 0) != 0:
-        raise ctx.unsupported("training_mode=1 is not supported; export the model for inference")
     dtype = ctx.type(node, 0).dtype
+    if ctx.attrs.int("training_mode", 0) != 0:
+        return _batch_norm_training(ctx, node, dtype)
     stats = [as_dtype(ctx, node, i, dtype) for i in range(1, 5)]
     y = ctx.emit("batch_norm", ctx.operand(node, 0), *stats, epsilon=ctx.attrs.float("epsilon", 1e-5))
     return [y]
+
+
+def _batch_norm_training(ctx: ImportContext, node: onnx.NodeProto, dtype: str) -> list[ir.Value | None]:
+    """ONNX's training-mode BatchNormalization: y from the batch mean and (population) variance
+    over every axis but 1; running_mean = mean * momentum + batch mean * (1 - momentum), and the
+    same for the variance (outputs in the type of the mean and var inputs)."""
+    x, t = ctx.operand(node, 0), ctx.type(node, 0)
+    axes = [0, *range(2, t.rank)]
+    per_channel = [t.shape[1]] + [1] * (t.rank - 2)
+
+    def channel_param(i: int) -> ir.Value:
+        return ctx.emit("reshape", as_dtype(ctx, node, i, dtype), shape=per_channel)
+
+    def scalar(value: float, of: str) -> ir.Value:
+        return ctx.literal(np.array(value, numpy_dtype_of(of)))
+
+    mean = ctx.emit("reduce_mean", x, axes=axes, keepdims=1)
+    centered = ctx.emit("sub", x, mean)
+    var = ctx.emit("reduce_mean", ctx.emit("mul", centered, centered), axes=axes, keepdims=1)
+    std = ctx.emit("sqrt", ctx.emit("add", var, scalar(ctx.attrs.float("epsilon", 1e-5), dtype)))
+    y = ctx.emit("add", ctx.emit("div", ctx.emit("mul", centered, channel_param(1)), std), channel_param(2))
+    momentum = ctx.attrs.float("momentum", 0.9)
+    running: list[ir.Value | None] = []
+    wanted = [(3, mean), (4, var)][:len(node.output) - 1]  # running_mean, running_var if present
+    for i, batch in wanted:
+        stat_type = ctx.type(node, i).dtype
+        batch = ctx.emit("reshape", batch, shape=[t.shape[1]])
+        if stat_type != dtype:
+            batch = ctx.emit("cast", batch, to=stat_type)
+        old = ctx.emit("mul", ctx.operand(node, i), scalar(momentum, stat_type))
+        running.append(ctx.emit("add", old, ctx.emit("mul", batch, scalar(1.0 - momentum, stat_type))))
+    return [y, *running]
 
 
 @converter("LayerNormalization", since=17)

@@ -50,12 +50,32 @@ def test_batch_norm_15_mixed_types_are_converted_at_import() -> None:
     np.testing.assert_allclose(actual, expected, rtol=1e-5, atol=1e-5)
 
 
-@pytest.mark.parametrize("opset,attributes,message", [
-    (7, {"spatial": 0}, "spatial=0"), (14, {"training_mode": 1}, "training_mode=1")])
-def test_batch_norm_training_features_are_rejected(opset: int, attributes: dict[str, int], message: str) -> None:
-    model = node_model("BatchNormalization", {"x": X}, consts=_bn_stats(), opset=opset, **attributes)
-    with pytest.raises(UnsupportedOpError, match=message):
+def test_batch_norm_spatial_0_is_rejected() -> None:
+    model = node_model("BatchNormalization", {"x": X}, consts=_bn_stats(), opset=7, spatial=0)
+    with pytest.raises(UnsupportedOpError, match="spatial=0"):
         from_onnx(model)
+
+
+@pytest.mark.parametrize("opset, outputs", [(14, ["y", "running_mean", "running_var"]), (15, ["y"])])
+def test_batch_norm_training_mode_uses_the_batch_statistics(opset: int, outputs: list[str]) -> None:
+    """test_batchnorm_*_training_mode: y from the batch's mean and population variance over
+    every axis but 1; the running statistics move toward them by 1 - momentum."""
+    from onnx.reference import ReferenceEvaluator
+
+    stats = _bn_stats()
+    x = rand(2, 3, 4, 5, seed=9) * 2 + 0.5
+    model = node_model("BatchNormalization", {"x": x}, consts=stats, opset=opset, outputs=outputs,
+                       training_mode=1, momentum=0.8, epsilon=1e-2)
+    c = (1, 3, 1, 1)
+    mean, var = x.mean(axis=(0, 2, 3)), x.var(axis=(0, 2, 3))
+    y = (x - mean.reshape(c)) / np.sqrt(var.reshape(c) + 1e-2) * stats["scale"].reshape(c) + stats["bias"].reshape(c)
+    want = [y, stats["mean"] * 0.8 + mean * 0.2, stats["var"] * 0.8 + var * 0.2][:len(outputs)]
+    onnx_reference = ReferenceEvaluator(model).run(None, {"x": x})
+    module, params = import_model(model)
+    for got in (_compiled(model, {"x": x}), run_mlc(module, params, {"x": x}), onnx_reference):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
 
 
 def test_batch_norm_6_is_rejected() -> None:
