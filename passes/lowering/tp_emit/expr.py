@@ -141,7 +141,7 @@ def to_storage(v: ir.Value, buffer: ir.Value) -> ir.Value:
     return v
 
 
-def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | int | None = None) -> ir.Value:
+def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | None = None) -> ir.Value:
     amap = ir.AffineMap.get(len(axes), 0, list(idx))
     mtype = ir.MemRefType(buffer.type)
     attrs: dict[str, ir.Attribute] = {"map": ir.AffineMapAttr.get(amap)}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from mlir import ir
 from mlir.dialects import arith
 
@@ -20,7 +22,7 @@ def _dims(n: int) -> list[ir.AffineExpr]:
     return [ir.AffineDimExpr.get(i) for i in range(n)]
 
 
-def _bias_epilogue(acc: Leaf, bias: ir.Value, dtype: str, channel: "callable") -> Expr:  # type: ignore[valid-type]
+def _bias_epilogue(acc: Leaf, bias: ir.Value, dtype: str, channel: Callable[[Index], Index]) -> Expr:
     """acc + bias[channel(idx)] as a pending expression (applied by the kernel's final block);
     an f32 accumulator of half values takes the bias in f32 and is rounded once, after it."""
     b = Leaf((0,), dtype, bias)

@@ -8,7 +8,7 @@ from mlir.dialects import math as m
 
 from ..emit_util import is_float_type
 from .expr import body_type
-from .scalar import OPERAND_DTYPE, SCALAR, const, scalar, unsigned
+from .scalar import OPERAND_DTYPE, SCALAR, Build, const, scalar, unsigned
 
 # float op, signed-integer op, unsigned-integer op
 _FI = {
@@ -26,8 +26,12 @@ def _pick(xs: list[ir.Value], a: dict[str, object], ops: tuple[object, object, o
     return ops[0] if is_float_type(xs[0].type) else ops[2] if unsigned(a) else ops[1]
 
 
+def _binary(ops: tuple[object, object, object]) -> Build:
+    return lambda xs, a: _pick(xs, a, ops)(xs[0], xs[1]).result  # type: ignore[operator]
+
+
 for _name, _ops in _FI.items():
-    SCALAR[_name] = (lambda ops: lambda xs, a: _pick(xs, a, ops)(xs[0], xs[1]).result)(_ops)  # type: ignore[operator]
+    SCALAR[_name] = _binary(_ops)
 
 _P = arith.CmpIPredicate
 _CMP = {
@@ -45,8 +49,12 @@ def _compare(xs: list[ir.Value], a: dict[str, object], preds: tuple[object, obje
     return op(pred, xs[0], xs[1]).result  # type: ignore[arg-type]
 
 
+def _comparison(preds: tuple[object, object, object]) -> Build:
+    return lambda xs, a: _compare(xs, a, preds)
+
+
 for _name, _preds in _CMP.items():
-    SCALAR[_name] = (lambda preds: lambda xs, a: _compare(xs, a, preds))(_preds)
+    SCALAR[_name] = _comparison(_preds)
 
 SCALAR["and"] = lambda xs, a: arith.AndIOp(xs[0], xs[1]).result
 SCALAR["or"] = lambda xs, a: arith.OrIOp(xs[0], xs[1]).result
