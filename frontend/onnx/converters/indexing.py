@@ -3,7 +3,7 @@
 Semantic breaks: Slice takes starts/ends/axes as attributes up to opset 9 and as inputs (plus
 steps) from 10; Split takes `split` as an attribute up to 11, as an input from 13, and opset 18
 adds `num_outputs` (uneven last chunk); Pad takes pads/value as attributes up to opset 10 and
-as inputs from 11, opset 18 adds the `axes` input and 19 the `wrap` mode (not supported).
+as inputs from 11, opset 18 adds the `axes` input and 19 the `wrap` mode (a gather per dim).
 Split becomes one graph.slice per output.
 """
 
@@ -126,8 +126,8 @@ def _pad(ctx: ImportContext, node: onnx.NodeProto, pads: list[int], value: float
          axes: list[int] | None) -> ir.Value:
     t = ctx.type(node, 0)
     mode = ctx.attrs.str("mode", "constant")
-    if mode not in ("constant", "reflect", "edge"):
-        raise ctx.unsupported(f"mode '{mode}' is not supported (constant, reflect, edge are)")
+    if mode not in ("constant", "reflect", "edge", "wrap"):
+        raise ctx.unsupported(f"mode '{mode}' is not supported (constant, reflect, edge, wrap are)")
     if axes is not None:  # opset 18: pads list only the given axes
         axes = [norm_axis(ctx, a, t.rank) for a in axes]
         if len(pads) != 2 * len(axes):
@@ -136,7 +136,30 @@ def _pad(ctx: ImportContext, node: onnx.NodeProto, pads: list[int], value: float
         for k, a in enumerate(axes):
             full[a], full[a + t.rank] = pads[k], pads[k + len(axes)]
         pads = full
+    if mode == "wrap":
+        return _wrap_pad(ctx, node, pads)
     return ctx.emit("pad", ctx.operand(node, 0), pads=pads, mode=mode, value=value)
+
+
+def _wrap_pad(ctx: ImportContext, node: onnx.NodeProto, pads: list[int]) -> ir.Value:
+    """Opset 19 `wrap`: the input repeated periodically, so output position i along a dim of n
+    elements with `begin` padding reads (i - begin) mod n; negative pads crop first, as in the
+    other modes, and the kept part repeats. One gather with those constant indices per dim."""
+    import numpy as np
+
+    t = ctx.type(node, 0)
+    x = ctx.operand(node, 0)
+    for d, n in enumerate(t.shape):
+        begin, end = pads[d], pads[d + t.rank]
+        if begin == end == 0:
+            continue
+        first, kept = max(-begin, 0), n - max(-begin, 0) - max(-end, 0)
+        if kept <= 0:
+            raise ctx.unsupported(f"wrap padding of dim {d}, which has no elements left to repeat")
+        positions = np.arange(-max(begin, 0), kept + max(end, 0), dtype=np.int64)
+        indices = first + positions % kept
+        x = ctx.emit("gather", x, ctx.constant(indices, f"{ctx.node_name}.wrap{d}"), axis=d)
+    return x
 
 
 @converter("Pad", since=2)

@@ -1,4 +1,4 @@
-"""Split (attribute / input / num_outputs), Pad (attributes / inputs / axes), Gather."""
+"""Split (attribute / input / num_outputs), Pad (attributes / inputs / axes / wrap), Gather."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from onnx_testing import (
     op_names,
     rand,
     result_type,
+    run_mlc,
     the_op,
 )
 
@@ -78,10 +79,40 @@ def test_pad_18_axes_input() -> None:
     assert attrs(the_op(module, "graph.pad"))["pads"] == (0, 0, 1, 0, 0, 2)
 
 
-def test_pad_wrap_mode_is_rejected() -> None:
-    model = node_model("Pad", {"x": X}, consts={"p": np.zeros(6, np.int64)}, opset=19, mode="wrap")
-    with pytest.raises(UnsupportedOpError, match="mode 'wrap' is not supported"):
+def test_pad_wrap_mode_is_a_gather_per_padded_dim() -> None:
+    """test_wrap_pad: Pad-19 `wrap` repeats the input periodically (numpy's 'wrap')."""
+    pads = np.array([0, 2, 1, 0, 3, 4], np.int64)
+    model = node_model("Pad", {"x": X}, consts={"p": pads}, opset=19, mode="wrap")
+    module = check_numerics(model, {"x": X})
+    assert op_names(module) == ["graph.gather", "graph.gather"]
+    want = np.pad(X, [(0, 0), (2, 3), (1, 4)], mode="wrap")
+    np.testing.assert_array_equal(_compiled(model, {"x": X})[0], want)
+
+
+def test_pad_wrap_wider_than_the_dim_and_cropping() -> None:
+    pads = np.array([1, 9, -1, 0, 0, 2], np.int64)  # dim 1 (7) wraps past itself; dim 2 crops one
+    model = node_model("Pad", {"x": X}, consts={"p": pads}, opset=19, mode="wrap")
+    want = np.pad(X[:, :, 1:], [(1, 0), (9, 0), (0, 2)], mode="wrap")
+    module, params = from_onnx(model)
+    np.testing.assert_array_equal(run_mlc(module, params, {"x": X})[0], want)
+    np.testing.assert_array_equal(_compiled(model, {"x": X})[0], want)
+
+
+def test_pad_unknown_mode_is_rejected() -> None:
+    model = node_model("Pad", {"x": X}, consts={"p": np.zeros(6, np.int64)}, opset=19, mode="mirror")
+    with pytest.raises(UnsupportedOpError, match="mode 'mirror' is not supported"):
         from_onnx(model)
+
+
+def _compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    import mlc
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*from_onnx(model)).jit())  # type: ignore[arg-type]
+    for name, value in feeds.items():
+        gm.set_input(name, value)
+    gm.run()
+    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
 
 
 @pytest.mark.parametrize("opset", [1, 11, 13])
