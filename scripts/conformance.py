@@ -25,10 +25,12 @@ import shlex
 import sys
 import tempfile
 import time
+from dataclasses import replace
 
 from mlc.frontend.onnx import conformance_report as report
 from mlc.frontend.onnx.conformance import STATUSES, CaseResult
-from mlc.frontend.onnx.conformance_cases import generate_cases, write_case
+from mlc.frontend.onnx.conformance_cases import element_types, generate_cases, write_case
+from mlc.frontend.onnx.conformance_doc import supported_ops_markdown
 from mlc.frontend.onnx.conformance_pool import PoolOptions, run_in_workers
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -86,6 +88,7 @@ def main(argv: list[str]) -> int:
         op_types = {n: (c.op_type, c.expanded) for n, c in cases.items()}
         options = PoolOptions(jobs=args.jobs, timeout=args.timeout)
         results = run_in_workers(pathlib.Path(tmp), names, op_types, options, progress)
+    results = [replace(r, element_types=element_types(cases[r.name].model)) for r in results]
     wall = time.perf_counter() - start
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
     print(f"{len(results)} cases in {wall:.0f} s: " + ", ".join(f"{v} {k}" for k, v in counts.items()),
@@ -105,6 +108,7 @@ def report_info(wall: float, args: argparse.Namespace, argv: list[str],
 
     import mlc
     from mlc.frontend.onnx.converters.registry import registered_ops
+    from mlc.frontend.onnx.dtypes import supported_type_names
 
     command = " ".join([".venv/bin/python", "scripts/conformance.py", *map(shlex.quote, argv)])
     return report.RunInfo(command=command, onnx_version=onnx.__version__,
@@ -113,7 +117,7 @@ def report_info(wall: float, args: argparse.Namespace, argv: list[str],
                           cpus=os.cpu_count() or 1, wall_seconds=round(wall, 1),
                           declared_ops={(f"{d}.{op}" if d else op): list(versions)
                                         for d, op, versions in registered_ops()},
-                          tolerances=tolerances)
+                          tolerances=tolerances, supported_types=list(supported_type_names()))
 
 
 def write_outputs(results: list[CaseResult], info: report.RunInfo) -> None:
@@ -125,7 +129,7 @@ def write_outputs(results: list[CaseResult], info: report.RunInfo) -> None:
             for entry in entries:
                 print(f"  {entry}", file=sys.stderr)
     RESULTS.write_text(report.results_json(results, info))
-    DOC.write_text(report.supported_ops_markdown(results, info))
+    DOC.write_text(supported_ops_markdown(results, info))
     PASSING.write_text(report.passing_text(results))
     KNOWN.write_text(report.known_failures_text(results, known))
     for path in (RESULTS, DOC, PASSING, KNOWN):

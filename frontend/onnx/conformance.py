@@ -78,18 +78,23 @@ class CaseResult:
     """Graph inputs that were turned into initializers for this run (empty: the case as is)."""
     variant: CaseResult | None = None
     """The rerun with `variant.constant_inputs` constant, when the case as is needed them."""
+    element_types: tuple[str, ...] = ()
+    """What the case's graph inputs, outputs and initializers are (`conformance_cases.element_types`);
+    filled by `scripts/conformance.py` for the report."""
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["duration"] = round(self.duration, 3)
         out["constant_inputs"] = list(self.constant_inputs)
         out["variant"] = self.variant.to_json() if self.variant is not None else None
+        out["element_types"] = list(self.element_types)
         return out
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:
         fields = dict(data)
         fields["constant_inputs"] = tuple(fields.get("constant_inputs", ()))
+        fields["element_types"] = tuple(fields.get("element_types", ()))
         variant = fields.get("variant")
         fields["variant"] = cls.from_json(variant) if variant is not None else None
         return cls(**fields)

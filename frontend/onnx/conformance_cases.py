@@ -55,6 +55,23 @@ def op_label(node: onnx.NodeProto) -> str:
     return node.op_type if node.domain in DEFAULT_DOMAINS else f"{node.domain}.{node.op_type}"
 
 
+def element_types(model: onnx.ModelProto) -> tuple[str, ...]:
+    """The kinds of value a case's graph takes, holds and returns, sorted: the ONNX element type
+    name of every tensor graph input, output and initializer (`float`, `uint8` ...), and the
+    value kind of the others (`sequence_type`, `optional_type`, `map_type` ...)."""
+    from .dtypes import onnx_type_name
+
+    graph = model.graph
+    kinds = {onnx_type_name(init.data_type) for init in graph.initializer}
+    for info in [*graph.input, *graph.output]:
+        kind = info.type.WhichOneof("value")
+        if kind == "tensor_type":
+            kinds.add(onnx_type_name(info.type.tensor_type.elem_type))
+        else:
+            kinds.add(str(kind))
+    return tuple(sorted(kinds))
+
+
 def base_case_name(name: str) -> str | None:
     """`test_gelu_tanh_1_expanded_ver18` -> `test_gelu_tanh_1`; None for an unexpanded case."""
     at = name.find(EXPANDED_MARK)

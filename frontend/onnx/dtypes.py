@@ -103,8 +103,14 @@ def check_model_dtypes(graph: onnx.GraphProto, used: set[str]) -> None:
                                  + f". mlc supports {supported_names()}")
 
 
+def supported_type_names() -> tuple[str, ...]:
+    """The element types mlc supports, in ONNX's spelling (`float`, `uint8`, `bool` ...): the one
+    list that import checks, error messages and the conformance report use."""
+    return tuple(onnx_type_name(t) for t in _SUPPORTED)
+
+
 def supported_names() -> str:
-    return ", ".join(onnx_type_name(t) for t in _SUPPORTED)
+    return ", ".join(supported_type_names())
 
 
 def element_type(mlir_type: str) -> ir.Type:
