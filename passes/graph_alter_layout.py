@@ -1,4 +1,5 @@
-"""graph-alter-layout: run convolutions in the blocked NCHW<b>c layout (TVM's conv2d_NCHWc).
+"""graph-alter-layout: choose data layouts for vector code. Convolutions run in the blocked
+NCHW<b>c layout (TVM's conv2d_NCHWc); constant dense weights are stored [K, N].
 
 Each NCHW conv2d with a channel count the block divides becomes
     layout_transform(x, NCHW -> NCHW<bi>c) -> conv2d(NCHW<bi>c, OIHW<bi>i<b>o -> NCHW<b>c)
@@ -77,6 +78,8 @@ class GraphAlterLayoutPass(ModulePass):
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
             self._convert(op)
+        for op in [o for o in walk(module) if o.name == "graph.dense"]:
+            _weights_row_major(op)
         # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
         # back-transform right before it, where the later consumers will meet it.
         for op in list(walk(module)):
@@ -90,19 +93,39 @@ class GraphAlterLayoutPass(ModulePass):
             return
         x, w = op.operands[0], op.operands[1]
         channels, out_channels = _shape(x)[1], _shape(w)[0]
-        if _attr(op, "group") != 1 or out_channels % self.block:
+        group = int(_attr(op, "group"))  # type: ignore[arg-type]
+        per_group_in, per_group_out = channels // group, out_channels // group
+        if group == channels == out_channels:  # depthwise: block the channels, one input each
+            bi = 1 if channels % self.block == 0 else 0
+        elif group == 1:
+            bi = self.block if channels % self.block == 0 else channels if channels < self.block else 0
+        else:  # grouped: blocks must not straddle groups
+            bi = self.block if per_group_in % self.block == 0 and per_group_out % self.block == 0 else 0
+        if not bi or out_channels % self.block:
             return
-        bi = self.block if channels % self.block == 0 else channels if channels < self.block else 0
-        if not bi:
-            return
+        data_block = self.block if bi == 1 else bi
         loc = op.location
         with ir.InsertionPoint(op), loc:
             attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
-            y = gb.conv2d(to_blocked(x, bi, loc), pack_weights(w, bi, self.block, loc),
-                          *(list(op.operands)[2:]), data_layout=f"NCHW{bi}c",
+            y = gb.conv2d(to_blocked(x, data_block, loc), pack_weights(w, bi, self.block, loc),
+                          *(list(op.operands)[2:]), data_layout=f"NCHW{data_block}c",
                           kernel_layout=f"OIHW{bi}i{self.block}o", out_layout=f"NCHW{self.block}c", **attrs)
             back = gb.layout_transform(y, src_layout=f"NCHW{self.block}c", dst_layout="NCHW")
         _replace(op, back)
+
+
+def _weights_row_major(op: ir.Operation) -> None:
+    """dense(A, B, transB=1) with a constant B reads B across its rows for each output column;
+    storing B transposed once (folded) makes the columns contiguous, as vectors want."""
+    b = op.operands[1]
+    producer = defining_op(b)
+    if _attr(op, "transB") != 1 or producer is None or producer.name != "graph.constant":
+        return
+    with ir.InsertionPoint(op), op.location:
+        attrs = {k: _attr(op, k) for k in op.attributes if k != "transB"}
+        new = gb.dense(op.operands[0], gb.transpose(b, perm=(1, 0)), *(list(op.operands)[2:]),
+                       transB=0, **attrs)
+    _replace(op, new)
 
 
 def _sink(op: ir.Operation) -> bool:

@@ -135,8 +135,8 @@ class TpDefaultSchedulePass(ModulePass):
 
     vector_bits: int = 256
     """SIMD register width in bits (AVX2: 256); 0 disables vectorization."""
-    max_accumulators: int = 12
-    """Vector registers a reduction's register tile may use (AVX2 has 16)."""
+    max_accumulators: int = 14
+    """Vector registers a reduction's register tile may use for accumulators (AVX2 has 16)."""
     parallel: bool = True
     """Mark the outermost spatial loop parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 16
@@ -158,6 +158,9 @@ class TpDefaultSchedulePass(ModulePass):
         and then the most FMAs per load."""
         axes, extents = view.axes, view.extents
         row = _row_axis(view, vec)
+        if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
+            spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents) if k == "S" and a != vec and e > 1]
+            row = max(spatial)[1] if spatial else None
         if row is None:
             return []
         comp = _companion_axis(view, vec)
@@ -165,13 +168,12 @@ class TpDefaultSchedulePass(ModulePass):
         best: tuple[tuple[float, float], int, int] | None = None
         for uc in (1, 2) if comp else (1,):
             per_row = vectors * uc
-            limit = self.max_accumulators // per_row
+            # Accumulators, the per-row vector operands and one broadcast must fit the registers.
+            limit = min(self.max_accumulators, REGISTERS - 1 - per_row) // per_row
             choices = [r for r in range(1, min(limit, row_extent) + 1) if row_extent % r == 0]
-            if row_extent * per_row <= REGISTERS - 2:  # a whole short axis (13 columns) still fits
-                choices.append(row_extent)
             for r in choices:
                 acc = r * per_row
-                key = (min(acc, 8), acc / (per_row + r))
+                key = (min(acc, 8), acc / (per_row + r), -acc)
                 if best is None or key > best[0]:
                     best = (key, uc, r)
         assert best is not None
@@ -222,6 +224,13 @@ class TpDefaultSchedulePass(ModulePass):
         if vec and lanes > 1 and extent % lanes == 0:
             double = extent % (lanes * 2) == 0 and "R" in kinds and not gathered
             width = lanes * 2 if double else lanes
+            if "R" in kinds and not gathered and _row_axis(view, vec) is None:
+                # No row to unroll (a matrix-vector product): more vectors along the axis give
+                # the independent accumulators that hide FMA latency.
+                for v in (8, 4, 2):
+                    if v <= self.max_accumulators and extent % (lanes * v) == 0:
+                        width = lanes * v
+                        break
             if extent == width:
                 vectorize = vec
             else:

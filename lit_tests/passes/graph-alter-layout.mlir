@@ -33,7 +33,21 @@ func.func @main(%x: tensor<1x3x16x16xf32>) -> tensor<1x16x8x8xf32> {
   return %a : tensor<1x16x8x8xf32>
 }
 
-// A grouped convolution stays in NCHW, and so does a conv whose channels the block does not divide.
+// A depthwise conv runs blocked with one input channel per output lane (OIHW1i8o); a conv
+// with 16 channels per group keeps its blocks inside the groups (OIHW8i8o, group 2).
+// CHECK-LABEL: func.func @grouped
+// CHECK: "graph.conv2d"({{.*}}) {data_layout = "NCHW8c", {{.*}}group = 16 : i64, kernel_layout = "OIHW1i8o", out_layout = "NCHW8c"
+// CHECK: "graph.conv2d"({{.*}}) {data_layout = "NCHW8c", {{.*}}group = 2 : i64, kernel_layout = "OIHW8i8o", out_layout = "NCHW8c"
+func.func @grouped(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"dw16">} : () -> tensor<16x1x3x3xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 16 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"g2">} : () -> tensor<32x8x3x3xf32>
+  %c2 = "graph.conv2d"(%c, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<32x8x3x3xf32>) -> tensor<1x32x8x8xf32>
+  return %c2 : tensor<1x32x8x8xf32>
+}
+
+// A depthwise conv whose channels the block does not divide stays in NCHW, and so does a conv
+// whose channels the block does not divide.
 // CHECK-LABEL: func.func @unchanged
 // CHECK-NOT: layout_transform
 // CHECK: return
@@ -43,4 +57,15 @@ func.func @unchanged(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
   %w2 = "graph.constant"() {value = #graph.param<"w12">} : () -> tensor<12x12x1x1xf32>
   %c2 = "graph.conv2d"(%c, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x12x8x8xf32>, tensor<12x12x1x1xf32>) -> tensor<1x12x8x8xf32>
   return %c2 : tensor<1x12x8x8xf32>
+}
+
+// Constant dense weights given as [N, K] (transB = 1) are stored [K, N] once (a transpose of the
+// constant, folded later), so the output columns read contiguous vectors.
+// CHECK-LABEL: func.func @dense_weights
+// CHECK: %[[T:.*]] = "graph.transpose"(%{{.*}}) {perm = array<i64: 1, 0>} : (tensor<10x4xf32>) -> tensor<4x10xf32>
+// CHECK-NEXT: "graph.dense"(%arg0, %[[T]]) {{.*}}transA = 0 : i64, transB = 0 : i64}
+func.func @dense_weights(%a: tensor<2x4xf32>) -> tensor<2x10xf32> {
+  %w = "graph.constant"() {value = #graph.param<"fc">} : () -> tensor<10x4xf32>
+  %y = "graph.dense"(%a, %w) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 1 : i64} : (tensor<2x4xf32>, tensor<10x4xf32>) -> tensor<2x10xf32>
+  return %y : tensor<2x10xf32>
 }

@@ -84,3 +84,41 @@ def test_block_sizes(block: int) -> None:
     mlc.PassManager.parse(f"builtin.module(mlc-default{{layout-block={block}}})").run(module, params=table)
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def _grouped_model(groups: int, channels: int) -> tuple[ir.Module, dict[str, np.ndarray]]:
+    rng = np.random.default_rng(groups)
+    params = {"w": (rng.standard_normal((channels, channels // groups, 3, 3)) * 0.3).astype(np.float32),
+              "b": rng.standard_normal(channels).astype(np.float32),
+              "w2": (rng.standard_normal((channels, channels, 1, 1)) * 0.3).astype(np.float32)}
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ([_t(1, channels, 10, 10)], [_t(1, channels, 5, 5)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), _t(channels, channels // groups, 3, 3))
+                b = gb.constant(param_attr("b"), _t(channels))
+                y = gb.relu(gb.conv2d(entry.arguments[0], w, b, group=groups, strides=(2, 2), pads=(1, 1, 1, 1)))
+                y = gb.conv2d(y, gb.constant(param_attr("w2"), _t(channels, channels, 1, 1)))
+                func.ReturnOp([y])
+    return module, params
+
+
+@pytest.mark.parametrize("groups, channels, kernel_layout", [
+    (16, 16, "OIHW1i8o"),  # depthwise: one input channel per output channel
+    (2, 32, "OIHW8i8o"),  # grouped: 16 channels per group, blocks inside groups
+])
+def test_depthwise_and_grouped_convs_run_blocked(groups: int, channels: int, kernel_layout: str) -> None:
+    module, params = _grouped_model(groups, channels)
+    x = np.random.default_rng(5).standard_normal((1, channels, 10, 10)).astype(np.float32)
+    (want,) = run_module(module, params, [x])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout)").run(staged)
+    layouts = [str(op.attributes["kernel_layout"]) for op in walk(staged.operation) if op.name == "graph.conv2d"]
+    assert layouts[0] == f'"{kernel_layout}"'
+    table = dict(params)
+    mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=table)
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

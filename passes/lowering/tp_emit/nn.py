@@ -42,9 +42,12 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     ib, ob = kernel_blocks(str(a["kernel_layout"]))
     yb = layout_block(str(a["out_layout"]), "NCHW")
     group = int(a["group"])  # type: ignore[arg-type]
-    if (xb or ib or ob or yb) and (group != 1 or xb != ib or ob != yb or not (xb and yb)):
-        raise DiagnosticError("graph-to-tp: blocked conv2d needs group 1, data block == kernel "
-                              "input block and kernel output block == output block", op.location)
+    depthwise = bool(yb) and ib == 1 and group == x_t.shape[1] * xb == y_t.shape[1] * yb
+    if (xb or ib or ob or yb) and not (xb and yb and ob == yb and (xb == ib or (depthwise and xb == yb))
+                                       and y_t.shape[1] % group == 0 or depthwise):
+        raise DiagnosticError("graph-to-tp: blocked conv2d needs data block == kernel input block "
+                              "and kernel output block == output block (or a depthwise conv with "
+                              "OIHW1i<b>o weights)", op.location)
     (sh, sw), (pt, pl, pb, pr), (dh, dw) = a["strides"], a["pads"], a["dilations"]  # type: ignore[misc]
     n, oh_n, ow_n = y_t.shape[0], y_t.shape[2], y_t.shape[3]
     kh_n, kw_n = w_t.shape[2], w_t.shape[3]
@@ -57,14 +60,27 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         x = padded_copy(kb, x, x_t, pt, pl, rows, cols)
         pt = pl = 0
     padded = False
-    if yb:  # blocked: channel axes split into block index and lane
+    if depthwise:  # each output channel reads its own input channel: both operands are vectors
+        axes = ["n", "ocb", "oh", "ow", "oc", "kh", "kw"]
+        extents = [n, y_t.shape[1], oh_n, ow_n, yb, kh_n, kw_n]
+        kinds = "SSSSSRR"
+        d = dict(zip(axes, _dims(len(axes))))
+        ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
+        zero = ir.AffineConstantExpr.get(0)
+        x_idx: Index = [d["n"], d["ocb"], ih, iw, d["oc"]]
+        w_idx: Index = [d["ocb"], zero, d["kh"], d["kw"], zero, d["oc"]]
+        out_map = "(n, ocb, oh, ow, oc)"
+    elif yb:  # blocked: channel axes split into block index and lane
         axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"]
-        extents = [n, y_t.shape[1], oh_n, ow_n, yb, x_t.shape[1], kh_n, kw_n, xb]
+        extents = [n, y_t.shape[1], oh_n, ow_n, yb, w_t.shape[1], kh_n, kw_n, xb]
         kinds = "SSSSSRRRR"
         d = dict(zip(axes, _dims(len(axes))))
         ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
-        x_idx: Index = [d["n"], d["icb"], ih, iw, d["ic"]]
-        w_idx: Index = [d["ocb"], d["icb"], d["kh"], d["kw"], d["ic"], d["oc"]]
+        # A group's input blocks follow its output blocks: block (ocb // blocks per group).
+        icb = d["icb"] if group == 1 else \
+            ir.AffineExpr.get_floor_div(d["ocb"], y_t.shape[1] // group) * w_t.shape[1] + d["icb"]
+        x_idx = [d["n"], icb, ih, iw, d["ic"]]
+        w_idx = [d["ocb"], d["icb"], d["kh"], d["kw"], d["ic"], d["oc"]]
         out_map = "(n, ocb, oh, ow, oc)"
     else:
         ocg, icg = y_t.shape[1] // group, w_t.shape[1]
