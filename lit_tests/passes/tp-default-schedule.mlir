@@ -92,3 +92,20 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
       combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x4x16x16x8xf32>) -> ()
   return
 }
+
+// -----
+
+// A matrix-vector product has no row to unroll: 8 vectors along the output make the
+// independent accumulators instead.
+// CHECK-LABEL: func.func @gemv
+// CHECK: schedule = {order = ["s1.0", "s0", "k", "s1.1"], parallel = ["s1.0"], tile = {s1 = array<i64: 64>}, vectorize = "s1.1"}
+func.func @gemv(%A: memref<1x256xf32>, %B: memref<256x512xf32>, %C: memref<1x512xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, k) -> (s0, k)>} : (memref<1x256xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, k) -> (k, s1)>} : (memref<256x512xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "dense", axes = ["s0", "s1", "k"], kinds = "SSR", extents = array<i64: 1, 512, 256>,
+      out_map = affine_map<(s0, s1, k) -> (s0, s1)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x512xf32>) -> ()
+  return
+}
