@@ -115,6 +115,34 @@ def generate_cases() -> dict[str, Case]:
     return cases
 
 
+def cached_cases(cache_dir: pathlib.Path) -> dict[str, Case]:
+    """`generate_cases()`, kept in `cache_dir` as a pickle keyed by what the data depends on (the
+    onnx and numpy versions, the seed, this module's source): a later process loads it in a
+    fraction of a second instead of regenerating (~12 s). A stale or broken file is replaced."""
+    import hashlib
+    import os
+    import pickle
+
+    import onnx
+
+    source = pathlib.Path(__file__).read_bytes()
+    key = hashlib.sha256(b"|".join([onnx.__version__.encode(), np.__version__.encode(),
+                                    str(CASE_SEED).encode(), source])).hexdigest()[:16]
+    path = cache_dir / f"cases-{key}.pickle"
+    if path.is_file():
+        try:
+            return pickle.loads(path.read_bytes())  # noqa: S301 - a file this function wrote
+        except (OSError, pickle.UnpicklingError, EOFError, AttributeError):
+            pass
+    cases = generate_cases()
+    for old in cache_dir.glob("cases-*.pickle"):
+        old.unlink(missing_ok=True)
+    partial = path.with_name(f"{path.name}.{os.getpid()}.partial")
+    partial.write_bytes(pickle.dumps(cases, protocol=pickle.HIGHEST_PROTOCOL))
+    os.replace(partial, path)  # atomic: a concurrent reader sees the old file or the whole new one
+    return cases
+
+
 def _normalize(value: Any) -> Any:
     """Tensors as numpy arrays (ONNX gives some as TensorProto or numpy scalars)."""
     import onnx

@@ -38,6 +38,7 @@ from mlc.frontend.onnx.conformance import (  # noqa: E402
 )
 from mlc.frontend.onnx.conformance_cases import (  # noqa: E402
     Case,
+    cached_cases,
     element_types,
     generate_cases,
     read_case,
@@ -61,8 +62,13 @@ same_onnx = pytest.mark.skipif(onnx.__version__ != LISTED_ONNX,
 
 
 @pytest.fixture(scope="module")
-def cases() -> dict[str, Case]:
-    return generate_cases()
+def cases(request: pytest.FixtureRequest) -> dict[str, Case]:
+    """The cases, from pytest's cache directory when it has them for this onnx and numpy
+    (`test_cases_are_the_same_in_every_process` compares them with a fresh generation)."""
+    cache = getattr(request.config, "cache", None)
+    if cache is None:  # -p no:cacheprovider
+        return generate_cases()
+    return cached_cases(cache.mkdir("mlc-onnx-cases"))
 
 
 # -- the regression tests -------------------------------------------------------------------------
@@ -235,7 +241,8 @@ DATA_HASH = textwrap.dedent('''
 
 def test_cases_are_the_same_in_every_process(cases: dict[str, Case]) -> None:
     """The lists name cases whose data come from numpy's global RNG: generation is seeded, and
-    refused when onnx generated its cases unseeded earlier in the process."""
+    refused when onnx generated its cases unseeded earlier in the process. (`cases` may come
+    from the cache: this also checks the cache against a fresh generation.)"""
     script = DATA_HASH + textwrap.dedent('''
         print(data_hash(cc.generate_cases()))
         cc.generate_cases.cache_clear()
@@ -251,6 +258,26 @@ def test_cases_are_the_same_in_every_process(cases: dict[str, Case]) -> None:
     digest, refusal = done.stdout.splitlines()
     assert digest == namespace["data_hash"](cases)  # type: ignore[operator]
     assert "generated earlier in this process, without mlc's seed" in refusal
+
+
+def test_cached_cases_are_written_once_and_loaded(cases: dict[str, Case], tmp_path: pathlib.Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from mlc.frontend.onnx import conformance_cases as cc
+
+    calls: list[int] = []
+    monkeypatch.setattr(cc, "generate_cases", lambda: calls.append(1) or cases)
+    (tmp_path / "cases-0123456789abcdef.pickle").write_bytes(b"stale")
+    first = cached_cases(tmp_path)
+    assert calls == [1]
+    assert len(list(tmp_path.glob("cases-*.pickle"))) == 1, "the stale file is gone"
+    second = cached_cases(tmp_path)
+    assert calls == [1], "the second call loads the file"
+    assert sorted(second) == sorted(first) == sorted(cases)
+    assert second["test_relu"].model == cases["test_relu"].model
+    (inputs, outputs), = second["test_relu"].data_sets
+    np.testing.assert_array_equal(outputs[0], cases["test_relu"].data_sets[0][1][0])
+    next(tmp_path.glob("cases-*.pickle")).write_bytes(b"broken")
+    assert sorted(cached_cases(tmp_path)) == sorted(cases) and calls == [1, 1], "a broken file is regenerated"
 
 
 # -- case files --------------------------------------------------------------------------------------
