@@ -111,6 +111,18 @@ def run_mlc(module: ir.Module, params: Mapping[str, np.ndarray], feeds: Mapping[
     return run_module(module, params, dict(feeds))
 
 
+def run_compiled(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """Every output of `model` compiled by mlc (default pipeline) and run by the JIT."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*from_onnx(model)).jit())
+    for name, value in feeds.items():
+        gm.set_input(name, value)
+    gm.run()
+    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
+
+
 def run_ort(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
     ort = pytest.importorskip("onnxruntime")
     options = ort.SessionOptions()

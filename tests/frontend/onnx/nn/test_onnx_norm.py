@@ -15,6 +15,7 @@ from onnx_testing import (
     node_model,
     op_names,
     rand,
+    run_compiled,
     run_mlc,
     the_op,
 )
@@ -72,7 +73,7 @@ def test_batch_norm_training_mode_uses_the_batch_statistics(opset: int, outputs:
     want = [y, stats["mean"] * 0.8 + mean * 0.2, stats["var"] * 0.8 + var * 0.2][:len(outputs)]
     onnx_reference = ReferenceEvaluator(model).run(None, {"x": x})
     module, params = import_model(model)
-    for got in (_compiled(model, {"x": x}), run_mlc(module, params, {"x": x}), onnx_reference):
+    for got in (run_compiled(model, {"x": x}), run_mlc(module, params, {"x": x}), onnx_reference):
         assert len(got) == len(want)
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-5)
@@ -116,17 +117,6 @@ def test_lrn(opset: int) -> None:
                                                  "beta": pytest.approx(0.6), "bias": 2.0}
 
 
-def _compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    """Every output of `model` compiled by mlc (default pipeline) and run by the JIT."""
-    import mlc
-    from mlc.runtime import GraphModule
-
-    gm = GraphModule(mlc.build(*import_model(model)).jit())  # type: ignore[arg-type]
-    for name, value in feeds.items():
-        gm.set_input(name, value)
-    gm.run()
-    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
-
 
 @pytest.mark.parametrize("axis, dtype", [(-1, np.float32), (1, np.float32), (0, np.float32), (-2, np.float16)])
 def test_layer_norm_mean_and_inv_std_dev_outputs(axis: int, dtype: type) -> None:
@@ -143,7 +133,7 @@ def test_layer_norm_mean_and_inv_std_dev_outputs(axis: int, dtype: type) -> None
     xf = x.astype(np.float32)
     mean = xf.mean(axis=axes, keepdims=True)
     inv_std = 1 / np.sqrt(((xf - mean) ** 2).mean(axis=axes, keepdims=True) + 1e-3)
-    got = _compiled(model, {"x": x})
+    got = run_compiled(model, {"x": x})
     assert [a.dtype for a in got] == [dtype, np.float32, np.float32]
     np.testing.assert_allclose(got[1], mean, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(got[2], inv_std, rtol=1e-5, atol=1e-6)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from mlc.frontend import from_onnx
 from onnx import TensorProto, helper
-from onnx_testing import attrs, check_numerics, make_model, node_model, op_names, rand, the_op
+from onnx_testing import attrs, check_numerics, make_model, node_model, op_names, rand, run_compiled, the_op
 
 from mlc.errors import UnsupportedOpError
 
@@ -64,7 +64,7 @@ def test_inference_dropout_mask_keeps_every_element(opset: int) -> None:
                        outputs=["y", "mask"], out_dtypes=[np.float32, np.bool_])
     module = check_numerics(model, {"x": x})
     assert op_names(module) == []  # the data is the input; the mask a constant
-    got = _run_compiled(model, {"x": x})
+    got = run_compiled(model, {"x": x})
     np.testing.assert_array_equal(got[0], x)
     assert got[1].dtype == np.bool_ and got[1].shape == (3, 4) and got[1].all()
 
@@ -83,17 +83,7 @@ def test_training_dropout_with_zero_ratio_is_the_identity() -> None:
     x = rand(3, 4, seed=6)
     model = node_model("Dropout", {"x": x}, consts={"r": np.array(0.0, np.float32), "t": np.array(True)},
                        opset=13, outputs=["y", "mask"], out_dtypes=[np.float32, np.bool_])
-    got = _run_compiled(model, {"x": x})
+    got = run_compiled(model, {"x": x})
     np.testing.assert_array_equal(got[0], x)
     assert got[1].all()
 
-
-def _run_compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    import mlc
-    from mlc.runtime import GraphModule
-
-    gm = GraphModule(mlc.build(*from_onnx(model)).jit())  # type: ignore[arg-type]
-    for name, value in feeds.items():
-        gm.set_input(name, value)
-    gm.run()
-    return [gm.get_output(i) for i in range(gm.get_num_outputs())]

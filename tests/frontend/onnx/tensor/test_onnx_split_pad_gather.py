@@ -13,6 +13,7 @@ from onnx_testing import (
     op_names,
     rand,
     result_type,
+    run_compiled,
     run_mlc,
     the_op,
 )
@@ -86,7 +87,7 @@ def test_pad_wrap_mode_is_a_gather_per_padded_dim() -> None:
     module = check_numerics(model, {"x": X})
     assert op_names(module) == ["graph.gather", "graph.gather"]
     want = np.pad(X, [(0, 0), (2, 3), (1, 4)], mode="wrap")
-    np.testing.assert_array_equal(_compiled(model, {"x": X})[0], want)
+    np.testing.assert_array_equal(run_compiled(model, {"x": X})[0], want)
 
 
 def test_pad_wrap_wider_than_the_dim_and_cropping() -> None:
@@ -95,7 +96,7 @@ def test_pad_wrap_wider_than_the_dim_and_cropping() -> None:
     want = np.pad(X[:, :, 1:], [(1, 0), (9, 0), (0, 2)], mode="wrap")
     module, params = from_onnx(model)
     np.testing.assert_array_equal(run_mlc(module, params, {"x": X})[0], want)
-    np.testing.assert_array_equal(_compiled(model, {"x": X})[0], want)
+    np.testing.assert_array_equal(run_compiled(model, {"x": X})[0], want)
 
 
 def test_pad_unknown_mode_is_rejected() -> None:
@@ -103,16 +104,6 @@ def test_pad_unknown_mode_is_rejected() -> None:
     with pytest.raises(UnsupportedOpError, match="mode 'mirror' is not supported"):
         from_onnx(model)
 
-
-def _compiled(model: object, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-    import mlc
-    from mlc.runtime import GraphModule
-
-    gm = GraphModule(mlc.build(*from_onnx(model)).jit())  # type: ignore[arg-type]
-    for name, value in feeds.items():
-        gm.set_input(name, value)
-    gm.run()
-    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
 
 
 @pytest.mark.parametrize("opset", [1, 11, 13])
