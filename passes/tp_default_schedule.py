@@ -164,6 +164,8 @@ class TpDefaultSchedulePass(ModulePass):
         if row is None:
             return []
         comp = _companion_axis(view, vec)
+        if comp == row:  # the fallback row can be the only companion candidate: unroll it once
+            comp = None
         row_extent = extents[axes.index(row)]
         best: tuple[tuple[float, float], int, int] | None = None
         for uc in (1, 2) if comp else (1,):

@@ -109,3 +109,20 @@ func.func @gemv(%A: memref<1x256xf32>, %B: memref<256x512xf32>, %C: memref<1x512
       out_map = affine_map<(s0, s1, k) -> (s0, s1)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x512xf32>) -> ()
   return
 }
+
+// -----
+
+// The vector read of A is the only read using s1, so s1 is both the fallback row and the only
+// companion candidate (a 4-D x 1-D matmul): it is unrolled once, not twice.
+// CHECK-LABEL: func.func @row_is_companion
+// CHECK: schedule = {order = ["s0", "k", "s1", "s2"], unroll = {k = 3 : i64, s1 = 2 : i64}, vectorize = "s2"}
+func.func @row_is_companion(%A: memref<1x2x4x3xf32>, %B: memref<3xf32>, %C: memref<1x2x4xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2, k)>} : (memref<1x2x4x3xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, s2, k) -> (k)>} : (memref<3xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["s0", "s1", "s2", "k"], kinds = "SSSR", extents = array<i64: 1, 2, 4, 3>,
+      out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x2x4xf32>) -> ()
+  return
+}
