@@ -54,8 +54,9 @@ def test_facade_names_survive_submodule_imports() -> None:
 def test_non_editable_install_is_complete(tmp_path: pathlib.Path) -> None:
     """`pip install .` (not -e) carries every sub-package and data file: run mlc-opt from it."""
     target = tmp_path / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                    "--target", str(target), str(ROOT)], check=True, capture_output=True)
+    built = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
+                            "--target", str(target), str(ROOT)], capture_output=True, text=True)
+    assert built.returncode == 0, built.stdout + built.stderr
     assert (target / "mlc" / "passes" / "upstream_passes.txt").is_file()
     example = target / "mlc" / "examples" / "conv_relu.mlir"
     code = ("import sys, mlc; from mlc.opt import _main;"
