@@ -165,29 +165,46 @@ def broadcast_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callab
     return fn
 
 
-def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable[[Index], Index]:
-    """Row-major reshape: output index -> linear offset -> input index (floordiv/mod)."""
-    squeezed_in = [d for d in in_shape if d != 1]
-    squeezed_out = [d for d in out_shape if d != 1]
-    zero = ir.AffineConstantExpr.get(0)
-    if squeezed_in == squeezed_out:  # only unit dims differ: map the non-unit dims directly
-        def direct(idx: Index) -> Index:
-            kept = iter([e for e, d in zip(idx, out_shape) if d != 1])
-            return [zero if d == 1 else next(kept) for d in in_shape]
-        return direct
+def reshape_groups(in_shape: Sequence[int], out_shape: Sequence[int]) -> list[tuple[range, range]]:
+    """Pair up runs of input and output dims with equal products (MLIR's reassociation groups):
+    a reshape only mixes dims within a group. Leftover trailing unit dims form no group."""
+    groups: list[tuple[range, range]] = []
+    i = j = 0
+    while i < len(in_shape) and j < len(out_shape):
+        i0, j0 = i, j
+        pi, pj = in_shape[i], out_shape[j]
+        i, j = i + 1, j + 1
+        while pi != pj:
+            if pi < pj:
+                pi, i = pi * in_shape[i], i + 1
+            else:
+                pj, j = pj * out_shape[j], j + 1
+        groups.append((range(i0, i), range(j0, j)))
+    return groups
 
-    def general(idx: Index) -> Index:
-        linear: ir.AffineExpr = zero
-        for e, d in zip(idx, out_shape):
-            linear = linear * d + e
-        out: Index = []
-        stride = 1
-        for d in reversed(in_shape):
-            e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
-            out.append(e % d if d > 1 else zero)
-            stride *= d
-        return list(reversed(out))
-    return general
+
+def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable[[Index], Index]:
+    """Row-major reshape: output index -> input index. Within each reassociation group the
+    output dims are linearised and split again (floordiv/mod) over the input dims; keeping the
+    arithmetic per group is what lets chains of reshapes (channel shuffles) simplify."""
+    zero = ir.AffineConstantExpr.get(0)
+    groups = reshape_groups(in_shape, out_shape) if 0 not in in_shape else []  # empty: nothing is read
+
+    def fn(idx: Index) -> Index:
+        src: Index = [zero] * len(in_shape)
+        for ins, outs in groups:
+            linear: ir.AffineExpr = zero
+            for k in outs:
+                linear = linear * out_shape[k] + idx[k] if out_shape[k] != 1 else linear
+            stride = 1
+            for k in reversed(ins):
+                d = in_shape[k]
+                if d != 1:
+                    e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
+                    src[k] = e if k == ins[0] else e % d
+                stride *= d
+        return src
+    return fn
 
 
 def block_over(out: ir.Value, name: str, shape: Sequence[int]) -> tuple[tp.BlockHandle, list[str], Index]:
