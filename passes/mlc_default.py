@@ -10,7 +10,7 @@ from .base import NamedPipeline, format_option_value
 GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
                "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
 TP_STAGE = "graph-to-tp,%stp-default-schedule,tp-verify"
-LOOP_STAGE = "tp-to-loops,func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
+LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
 
 @dataclass(frozen=True)
@@ -38,4 +38,4 @@ class MlcDefaultPipeline(NamedPipeline):
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
         return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % records,
-                         LOOP_STAGE % self.threads])
+                         LOOP_STAGE % (self.threads, self.threads)])

@@ -141,6 +141,8 @@ class TpDefaultSchedulePass(ModulePass):
     """Mark the outermost spatial loop parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 16
     """Blocks with fewer iterations (all axes) than this stay sequential."""
+    min_parallel_trips: int = 16
+    """Collapse outer spatial loops into the parallel set until they have this many iterations."""
     overwrite: bool = False
     """Replace existing schedules too (by default only empty ones are filled)."""
 
@@ -258,10 +260,13 @@ class TpDefaultSchedulePass(ModulePass):
             work *= e
         if self.parallel and work >= self.min_parallel_work:
             trips = {lp.name: lp.trip for lp in Schedule(tile=tile, order=order).loops(axes, kinds, extents)}
+            # The outer spatial loops up to the first real one, then more while the collapsed
+            # trip count is too small to split evenly over the threads (3 trips on 2 threads: 2:1).
+            product = 1
             for i, name in enumerate(order):
-                if name not in spatial:
+                if name not in spatial or (product >= self.min_parallel_trips and parallel):
                     break
-                if trips[name] >= 2:
+                product *= trips[name]
+                if product >= 2:
                     parallel = order[:i + 1]
-                    break
         return Schedule(tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel)

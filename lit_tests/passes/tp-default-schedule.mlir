@@ -3,9 +3,9 @@
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
-// outside row blocks (each 16-column panel of B stays in cache for all rows); j.0 is parallel.
+// outside row blocks (each 16-column panel of B stays in cache for all rows); j.0 and i.0 are parallel (8 column panels alone would split unevenly over threads).
 // CHECK-LABEL: func.func @matmul
-// CHECK: schedule = {order = ["j.0", "i.0", "k", "i.1", "j.1"], parallel = ["j.0"], tile = {i = array<i64: 6>, j = array<i64: 16>}, unroll = {i.1 = 6 : i64}, vectorize = "j.1"}
+// CHECK: schedule = {order = ["j.0", "i.0", "k", "i.1", "j.1"], parallel = ["j.0", "i.0"], tile = {i = array<i64: 6>, j = array<i64: 16>}, unroll = {i.1 = 6 : i64}, vectorize = "j.1"}
 // SCALAR-LABEL: func.func @matmul
 // SCALAR: schedule = {order = ["i", "j", "k"]}
 func.func @matmul(%A: memref<96x64xf32>, %B: memref<64x128xf32>, %C: memref<96x128xf32>) {
@@ -80,7 +80,7 @@ func.func @conv_short_rows(%X: memref<1x16x7x7xf32>, %W: memref<16x16x1x1xf32>, 
 // 2 channel blocks (which only the weights depend on) make an 8-accumulator register tile with
 // 6 loads per 8 FMAs; the 8 input channels of a block are unrolled, kw stays a loop.
 // CHECK-LABEL: func.func @conv_nchw8c
-// CHECK: schedule = {order = ["ocb.0", "n", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0"], tile = {ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
+// CHECK: schedule = {order = ["ocb.0", "n", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0", "n", "oh"], tile = {ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
 func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>, %O: memref<1x4x16x16x8xf32>) {
   "tp.block"(%O) ({
     %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x4x18x18x8xf32>) -> f32
@@ -98,7 +98,7 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
 // A matrix-vector product has no row to unroll: 8 vectors along the output make the
 // independent accumulators instead.
 // CHECK-LABEL: func.func @gemv
-// CHECK: schedule = {order = ["s1.0", "s0", "k", "s1.1"], parallel = ["s1.0"], tile = {s1 = array<i64: 64>}, vectorize = "s1.1"}
+// CHECK: schedule = {order = ["s1.0", "s0", "k", "s1.1"], parallel = ["s1.0", "s0"], tile = {s1 = array<i64: 64>}, vectorize = "s1.1"}
 func.func @gemv(%A: memref<1x256xf32>, %B: memref<256x512xf32>, %C: memref<1x512xf32>) {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(s0, s1, k) -> (s0, k)>} : (memref<1x256xf32>) -> f32

@@ -1,5 +1,6 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -16,6 +17,16 @@
 // CHECK: vector.store %[[ACC]]#0, %arg2
 // CHECK: vector.store %[[ACC]]#1, %arg2
 // CHECK: scf.reduce
+// threads=2: the 4 trips of i.0 become 2 static chunks, one scf.parallel iteration per thread.
+// CHUNKS-DAG: #[[$LO:.*]] = affine_map<(d0) -> (d0 * 2)>
+// CHUNKS-DAG: #[[$HI:.*]] = affine_map<(d0) -> (d0 * 2 + 2)>
+// CHUNKS-LABEL: func.func @register_tile
+// CHUNKS: %[[C2:.*]] = arith.constant 2 : index
+// CHUNKS: scf.parallel (%[[C:.*]]) = (%{{.*}}) to (%[[C2]])
+// CHUNKS-NEXT: %[[L:.*]] = affine.apply #[[$LO]](%[[C]])
+// CHUNKS-NEXT: %[[H:.*]] = affine.apply #[[$HI]](%[[C]])
+// CHUNKS-NEXT: scf.for %[[I0:.*]] = %[[L]] to %[[H]]
+// CHUNKS: vector.load %arg1
 func.func @register_tile(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x16xf32>) attributes {tp.kernel} {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<8x4xf32>) -> f32

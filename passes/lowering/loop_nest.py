@@ -30,7 +30,8 @@ class BlockLowering:
     """Emits one block at the current insertion point. `epilogue`: an elementwise block to
     apply to the register tile before it is stored (see `fusable_epilogue`)."""
 
-    def __init__(self, view: BlockView, epilogue: BlockView | None = None) -> None:
+    def __init__(self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0) -> None:
+        self.threads = threads
         self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
         self.view = view
         self.body = BodyEmitter(view)
@@ -54,6 +55,15 @@ class BlockLowering:
             self._from(0, point)
             return
         par = self.loops[:n_par]
+        total = 1
+        for lp in par:
+            total *= lp.trip
+        if self.threads == 1:
+            self._from(0, point)
+            return
+        if 1 < self.threads < total:
+            self._chunked(par, total, point)
+            return
         op = scf.ParallelOp([], [index_const(0)] * n_par, [index_const(lp.trip) for lp in par],
                             [index_const(1)] * n_par, [])
         block = op.regions[0].blocks.append(*([ir.IndexType.get()] * n_par))
@@ -61,6 +71,31 @@ class BlockLowering:
             for lp, iv in zip(par, block.arguments):
                 point = self._advance(point, lp, iv)
             self._from(n_par, point)
+            scf.ReduceOp([], 0)
+
+    def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
+        """One parallel iteration per thread, each running a contiguous range of the collapsed
+        parallel loops (a static schedule): one task per worker instead of one per trip, which
+        is what the async runtime's per-task cost makes worth it for small kernels."""
+        op = scf.ParallelOp([], [index_const(0)], [index_const(self.threads)], [index_const(1)], [])
+        block = op.regions[0].blocks.append(ir.IndexType.get())
+        with ir.InsertionPoint(block):
+            chunk = [block.arguments[0]]
+            c = ir.AffineDimExpr.get(0)
+            lo = apply(ir.AffineExpr.get_floor_div(c * total, self.threads), chunk)
+            hi = apply(ir.AffineExpr.get_floor_div(c * total + total, self.threads), chunk)
+            loop = scf.ForOp(lo, hi, index_const(1))
+            with ir.InsertionPoint(loop.body):
+                dims = point.dims + [loop.induction_variable]
+                linear = ir.AffineDimExpr.get(len(dims) - 1)
+                terms = dict(point.terms)
+                stride = total
+                for i, lp in enumerate(par):
+                    stride //= lp.trip
+                    e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
+                    terms[lp.axis] = terms[lp.axis] + (e if i == 0 else e % lp.trip) * lp.stride
+                self._from(len(par), Point(dims, terms, point.vec_axis, point.lanes))
+                scf.YieldOp([])
             scf.ReduceOp([], 0)
 
     def _from(self, start: int, point: Point) -> None:

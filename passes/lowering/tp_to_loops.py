@@ -25,6 +25,14 @@ class TpToLoopsPass(ModulePass):
     fuse_epilogues: bool = True
     """Apply an elementwise block that follows a register-tiled reduction (bias, relu, residual
     add) to the tile before it is stored, instead of in a second pass over the output."""
+    threads: int = 0
+    """Split each block's parallel loops into this many static chunks, one scf.parallel
+    iteration per worker thread (1: no scf.parallel at all; 0: one iteration per trip, left to
+    async-parallel-for to shard)."""
+
+    def __post_init__(self) -> None:
+        if self.threads < 0:
+            raise ValueError(f"threads must be >= 0, got {self.threads}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
@@ -42,7 +50,7 @@ class TpToLoopsPass(ModulePass):
                 epilogue = BlockView(nxt)
                 fused.add(nxt)
             with ir.InsertionPoint(op), op.location:
-                BlockLowering(view, epilogue).emit()
+                BlockLowering(view, epilogue, self.threads).emit()
         for op in blocks:
             op.erase()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mlc.testing import call, jit_kernels
+from mlc.testing import LOWER, call, jit_kernels
 
 MATMUL = """
 func.func @mm(%A: memref<{M}x{K}xf32>, %B: memref<{K}x{N}xf32>, %C: memref<{M}x{N}xf32>) attributes {{tp.kernel}} {{
@@ -122,3 +122,37 @@ def test_gather_with_computed_indices_and_max_reduction() -> None:
     mx = np.zeros(8, np.float32)
     call(engine, "rowmax", d, mx)
     np.testing.assert_array_equal(mx, d.max(axis=0))
+
+
+@pytest.mark.parametrize("threads", [1, 2, 4, 5, 6, 7])
+def test_parallel_loops_split_into_static_chunks(threads: int) -> None:
+    """tp-to-loops{threads=N}: the collapsed i.0 x j.0 space (3 x 2 = 6 trips) in N contiguous
+    chunks, uneven ones included; N >= 6 keeps one parallel iteration per trip. The chunks run
+    sequentially here (no async runtime): this checks the index arithmetic of the split."""
+    m, n, k = 6, 16, 5
+    source = MATMUL.format(M=m, N=n, K=k, sched=SCHEDULES["parallel_tile"])
+    pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    engine, module = jit_kernels(source, pipeline)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, dtype=np.float32)
+    call(engine, "mm", a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_parallel_chunks_in_the_loop_ir() -> None:
+    from mlir import ir
+
+    import mlc
+
+    source = MATMUL.format(M=6, N=16, K=5, sched=SCHEDULES["parallel_tile"])
+    texts = {}
+    for threads in (0, 1, 4):
+        module = ir.Module.parse(source, mlc.Context())
+        mlc.PassManager.parse(f"builtin.module(tp-to-loops{{threads={threads}}})").run(module)
+        texts[threads] = str(module)
+    assert "scf.parallel" in texts[0] and "to (%c3, %c2)" in texts[0]     # one iteration per trip
+    assert "scf.parallel" not in texts[1]                                # sequential loops
+    # four chunks of 6 / 4 trips: [c * 6 / 4, (c + 1) * 6 / 4)
+    assert "to (%c4)" in texts[4] and "((d0 * 3) floordiv 2)" in texts[4] and "((d0 * 3 + 3) floordiv 2)" in texts[4]
