@@ -9,7 +9,7 @@ from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
                "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
-TP_STAGE = "graph-to-tp,%stp-default-schedule,tp-verify"
+TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
 LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
 
@@ -37,5 +37,5 @@ class MlcDefaultPipeline(NamedPipeline):
     def expand(self) -> str:
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
-        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % records,
+        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % (records, self.threads),
                          LOOP_STAGE % (self.threads, self.threads)])

@@ -1,5 +1,6 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule)' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2})' | FileCheck %s --check-prefix=THREADS2
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
@@ -107,6 +108,26 @@ func.func @gemv(%A: memref<1x256xf32>, %B: memref<256x512xf32>, %C: memref<1x512
     gpu.yield %m : f32
   }) {name = "dense", axes = ["s0", "s1", "k"], kinds = "SSR", extents = array<i64: 1, 512, 256>,
       out_map = affine_map<(s0, s1, k) -> (s0, s1)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// A matrix-vector product over a 4 MiB matrix streams it: k outer, so the matrix is read row by
+// row in memory order and the output is updated in memory (in L1); with 2 threads each thread
+// takes one slice of columns (125 vectors do not split in 2: 5 slices of 200, chunked 3 + 2).
+// CHECK-LABEL: func.func @gemv_streaming
+// CHECK: schedule = {order = ["s0", "k", "s1.0", "s1.1"], tile = {s1 = array<i64: 8>}, vectorize = "s1.1"}
+// THREADS2-LABEL: func.func @gemv_streaming
+// THREADS2: schedule = {order = ["s1.0", "s0", "k", "s1.1", "s1.2"], parallel = ["s1.0"], tile = {s1 = array<i64: 200, 8>}, vectorize = "s1.2"}
+func.func @gemv_streaming(%A: memref<1x1024xf32>, %B: memref<1024x1000xf32>, %C: memref<1x1000xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, k) -> (s0, k)>} : (memref<1x1024xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, k) -> (k, s1)>} : (memref<1024x1000xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "dense", axes = ["s0", "s1", "k"], kinds = "SSR", extents = array<i64: 1, 1000, 1024>,
+      out_map = affine_map<(s0, s1, k) -> (s0, s1)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x1000xf32>) -> ()
   return
 }
 

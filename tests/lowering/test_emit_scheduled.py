@@ -8,13 +8,14 @@ import pathlib
 import sys
 
 import numpy as np
+import pytest
 from mlir import ir
 from mlir.dialects import tensor
 
 from mlc.dialects.graph import builders as g
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import SCHEDULED, check, lower_to_tp, rand, run_graph  # noqa: E402
+from test_emit_coverage import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph  # noqa: E402
 
 TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
 
@@ -85,3 +86,23 @@ def test_bool_bytes_in_vectors() -> None:
     both = np.concatenate([m, a > b], axis=0)
     check(got[1], ref[1], both, what="bool concat")
     check(got[2], ref[2], both.any(axis=0), what="bool reduce_max")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_streaming_matrix_vector_product(threads: int) -> None:
+    """A 1 x 1024 @ 1024 x 1000 product (a 4 MiB matrix) gets the streaming schedule (k outer,
+    output updated in memory; 2 threads: column slices) and still matches numpy."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    x, w = rand((1, 1024), seed=8), rand((1024, 1000), seed=9)
+    text = lower_to_tp(lambda a, b: g.relu(g.matmul(a, b)), [x, w],
+                       f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})")
+    assert ('"k", "s1.1", "s1.2"], parallel = ["s1.0"]' if threads == 2 else '"k", "s1.0", "s1.1"]') in text, text
+    with mlc.Context(), ir.Location.unknown():
+        module = build_main(lambda a, b: g.relu(g.matmul(a, b)), [x, w], None)
+        gm = GraphModule(mlc.build(module, {}, threads=threads).jit())
+    gm.set_input(0, x)
+    gm.set_input(1, w)
+    gm.run()
+    np.testing.assert_allclose(gm.get_output(0), np.maximum(x @ w, 0), rtol=1e-4, atol=1e-4)
