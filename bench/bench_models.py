@@ -7,6 +7,9 @@ Both peers stay loaded in this process and are timed in alternating rounds (each
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
 mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
+Between the peers' turns the process sleeps SETTLE_S: onnxruntime's worker threads keep
+spinning after a run and would otherwise take CPU from the mlc calls that follow (measured:
+1-thread mlc used 20 % more CPU time than wall time right after onnxruntime's turn).
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import mlc
 from mlc.frontend.onnx.zoo import light_model_names, load_light_model
 from mlc.runtime import GraphModule
 from mlc.runtime.benchmark import time_function
+
+SETTLE_S = 0.05
 
 
 def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
@@ -52,7 +57,9 @@ def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, 
     ort_samples: list[float] = []
     for _ in range(rounds):
         mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
+        time.sleep(SETTLE_S)
         ort_samples += time_function(lambda: session.run(None, feed), number=1, repeat=number, warmup=1).samples
+        time.sleep(SETTLE_S)
     gm.run()
     got, want = gm.get_output(0), session.run(None, feed)[0]
     error = float(np.abs(got - want).max() / max(float(np.abs(want).max()), 1e-30))
