@@ -7,9 +7,10 @@ Both peers stay loaded in this process and are timed in alternating rounds (each
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
 mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
-Between the peers' turns the process sleeps SETTLE_S: onnxruntime's worker threads keep
-spinning after a run and would otherwise take CPU from the mlc calls that follow (measured:
-1-thread mlc used 20 % more CPU time than wall time right after onnxruntime's turn).
+Between the peers' turns the process sleeps SETTLE_S: both peers' worker threads keep spinning
+after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
+otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
+than wall time right after onnxruntime's turn).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from mlc.frontend.onnx.zoo import light_model_names, load_light_model
 from mlc.runtime import GraphModule
 from mlc.runtime.benchmark import time_function
 
-SETTLE_S = 0.05
+SETTLE_S = 0.3
 
 
 def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]

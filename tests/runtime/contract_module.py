@@ -5,7 +5,7 @@
       y = t + 1
       r = rowsum(t) * k + b        (b is a param at offset 64)
 
-The outer loop is an scf.parallel, so `lower-to-llvm{threads=2}` runs it on the async runtime.
+The outer loop is an scf.parallel, so `lower-to-llvm{threads=2}` runs it on OpenMP threads.
 """
 
 from __future__ import annotations

@@ -15,12 +15,13 @@ from mlc.runtime import CompiledLibrary, SourceModel
 
 def build_library(threads: int = 1, *, text: str | None = None,
                   params: dict[str, np.ndarray] | None = None,
-                  source: SourceModel | None = None) -> CompiledLibrary:
+                  source: SourceModel | None = None, runtime: str = "openmp") -> CompiledLibrary:
     """Parse the contract module (or `text`) in a fresh context and lower it to LLVM."""
     ctx = mlc.Context()
     with ctx:
         module = ir.Module.parse(text or cm.module_text())
-    return CompiledLibrary.lower(module, params or cm.make_params(), threads=threads, source=source)
+    return CompiledLibrary.lower(module, params or cm.make_params(), threads=threads, runtime=runtime,
+                                 source=source)
 
 
 def assert_matches_reference(outputs: dict[str, np.ndarray], inputs: dict[str, np.ndarray],

@@ -35,13 +35,21 @@ def test_jit_single_thread_matches_numpy(lib1: CompiledLibrary, inputs, params) 
     assert_matches_reference(_run(GraphModule(lib1.jit()), inputs), inputs, params)
 
 
-def test_jit_two_threads_uses_the_async_runtime(lib2: CompiledLibrary, inputs, params) -> None:
-    assert lib2.manifest.runtime_libs == ("mlir_async_runtime",)
+def test_jit_two_threads_uses_openmp(lib2: CompiledLibrary, inputs, params) -> None:
+    assert lib2.manifest.runtime_libs == ("iomp5",)
     assert lib2.manifest.pipeline == "builtin.module(lower-to-llvm{threads=2})"
+    assert "omp.parallel" in str(lib2.module)
     rt = lib2.jit()
     assert rt.kind == "jit"
     assert any(e is rt.entry.engine for e in _LIVE_ENGINES)  # type: ignore[attr-defined]
     assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
+
+
+def test_jit_two_threads_on_the_async_runtime(inputs, params) -> None:
+    lib = build_library(2, runtime="async")
+    assert lib.manifest.runtime_libs == ("mlir_async_runtime",)
+    assert lib.manifest.pipeline == "builtin.module(lower-to-llvm{threads=2 runtime=async})"
+    assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, params)
 
 
 def test_other_params_change_the_result(inputs) -> None:
@@ -60,8 +68,8 @@ import contract_module as cm
 from rt_helpers import build_library
 from mlc.runtime import GraphModule
 x = cm.make_inputs()
-first = GraphModule(build_library(2).jit()); first.run(**x)
-second = GraphModule(build_library(2).jit()); second.run(**x)
+first = GraphModule(build_library(2, runtime="async").jit()); first.run(**x)
+second = GraphModule(build_library(2, runtime="async").jit()); second.run(**x)
 del second; gc.collect()
 first.run(**x)
 ref = cm.reference(x, cm.make_params())
@@ -179,7 +187,8 @@ def test_unresolvable_external_function_is_a_tool_error_not_an_abort(tmp_path: p
         lib.export_object(tmp_path / "m.o")
 
 
-def test_export_in_a_fresh_process_does_not_abort(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("runtime", ["async", "openmp"])
+def test_export_in_a_fresh_process_does_not_abort(tmp_path: pathlib.Path, runtime: str) -> None:
     # Two ways dump_to_object_file used to abort the process (so: a subprocess): exporting an
     # async module before any JIT loaded the async runtime, and a module with an
     # internal-linkage function (no packed wrapper) and an empty object cache.
@@ -188,7 +197,7 @@ import numpy as np
 import contract_module as cm
 from rt_helpers import build_library
 from mlc.runtime import GraphModule, load_module
-lib = build_library(2, text=cm.module_text(internal_helper=True))
+lib = build_library(2, text=cm.module_text(internal_helper=True), runtime={runtime!r})
 assert "internal" in str(lib.module)
 lib.export_library({str(tmp_path / 'm.tar')!r})
 gm = GraphModule(load_module({str(tmp_path / 'm.tar')!r}))
