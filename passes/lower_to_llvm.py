@@ -4,7 +4,7 @@ the LLVM dialect, ready for the ExecutionEngine or an object file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Literal
 
 from .base import NamedPipeline
 
@@ -26,7 +26,7 @@ class LowerToLlvmPipeline(NamedPipeline):
 
     threads: int = 1
     """Worker threads for scf.parallel loops; 1 runs them sequentially (no threading runtime)."""
-    runtime: str = "openmp"
+    runtime: Literal["openmp", "async"] = "openmp"
     """What runs scf.parallel on threads: `openmp` (libiomp5; its workers spin briefly after a
     region, so the next one starts at once) or `async` (MLIR's async runtime; its workers sleep,
     and waking them cost 20-30 us per region here)."""

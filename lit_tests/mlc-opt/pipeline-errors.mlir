@@ -13,6 +13,12 @@
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(mlc-dce{aggressive=true})' 2>&1 | FileCheck %s --check-prefix=BADOPT
 // BADOPT: pass pipeline:1:16: error: mlc-dce: unknown option 'aggressive' (options: none)
 
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2 runtime=tbb})' 2>&1 | FileCheck %s --check-prefix=CHOICE
+// CHOICE: pass pipeline:1:16: error: lower-to-llvm: invalid value 'tbb' for option 'runtime' (expected openmp|async)
+
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-to-loops{threads=-1})' 2>&1 | FileCheck %s --check-prefix=RANGE
+// RANGE: pass pipeline:1:16: error: tp-to-loops: threads must be >= 0, got -1
+
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(canonicalize{max-iterations=many})' 2>&1 | FileCheck %s --check-prefix=UPSTREAMOPT
 // UPSTREAMOPT: error: upstream pass 'canonicalize': failed to add `canonicalize` with options `max-iterations=many`
 

@@ -28,7 +28,7 @@ class TpToLoopsPass(ModulePass):
     threads: int = 0
     """Split each block's parallel loops into this many static chunks, one scf.parallel
     iteration per worker thread (1: no scf.parallel at all; 0: one iteration per trip, left to
-    async-parallel-for to shard)."""
+    the threading runtime to shard)."""
 
     def __post_init__(self) -> None:
         if self.threads < 0:
