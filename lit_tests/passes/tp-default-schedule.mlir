@@ -96,6 +96,27 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
 
 // -----
 
+// 256 input channels: the weights of one column block (2 channel blocks x 32 x 3 x 3 x 8 x 8,
+// 147 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
+// each 8-block slice (37 KiB) stays in cache while every pixel tile uses it.
+// CHECK-LABEL: func.func @conv_blocked_reduction
+// CHECK: schedule = {order = ["ocb.0", "icb.0", "n", "oh", "ow.0", "icb.1", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0"], tile = {icb = array<i64: 8>, ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
+// SCALAR-LABEL: func.func @conv_blocked_reduction
+// SCALAR-NOT: icb.0
+func.func @conv_blocked_reduction(%X: memref<1x32x10x10x8xf32>, %W: memref<32x32x3x3x8x8xf32>, %O: memref<1x32x8x8x8xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x32x10x10x8xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (ocb, icb, kh, kw, ic, oc)>} : (memref<32x32x3x3x8x8xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv", axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], kinds = "SSSSSRRRR",
+      extents = array<i64: 1, 32, 8, 8, 8, 32, 3, 3, 8>, out_map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, ocb, oh, ow, oc)>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x32x8x8x8xf32>) -> ()
+  return
+}
+
+// -----
+
 // A matrix-vector product has no row to unroll: 8 vectors along the output make the
 // independent accumulators instead.
 // CHECK-LABEL: func.func @gemv

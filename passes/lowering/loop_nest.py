@@ -160,18 +160,46 @@ class BlockLowering:
         inner = self.loops[first_r:]
         spatial = [lp for lp in inner if lp.kind == "S"]
         unrolled = [lp for lp in spatial if self.vec is None or lp.name != self.vec.name]
-        if all(self.schedule.unroll.get(lp.name, 1) >= lp.trip for lp in unrolled):
+        if all(self._in_registers(lp) for lp in unrolled):
             self._register_tile(point, [lp for lp in inner if lp.kind == "R"], unrolled)
             return
         init = self._init_value(point)
         self._nest(spatial, point, [], lambda p, c: self._guarded(p, c, lambda: self._store(init(p), p) or []))
+        tail = self._register_tail(inner)
+        if tail is not None:
+            # Blocked reduction (outer reduce loops around spatial ones, e.g. input-channel
+            # blocks around the pixels): a register tile per visit, loaded from and stored to
+            # the output, which the loops above sweep while one block of weights stays in cache.
+            loops = inner[tail:]
+            regs = [lp for lp in loops if lp.kind == "S" and (self.vec is None or lp.name != self.vec.name)]
+            reduce = [lp for lp in loops if lp.kind == "R"]
+            self._nest(inner[:tail], point, [],
+                       lambda p, c: self._register_tile(p, reduce, regs, from_memory=True) or [])
+            return
         self._nest(inner, point, [], self._update_body)
 
-    def _register_tile(self, point: Point, reduce: list[Loop], unrolled: list[Loop]) -> None:
+    def _in_registers(self, lp: Loop) -> bool:
+        return (self.vec is not None and lp.name == self.vec.name) or self.schedule.unroll.get(lp.name, 1) >= lp.trip
+
+    def _register_tail(self, inner: Sequence[Loop]) -> int | None:
+        """Where a register tile can start inside a reduction whose outer loops mix reduce and
+        spatial loops: the first reduce loop after which every spatial loop is in registers."""
+        if self.inexact or self.epilogue is not None:
+            return None
+        for q, lp in enumerate(inner):
+            if q > 0 and lp.kind == "R" and all(self._in_registers(x) for x in inner[q:] if x.kind == "S"):
+                return q
+        return None
+
+    def _register_tile(self, point: Point, reduce: list[Loop], unrolled: list[Loop],
+                       from_memory: bool = False) -> None:
         combos = [self._combo_point(point, unrolled, c)
                   for c in itertools.product(*(range(lp.trip) for lp in unrolled))]
-        init = self._init_value(combos[0])
-        accs = [init(p) for p in combos]
+        if from_memory:
+            accs = [self._load_out(p) for p in combos]
+        else:
+            init = self._init_value(combos[0])
+            accs = [init(p) for p in combos]
 
         def accumulate(rpoint: Point, state: Carried) -> Carried:
             out = []

@@ -30,6 +30,12 @@ SCHEDULES = {
     "memory_mode": '{tile = {j = array<i64: 4>}, order = ["k", "i", "j.0", "j.1"], vectorize = "j.1"}',
     "inexact_tiles": '{tile = {i = array<i64: 4>, k = array<i64: 3>}}',
     "partial_unroll": '{unroll = {"k" = 2, "j" = 3}}',
+    # k in slices around the row blocks: the register tile is loaded and stored per slice
+    "blocked_reduction": '{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 2>}, '
+                         'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
+    # the same with a tile that does not divide k: falls back to updates in memory
+    "blocked_inexact": '{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 3>}, '
+                       'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
     "multi_level": '{tile = {j = array<i64: 8, 4>, k = array<i64: 2>}, order = ["j.0", "i", "k.0", "j.1", "k.1", "j.2"], '
                    'unroll = {"k.1" = 2}, vectorize = "j.2"}',
 }
@@ -156,3 +162,18 @@ def test_parallel_chunks_in_the_loop_ir() -> None:
     assert "scf.parallel" not in texts[1]                                # sequential loops
     # four chunks of 6 / 4 trips: [c * 6 / 4, (c + 1) * 6 / 4)
     assert "to (%c4)" in texts[4] and "((d0 * 3) floordiv 2)" in texts[4] and "((d0 * 3 + 3) floordiv 2)" in texts[4]
+
+
+def test_blocked_reduction_keeps_the_tile_in_registers_per_slice() -> None:
+    from mlir import ir
+
+    import mlc
+
+    source = MATMUL.format(M=6, N=16, K=4, sched=SCHEDULES["blocked_reduction"])
+    module = ir.Module.parse(source, mlc.Context())
+    mlc.PassManager.parse("builtin.module(tp-to-loops,func.func(canonicalize,cse))").run(module)
+    text = str(module)
+    # a zero-fill pass (2 stores: i.1 is unrolled), then per k slice: 2 vector loads of the
+    # tile, a 2-step k loop carrying them, 2 vector stores
+    assert text.count("iter_args") == 1 and text.count("vector.load %arg2") == 2, text
+    assert text.count("vector.store") == 4, text
