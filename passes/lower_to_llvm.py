@@ -4,11 +4,12 @@ the LLVM dialect, ready for the ExecutionEngine or an object file."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Literal
+from typing import ClassVar, Literal, get_args
 
 from .base import NamedPipeline
 
-RUNTIMES = ("openmp", "async")
+Runtime = Literal["openmp", "async"]
+RUNTIMES = get_args(Runtime)
 
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
 # after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
@@ -26,7 +27,7 @@ class LowerToLlvmPipeline(NamedPipeline):
 
     threads: int = 1
     """Worker threads for scf.parallel loops; 1 runs them sequentially (no threading runtime)."""
-    runtime: Literal["openmp", "async"] = "openmp"
+    runtime: Runtime = "openmp"
     """What runs scf.parallel on threads: `openmp` (libiomp5; its workers spin briefly after a
     region, so the next one starts at once) or `async` (MLIR's async runtime; its workers sleep,
     and waking them cost 20-30 us per region here)."""

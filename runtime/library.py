@@ -156,8 +156,7 @@ class CompiledLibrary:
         from mlc.pass_manager import PassManager
 
         check_contract(module, read_manifest(module))
-        options = f"threads={threads}" + (f" runtime={runtime}" if runtime != "openmp" else "")
-        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{{options}}})")
+        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads} runtime={runtime}}})")
         pm.run(module)
         return cls.from_module(module, params, pipeline=str(pm), source=source)
 

@@ -28,10 +28,9 @@ _PRELOADED: dict[str, ctypes.CDLL] = {}
 
 
 def installed_runtime_lib(name: str) -> pathlib.Path:
-    """The installed MLIR runtime library `lib<name>.so`; ToolError if the wheel lacks it."""
-    from mlc.toolchain import runtime_lib
-
-    from mlc.toolchain import OPENMP_LIB
+    """The installed runtime library `lib<name>.so` (MLIR's or OpenMP's); ToolError if its
+    wheel lacks it."""
+    from mlc.toolchain import OPENMP_LIB, runtime_lib
 
     path = runtime_lib(name)
     if not path.is_file():

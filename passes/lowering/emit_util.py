@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import affine, arith, vector
 
+from mlc.dialects.tp.affine import dims_used
+
 
 def index_const(value: int) -> ir.Value:
     return arith.ConstantOp(ir.IndexType.get(), value).result
@@ -20,7 +22,7 @@ def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
     """An `index` value for `expr` over `dims`: the expression is simplified and restricted to
     the dims it uses first (a constant, a bare induction variable, or a small affine.apply), so
     that unrolled bodies do not hand canonicalize hundreds of maps to compose."""
-    used = sorted(_dims_of(expr))
+    used = sorted(dims_used(expr))
     squeeze = ir.AffineMap.get(len(used), 0, [
         ir.AffineDimExpr.get(used.index(i)) if i in used else ir.AffineConstantExpr.get(0)
         for i in range(len(dims))])
@@ -30,15 +32,6 @@ def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
     if isinstance(small, ir.AffineDimExpr):
         return dims[used[small.position]]
     return affine.AffineApplyOp(ir.AffineMap.get(len(used), 0, [small]), [dims[i] for i in used]).result
-
-
-def _dims_of(expr: ir.AffineExpr) -> set[int]:
-    expr = expr.maybe_downcast()
-    if isinstance(expr, ir.AffineDimExpr):
-        return {expr.position}
-    if isinstance(expr, ir.AffineBinaryExpr):
-        return _dims_of(expr.lhs) | _dims_of(expr.rhs)
-    return set()
 
 
 def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:

@@ -51,16 +51,13 @@ class BlockLowering:
     def emit(self) -> None:
         point = Point([], {a: ir.AffineConstantExpr.get(0) for a in self.axes})
         n_par = len(self.schedule.parallel)
-        if n_par == 0:
+        if n_par == 0 or self.threads == 1:
             self._from(0, point)
             return
         par = self.loops[:n_par]
         total = 1
         for lp in par:
             total *= lp.trip
-        if self.threads == 1:
-            self._from(0, point)
-            return
         if 1 < self.threads < total:
             self._chunked(par, total, point)
             return
@@ -75,8 +72,8 @@ class BlockLowering:
 
     def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
         """One parallel iteration per thread, each running a contiguous range of the collapsed
-        parallel loops (a static schedule): one task per worker instead of one per trip, which
-        is what the async runtime's per-task cost makes worth it for small kernels."""
+        parallel loops (a static schedule): one task per worker instead of one per trip, so a
+        small kernel pays the threading runtime's per-task cost once per thread."""
         op = scf.ParallelOp([], [index_const(0)], [index_const(self.threads)], [index_const(1)], [])
         block = op.regions[0].blocks.append(ir.IndexType.get())
         with ir.InsertionPoint(block):

@@ -41,16 +41,21 @@ SCHEDULES = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(SCHEDULES))
-def test_matmul_schedules(name: str) -> None:
+def _check_matmul(sched: str, pipeline: str = LOWER, seed: int = 0) -> None:
+    """JIT the 6x16x5 matmul under `sched` and compare it with numpy."""
     m, n, k = 6, 16, 5
-    engine, _ = jit_kernels(MATMUL.format(M=m, N=n, K=k, sched=SCHEDULES[name]))
-    rng = np.random.default_rng(0)
+    engine, _ = jit_kernels(MATMUL.format(M=m, N=n, K=k, sched=sched), pipeline)
+    rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k), dtype=np.float32)
     b = rng.standard_normal((k, n), dtype=np.float32)
     c = np.full((m, n), np.nan, dtype=np.float32)
     call(engine, "mm", a, b, c)
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
+def test_matmul_schedules(name: str) -> None:
+    _check_matmul(SCHEDULES[name])
 
 
 CONV = """
@@ -134,17 +139,9 @@ def test_gather_with_computed_indices_and_max_reduction() -> None:
 def test_parallel_loops_split_into_static_chunks(threads: int) -> None:
     """tp-to-loops{threads=N}: the collapsed i.0 x j.0 space (3 x 2 = 6 trips) in N contiguous
     chunks, uneven ones included; N >= 6 keeps one parallel iteration per trip. The chunks run
-    sequentially here (no async runtime): this checks the index arithmetic of the split."""
-    m, n, k = 6, 16, 5
-    source = MATMUL.format(M=m, N=n, K=k, sched=SCHEDULES["parallel_tile"])
-    pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
-    engine, module = jit_kernels(source, pipeline)
-    rng = np.random.default_rng(3)
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
-    c = np.full((m, n), np.nan, dtype=np.float32)
-    call(engine, "mm", a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    sequentially here (no threading runtime): this checks the index arithmetic of the split."""
+    _check_matmul(SCHEDULES["parallel_tile"], LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}"),
+                  seed=3)
 
 
 def test_parallel_chunks_in_the_loop_ir() -> None:
