@@ -19,7 +19,7 @@ def Context(*, allow_unregistered: bool = False) -> Any:  # noqa: N802 - mirrors
 
 
 _LAZY = {
-    "PassManager": ("mlc.pass_manager", "PassManager"),
+    "PassManager": ("mlc.passes.pass_manager", "PassManager"),
     "build": ("mlc.compiler", "build"),
     "BuildOptions": ("mlc.compiler", "BuildOptions"),
     "compile_model": ("mlc.compiler", "compile_model"),

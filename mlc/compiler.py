@@ -67,7 +67,7 @@ def build(module: ir.Module, params: Mapping[str, np.ndarray] | None = None, *,
     Keyword arguments are BuildOptions fields (`threads=2`, `pipeline=...`); an unknown one is
     an error. Raises PassFailedError / PipelineParseError / MlcError with located diagnostics.
     """
-    from mlc.pass_manager import PassManager
+    from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
 
     if options is None:
@@ -138,7 +138,7 @@ def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, opti
 
 def _load_mlir(path: pathlib.Path, params_path: str | pathlib.Path | None) -> tuple[ir.Module, dict[str, np.ndarray]]:
     import mlc
-    from mlc.diagnostics import format_error_diagnostics
+    from mlc.passes.diagnostics import format_error_diagnostics
 
     try:
         text = path.read_text()

@@ -33,7 +33,7 @@ class DiagnosticError(MlcError):
 
 
 class _WithDiags(MlcError):
-    """An error carrying structured diagnostics (`mlc.diagnostics.Diag` records)."""
+    """An error carrying structured diagnostics (`mlc.passes.diagnostics.Diag` records)."""
 
     def __init__(self, message: str, diags: list | None = None, filename: str = "-") -> None:  # type: ignore[type-arg]
         self.diags = list(diags or [])

@@ -65,8 +65,8 @@ def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None,
     from mlir import ir
 
     from mlc.dialects.context import make_context
-    from mlc.diagnostics import Diag, diags_of_error
-    from mlc.pass_manager import PassManager, verify_mlc_dialects
+    from mlc.passes.diagnostics import Diag, diags_of_error
+    from mlc.passes.pass_manager import PassManager, verify_mlc_dialects
 
     ctx = make_context(allow_unregistered=args.allow_unregistered_dialect)
     collected: list[Diag] = []
@@ -117,7 +117,7 @@ def _chunks(text: str, split: bool) -> list[str]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mlc.pass_manager import PassManager
+    from mlc.passes.pass_manager import PassManager
     from mlc.verify_diagnostics import check, parse_expectations
 
     pipeline = None

@@ -1,7 +1,7 @@
 """mlc.runtime: run compiled modules (JIT, object files, shared libraries, packages).
 
     from mlc.runtime import CompiledLibrary, GraphModule, load_module
-    lib = CompiledLibrary.lower(module, params, threads=2)   # loops -> LLVM dialect
+    lib = mlc.build(module, params, threads=2)               # a CompiledLibrary
     gm = GraphModule(lib.jit())                               # run in process
     lib.export_library("model.tar")                           # deployable package
     gm2 = GraphModule(load_module("model.tar"))               # same API, no compilation

@@ -1,6 +1,6 @@
 """`CompiledLibrary`: an LLVM-dialect module + its manifest + its params, and what it turns into.
 
-    lib = CompiledLibrary.lower(loops_module, params, threads=2)   # runs lower-to-llvm
+    lib = CompiledLibrary.from_module(llvm_module, params)          # an LLVM-dialect module
     gm = GraphModule(lib.jit())                                    # in-process JIT
     lib.export_object("m.o"); lib.export_shared("m.so")            # native artifacts
     lib.export_library("m.tar")                                    # a package for load_module
@@ -31,7 +31,7 @@ from mlc.runtime import linker
 from mlc.runtime.manifest import Manifest, ManifestError, SourceModel
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
-from mlc.toolchain import OPENMP_LIB
+from mlc.runtime.toolchain import OPENMP_LIB
 from mlc.version import __version__, mlir_version
 
 MANIFEST_ATTR = "mlc.manifest"
@@ -147,18 +147,6 @@ class CompiledLibrary:
             target=host_target(), mlc_version=__version__, mlir_version=mlir_version(),
             runtime_libs=tuple(libs), source=source if source is not None else manifest.source)
         return cls(module, manifest, dict(params))
-
-    @classmethod
-    def lower(cls, module: ir.Module, params: Mapping[str, np.ndarray], *, threads: int = 1,
-              runtime: str = "openmp", source: SourceModel | None = None) -> CompiledLibrary:
-        """Check the entry against the manifest, run `lower-to-llvm{threads=N runtime=R}` in
-        place, wrap."""
-        from mlc.pass_manager import PassManager
-
-        check_contract(module, read_manifest(module))
-        pm = PassManager.parse(f"builtin.module(lower-to-llvm{{threads={threads} runtime={runtime}}})")
-        pm.run(module)
-        return cls.from_module(module, params, pipeline=str(pm), source=source)
 
     # -- running and exporting ----------------------------------------------------------
     def jit(self) -> RuntimeModule:

@@ -30,7 +30,7 @@ _PRELOADED: dict[str, ctypes.CDLL] = {}
 def installed_runtime_lib(name: str) -> pathlib.Path:
     """The installed runtime library `lib<name>.so` (MLIR's or OpenMP's); ToolError if its
     wheel lacks it."""
-    from mlc.toolchain import OPENMP_LIB, runtime_lib
+    from mlc.runtime.toolchain import OPENMP_LIB, runtime_lib
 
     path = runtime_lib(name)
     if not path.is_file():
@@ -42,7 +42,7 @@ def installed_runtime_lib(name: str) -> pathlib.Path:
 
 def wheel_lib_dirs() -> list[pathlib.Path]:
     """Directories of the pinned wheels' shared libraries: mlir/lib, llvm/lib and OpenMP's."""
-    from mlc.toolchain import llvm_bin, mlir_root, openmp_lib
+    from mlc.runtime.toolchain import llvm_bin, mlir_root, openmp_lib
 
     return [mlir_root() / "lib", llvm_bin().parent / "lib", openmp_lib().parent]
 
@@ -83,7 +83,7 @@ def link_shared(obj: pathlib.Path, out: pathlib.Path, runtime_libs: Sequence[str
 
 def defined_symbols(path: pathlib.Path) -> set[str]:
     """Dynamic symbols a shared library defines (`llvm-nm -D --defined-only`)."""
-    from mlc.toolchain import llvm_bin
+    from mlc.runtime.toolchain import llvm_bin
 
     nm = llvm_bin() / "llvm-nm"
     proc = subprocess.run([str(nm), "-D", "--defined-only", "--format=just-symbols", str(path)],

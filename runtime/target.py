@@ -72,7 +72,7 @@ def host_arch() -> str:
 
 
 def _llc_host() -> tuple[str, str]:
-    from mlc.toolchain import llvm_bin
+    from mlc.runtime.toolchain import llvm_bin
 
     fallback = (f"{platform.machine()}-unknown-{platform.system().lower()}", "unknown")
     try:

@@ -11,7 +11,7 @@ import re
 import subprocess
 import sys
 
-from mlc.toolchain import mlir_opt
+from mlc.runtime.toolchain import mlir_opt
 
 
 def upstream_names() -> list[str]:

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from mlc.dialects.attrs import tensor_t, to_type
+from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
+from mlc.dialects.graph.verify import verify_graph
+from mlc.errors import DiagnosticError
 from mlir import ir
 from mlir.dialects import func
 
@@ -53,14 +56,12 @@ def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
     """
     from onnx import numpy_helper
 
-    import mlc
-
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
     check_model_dtypes(graph, {i for p in planned if not p.fold for i in p.node.input})
     inputs = resolve_inputs(graph, shape_dict, dtype)
-    context = context or mlc.Context()
+    context = context or make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
@@ -80,8 +81,9 @@ def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
         main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
     check_against_onnx(proto, dict(inputs), _types(ctx), planned)
     module.operation.verify()  # MLIR's own verifier (IRDL constraints)
-    # graph-verify checks the shape rules; its own verify-after-pass would only repeat both.
-    mlc.PassManager.parse("builtin.module(graph-verify)", verify_each=False).run(module)
+    errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
+    if errors:
+        raise DiagnosticError.many([(e.message, e.location) for e in errors])
     return module, ctx.params
 
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import math
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 from mlc.dialects.graph.reference import evaluate
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # the shared oracle (importlib mode)
-from test_reference_helpers import OrtCase, check_against_ort, i64, rand  # noqa: E402
+from helpers.reference_oracle import OrtCase, check_against_ort, i64, rand
 
 F, I32, B = np.float32, np.int32, np.bool_
 POS = rand(3, 4, low=0.1, high=3.0)

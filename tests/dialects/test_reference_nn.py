@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
-import sys
 from typing import Any
 
 import numpy as np
@@ -11,8 +9,7 @@ import pytest
 
 from mlc.dialects.graph.reference import evaluate
 
-sys.path.insert(0, str(pathlib.Path(__file__).parent))  # the shared oracle (importlib mode)
-from test_reference_helpers import OrtCase, check_against_ort, rand, run_ort  # noqa: E402
+from helpers.reference_oracle import OrtCase, check_against_ort, rand, run_ort
 
 X = rand(2, 4, 9, 8)
 CONV_TOL = {"rtol": 1e-4, "atol": 1e-5}

@@ -1,4 +1,4 @@
-"""Regression tests for lowering bugs found by the ONNX conformance cases (scripts/conformance.py).
+"""Regression tests for lowering bugs found by the ONNX conformance cases (python -m tools.conformance).
 
 Each test names the ONNX node cases that exposed the bug; the cases themselves are also in
 tests/frontend/onnx/conformance_passing.txt.
@@ -6,8 +6,6 @@ tests/frontend/onnx/conformance_passing.txt.
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -18,8 +16,7 @@ import mlc
 from mlc.dialects.graph import builders as g
 from mlc.testing import run_compiled
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import PIPELINE, SCHEDULED, build_main, check, run_graph  # noqa: E402
+from helpers.graph_exec import PIPELINE, SCHEDULED, build_main, check, run_graph
 
 
 @pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])

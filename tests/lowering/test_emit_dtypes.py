@@ -3,16 +3,13 @@ computed on as i1; casts, comparisons, where and logical ops; bool literals in t
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 from mlir import ir
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 
 def test_where_with_bool_input_and_compare_output() -> None:

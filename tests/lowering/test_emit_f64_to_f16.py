@@ -9,8 +9,6 @@ cannot resolve is a ToolError naming it, raised by `CompiledLibrary.jit()`.
 from __future__ import annotations
 
 import json
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -19,10 +17,9 @@ from mlir import ir
 import mlc
 from mlc.dialects.graph import builders as g
 from mlc.errors import ToolError
-from mlc.runtime.library import CompiledLibrary
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph  # noqa: E402
+from helpers.graph_exec import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph
+from helpers.runtime import lower_library
 
 
 def double_rounding_traps() -> np.ndarray:
@@ -85,7 +82,7 @@ def test_a_symbol_the_jit_cannot_resolve_is_a_tool_error(capfd: pytest.CaptureFi
     with mlc.Context():
         module = ir.Module.parse(DIRECT_TRUNCATION)
         module.operation.attributes["mlc.manifest"] = ir.StringAttr.get(json.dumps(MANIFEST))
-        lib = CompiledLibrary.lower(module, {})
+        lib = lower_library(module, {})
         try:
             lib.jit()
         except ToolError as e:

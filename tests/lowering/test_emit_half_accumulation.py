@@ -9,8 +9,6 @@ f32 accumulator.
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -18,8 +16,7 @@ from mlir import ir
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import PIPELINE, SCHEDULED, lower_to_tp, run_graph  # noqa: E402
+from helpers.graph_exec import PIPELINE, SCHEDULED, lower_to_tp, run_graph
 
 PIPELINES = pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
 H, F = np.float16, np.float32

@@ -4,8 +4,6 @@ and an Inception-style CNN, against the reference interpreter and a numpy forwar
 from __future__ import annotations
 
 import math
-import pathlib
-import sys
 
 import numpy as np
 from mlir import ir
@@ -13,8 +11,7 @@ from mlir.dialects import tensor
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, rand, run_graph
 
 S, H, HEADS = 4, 8, 2  # sequence, hidden, attention heads
 D = H // HEADS

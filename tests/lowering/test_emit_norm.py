@@ -3,16 +3,13 @@ the reference interpreter and independent numpy expressions."""
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 
 def _np_softmax(x: np.ndarray, axis: int) -> np.ndarray:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -11,8 +9,7 @@ import pytest
 from mlc.dialects.graph import builders as g
 from mlc.errors import PassFailedError
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 NUMPY = {
     "reduce_sum": lambda x, ax, k: np.sum(x, axis=ax, keepdims=k),

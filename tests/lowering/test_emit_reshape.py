@@ -3,8 +3,6 @@ run against the reference interpreter and numpy."""
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -12,8 +10,7 @@ import pytest
 from mlc.dialects.graph import builders as g
 from mlc.passes.lowering.tp_emit.expr import reshape_groups
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 
 @pytest.mark.parametrize(("src", "dst", "groups"), [

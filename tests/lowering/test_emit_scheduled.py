@@ -4,8 +4,6 @@ in vectors. Shapes are chosen so that the schedules vectorize; the tp text check
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -14,8 +12,7 @@ from mlir.dialects import tensor
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph
 
 TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
 

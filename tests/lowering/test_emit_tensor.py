@@ -3,8 +3,6 @@ reference interpreter and independent numpy expressions."""
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -14,8 +12,7 @@ from mlir.dialects import tensor
 from mlc.dialects.graph import builders as g
 from mlc.errors import PassFailedError
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import check, lower_to_tp, rand, run_graph  # noqa: E402
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 
 def concat(values: list[ir.Value], dim: int) -> ir.Value:

@@ -6,8 +6,6 @@ negative, so each check fails if a signed op (divsi, maxsi, cmpi slt, sitofp ...
 
 from __future__ import annotations
 
-import pathlib
-import sys
 
 import numpy as np
 import pytest
@@ -15,8 +13,7 @@ from mlir import ir
 
 from mlc.dialects.graph import builders as g
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))  # importlib mode: find the helpers
-from test_emit_coverage import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph  # noqa: E402
+from helpers.graph_exec import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph
 
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 PIPELINES = pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])

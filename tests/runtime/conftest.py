@@ -7,17 +7,15 @@ Lowering + JIT takes ~0.3-0.7 s, so libraries and packages are built once per te
 from __future__ import annotations
 
 import pathlib
-import sys
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-import contract_module as cm  # noqa: E402
-from rt_helpers import build_library  # noqa: E402
+from helpers import contract_module as cm
+from helpers.runtime import build_library
 
-from mlc.runtime import CompiledLibrary  # noqa: E402
+from mlc.runtime import CompiledLibrary
 
 
 @pytest.fixture(scope="session")

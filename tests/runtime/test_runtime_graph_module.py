@@ -7,12 +7,12 @@ import pathlib
 import numpy as np
 import pytest
 
-import contract_module as cm
+from helpers import contract_module as cm
 from mlc.errors import RuntimeInputError
 from mlc.runtime import CompiledLibrary, GraphModule, load_module
 from mlc.runtime.graph_module import TensorInfo, aligned_empty, pack_params
 from mlc.runtime.manifest import Manifest
-from rt_helpers import assert_matches_reference
+from helpers.runtime import assert_matches_reference
 
 
 @pytest.fixture(params=["jit", "package"])

@@ -10,16 +10,17 @@ import numpy as np
 import pytest
 from mlir import ir
 
-import contract_module as cm
+from helpers import contract_module as cm
 import mlc
 from mlc.errors import ToolError
 from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
+from helpers.runtime import lower_library
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
 from mlc.runtime.package import MANIFEST, PARAMS, npz_bytes
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
-from rt_helpers import assert_matches_reference, build_library, run_python
+from helpers.runtime import assert_matches_reference, build_library, run_python
 
 
 def _run(gm: GraphModule, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -64,8 +65,8 @@ def test_second_async_engine_dropped_does_not_break_the_first() -> None:
     code = """
 import gc
 import numpy as np
-import contract_module as cm
-from rt_helpers import build_library
+from helpers import contract_module as cm
+from helpers.runtime import build_library
 from mlc.runtime import GraphModule
 x = cm.make_inputs()
 first = GraphModule(build_library(2, runtime="async").jit()); first.run(**x)
@@ -75,7 +76,7 @@ first.run(**x)
 ref = cm.reference(x, cm.make_params())
 print(float(np.abs(first.get_output("r") - ref["r"]).max()))
 """
-    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout.split()[-1]) < 1e-5
 
@@ -98,18 +99,18 @@ def test_contract_mismatch_is_caught_before_lowering(params) -> None:
     manifest = cm.manifest_dict()
     manifest["inputs"][0]["shape"] = [4, 9]
     with pytest.raises(ManifestError, match=r"argument #0 \(x\) is memref<4x8xf32>; the manifest implies memref<4x9xf32>"):
-        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+        lower_library(_parse(cm.module_text(manifest)), params)
     manifest = cm.manifest_dict()
     manifest["workspace_size"] = 256
     with pytest.raises(ManifestError, match=r"workspace blob\) is memref<128xi8>"):
-        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+        lower_library(_parse(cm.module_text(manifest)), params)
     manifest = cm.manifest_dict()
     manifest["entry"] = "other"
     with pytest.raises(ManifestError, match="no func.func @other"):
-        CompiledLibrary.lower(_parse(cm.module_text(manifest)), params)
+        lower_library(_parse(cm.module_text(manifest)), params)
     text = cm.module_text().replace("attributes {llvm.emit_c_interface}", "")
     with pytest.raises(ManifestError, match="lacks the llvm.emit_c_interface"):
-        CompiledLibrary.lower(_parse(text), params)
+        lower_library(_parse(text), params)
 
 
 def test_module_without_manifest_or_not_lowered(params) -> None:
@@ -124,7 +125,7 @@ def test_module_without_manifest_or_not_lowered(params) -> None:
 def test_export_object(lib1: CompiledLibrary, tmp_path: pathlib.Path) -> None:
     obj = lib1.export_object(tmp_path / "m.o")
     assert obj.read_bytes()[:4] == b"\x7fELF"
-    from mlc.toolchain import llvm_bin
+    from mlc.runtime.toolchain import llvm_bin
 
     nm = subprocess.run([str(llvm_bin() / "llvm-nm"), "--defined-only", "--format=just-symbols",
                          str(obj)], capture_output=True, text=True, check=True).stdout.split()
@@ -194,8 +195,8 @@ def test_export_in_a_fresh_process_does_not_abort(tmp_path: pathlib.Path, runtim
     # internal-linkage function (no packed wrapper) and an empty object cache.
     code = f"""
 import numpy as np
-import contract_module as cm
-from rt_helpers import build_library
+from helpers import contract_module as cm
+from helpers.runtime import build_library
 from mlc.runtime import GraphModule, load_module
 lib = build_library(2, text=cm.module_text(internal_helper=True), runtime={runtime!r})
 assert "internal" in str(lib.module)
@@ -205,6 +206,6 @@ x = cm.make_inputs()
 gm.run(**x)
 print(float(np.abs(gm.get_output("y") - cm.reference(x, cm.make_params())["y"]).max()))
 """
-    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout.split()[-1]) < 1e-5

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-import contract_module as cm
+from helpers import contract_module as cm
 from mlc.runtime.manifest import Manifest, ManifestError, ParamSpec, SourceModel, TargetInfo, TensorSpec
 
 

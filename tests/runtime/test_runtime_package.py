@@ -12,7 +12,7 @@ import pytest
 
 from mlc.runtime import GraphModule, PackageError, UnsafePackageError, load_module
 from mlc.runtime.target import TargetMismatchError
-from rt_helpers import assert_matches_reference, run_python
+from helpers.runtime import assert_matches_reference, run_python
 
 
 def _members(path: pathlib.Path) -> dict[str, bytes]:
@@ -50,7 +50,7 @@ def test_load_in_this_process(which: str, request: pytest.FixtureRequest, inputs
 def test_load_in_a_new_process_without_compiling(pkg1: pathlib.Path, pkg2: pathlib.Path) -> None:
     code = f"""
 import sys, numpy as np
-import contract_module as cm
+from helpers import contract_module as cm
 from mlc.runtime import GraphModule, load_module
 x = cm.make_inputs()
 ref = cm.reference(x, cm.make_params())
@@ -60,11 +60,11 @@ for path in ({str(pkg1)!r}, {str(pkg2)!r}):
     for i, name in enumerate(("y", "r")):
         np.testing.assert_allclose(gm.get_output(i), ref[name], rtol=1e-5, atol=1e-5)
     print("ok", path)
-compiled = [m for m in ("mlir.execution_engine", "mlc.runtime.library", "mlc.pass_manager")
+compiled = [m for m in ("mlir.execution_engine", "mlc.runtime.library", "mlc.passes.pass_manager")
             if m in sys.modules]
 print("compiler modules:", compiled)
 """
-    proc = run_python(code, cwd=str(pathlib.Path(__file__).parent))
+    proc = run_python(code)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("ok ") == 2
     assert "compiler modules: []" in proc.stdout

@@ -9,7 +9,7 @@ import pathlib
 import numpy as np
 import pytest
 
-import contract_module as cm
+from helpers import contract_module as cm
 from mlc.driver import _main
 from mlc.runtime.runner import FillMode, RunOptions, is_distribution, top_k
 from mlc.runtime.package import npz_bytes

@@ -13,10 +13,10 @@ import tarfile
 import numpy as np
 import pytest
 
-import contract_module as cm
+from helpers import contract_module as cm
 from mlc.driver import _main
 from mlc.runtime.target import source_model
-from rt_helpers import build_library
+from helpers.runtime import build_library
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")

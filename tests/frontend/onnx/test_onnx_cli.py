@@ -9,7 +9,7 @@ import onnx
 import pytest
 from mlc.frontend import import_model_files
 from onnx import helper
-from onnx_testing import make_model, rand
+from helpers.onnx_testing import make_model, rand
 
 from mlc.driver import _main
 

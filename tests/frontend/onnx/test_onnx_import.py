@@ -7,7 +7,7 @@ import pytest
 from mlc.frontend import from_onnx
 from mlir import ir
 from onnx import TensorProto, helper
-from onnx_testing import (
+from helpers.onnx_testing import (
     check_numerics,
     main_ops,
     make_model,

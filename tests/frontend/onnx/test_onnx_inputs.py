@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from mlc.frontend import from_onnx
 from onnx import TensorProto, helper, numpy_helper
-from onnx_testing import make_model, op_names, output_types, params_used, rand, run_mlc
+from helpers.onnx_testing import make_model, op_names, output_types, params_used, rand, run_mlc
 
 from mlc.errors import UnsupportedOpError
 

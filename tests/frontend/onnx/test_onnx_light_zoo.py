@@ -11,7 +11,7 @@ import time
 import onnx
 import pytest
 from mlc.frontend import from_onnx
-from onnx_testing import main_ops
+from helpers.onnx_testing import main_ops
 
 from mlc.driver import _main
 

@@ -11,7 +11,7 @@ import onnx
 import pytest
 from mlc.frontend import from_onnx
 from onnx import TensorProto, helper, numpy_helper
-from onnx_testing import make_model, node_model, rand
+from helpers.onnx_testing import make_model, node_model, rand
 
 from mlc.errors import MissingDependencyError, ModelLoadError, UnsupportedOpError
 

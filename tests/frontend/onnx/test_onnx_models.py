@@ -7,8 +7,8 @@ import collections
 
 import numpy as np
 import pytest
-from onnx_models import encoder_layer, mobilenet_like
-from onnx_testing import attrs, check_numerics, main_ops, op_names, rand
+from helpers.onnx_models import encoder_layer, mobilenet_like
+from helpers.onnx_testing import attrs, check_numerics, main_ops, op_names, rand
 
 
 def test_mobilenet_like() -> None:

@@ -11,7 +11,7 @@ from typing import Any
 
 import onnx
 import pytest
-from onnx_testing import check_numerics, op_names
+from helpers.onnx_testing import check_numerics, op_names
 
 torch = pytest.importorskip("torch")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlc.frontend import from_onnx
-from onnx_testing import check_numerics, node_model, op_names, rand
+from helpers.onnx_testing import check_numerics, node_model, op_names, rand
 
 from mlc.errors import UnsupportedOpsetError
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from mlc.frontend import from_onnx
 from onnx import helper
-from onnx_testing import (
+from helpers.onnx_testing import (
     attrs,
     check_numerics,
     make_model,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from onnx_testing import attrs, check_numerics, main_ops, node_model, op_names, rand, the_op
+from helpers.onnx_testing import attrs, check_numerics, main_ops, node_model, op_names, rand, the_op
 
 X = rand(2, 3, 4, low=-3, high=3)
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from mlc.frontend import from_onnx
 from onnx import TensorProto, helper
-from onnx_testing import attrs, check_numerics, make_model, node_model, op_names, rand, run_compiled, the_op
+from helpers.onnx_testing import attrs, check_numerics, make_model, node_model, op_names, rand, run_compiled, the_op
 
 from mlc.errors import UnsupportedOpError
 

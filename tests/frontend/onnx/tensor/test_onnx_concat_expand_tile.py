@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlc.frontend import from_onnx
-from onnx_testing import attrs, check_numerics, node_model, op_names, rand, result_type, the_op
+from helpers.onnx_testing import attrs, check_numerics, node_model, op_names, rand, result_type, the_op
 
 from mlc.errors import DiagnosticError, UnsupportedOpsetError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from onnx_testing import attrs, check_numerics, node_model, rand, result_type, the_op
+from helpers.onnx_testing import attrs, check_numerics, node_model, rand, result_type, the_op
 
 X = rand(4, 6, 5)
 BIG = np.iinfo(np.int64).max

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from mlc.frontend import from_onnx
-from onnx_testing import (
+from helpers.onnx_testing import (
     attrs,
     check_numerics,
     main_ops,

@@ -1,6 +1,6 @@
 """ONNX backend conformance: run one ONNX node test case through mlc and classify the outcome.
 
-    from mlc.frontend.onnx.conformance_cases import generate_cases
+    from tools.conformance.cases import generate_cases
     result = run_case(generate_cases()["test_relu"])    # in this process
     result.status                                       # passed | failed | unsupported | error
 
@@ -19,10 +19,10 @@ Outcomes:
     attributes, non-constant inputs it needs at import), `ModelLoadError`, or a lowering
     `PassFailedError` whose diagnostics say the feature is not supported.
   * `error`: anything else: another exception (a bug), an internal error or invalid IR inside
-    a pass; `conformance_pool` adds crashes and timeouts of the worker process.
+    a pass; `pool` adds crashes and timeouts of the worker process.
 
 `run_case` never raises for a problem of the case; a case that crashes the process is why
-`conformance_pool` runs cases in worker processes.
+`pool` runs cases in worker processes.
 
 Constant inputs: mlc compiles for static shapes, so inputs that decide shapes or attributes
 (Reshape's shape, Reduce*'s axes, Slice's starts ...) must be constants, and many cases feed
@@ -46,7 +46,7 @@ import numpy as np
 
 from mlc.errors import ModelLoadError, PassFailedError, UnsupportedOpError
 
-from .conformance_cases import Case
+from .cases import Case
 
 if TYPE_CHECKING:
     from mlc.compiler import BuildOptions
@@ -73,18 +73,19 @@ class CaseResult:
     max_abs_error: float | None = None
     """Largest |got - expected| over elements finite in both, for value mismatches."""
     duration: float = 0.0
-    """Seconds spent on the case (import to comparison)."""
+    """Seconds spent on the case (import to comparison); printed, not written to the results
+    file (which must not change when a rerun changes nothing but timings)."""
     constant_inputs: tuple[str, ...] = ()
     """Graph inputs that were turned into initializers for this run (empty: the case as is)."""
     variant: CaseResult | None = None
     """The rerun with `variant.constant_inputs` constant, when the case as is needed them."""
     element_types: tuple[str, ...] = ()
-    """What the case's graph inputs, outputs and initializers are (`conformance_cases.element_types`);
-    filled by `scripts/conformance.py` for the report."""
+    """What the case's graph inputs, outputs and initializers are (`cases.element_types`);
+    filled by ``python -m tools.conformance`` for the report."""
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
-        out["duration"] = round(self.duration, 3)
+        del out["duration"]
         out["constant_inputs"] = list(self.constant_inputs)
         out["variant"] = self.variant.to_json() if self.variant is not None else None
         out["element_types"] = list(self.element_types)
@@ -93,6 +94,7 @@ class CaseResult:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CaseResult:
         fields = dict(data)
+        fields.pop("duration", None)
         fields["constant_inputs"] = tuple(fields.get("constant_inputs", ()))
         fields["element_types"] = tuple(fields.get("element_types", ()))
         variant = fields.get("variant")

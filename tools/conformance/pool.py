@@ -1,9 +1,9 @@
 """Run conformance cases in worker processes, so that no case can take the caller down.
 
 Some MLIR misuse aborts the process and a generated kernel can segfault, so every case runs in
-a worker subprocess (`python -m mlc.frontend.onnx.conformance_pool CASES_DIR`). The parent
+a worker subprocess (`python -m tools.conformance.pool CASES_DIR`). The parent
 hands out one case at a time (its name on the worker's stdin) and reads one JSON result line
-back; cases live in ONNX's on-disk layout under CASES_DIR (`conformance_cases.write_case`).
+back; cases live in ONNX's on-disk layout under CASES_DIR (`cases.write_case`).
 
 A worker that dies (signal or exit status) while a case is in flight, or that gives no result
 within `timeout` seconds (it is then killed), yields an `error` result for that case naming
@@ -30,9 +30,10 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from .conformance import CaseResult
+from .runner import CaseResult
 
-WORKER_MODULE = "mlc.frontend.onnx.conformance_pool"
+WORKER_MODULE = "tools.conformance.pool"
+REPO_ROOT = pathlib.Path(__file__).resolve().parents[2]  # where `-m tools...` resolves
 STDERR_TAIL = 1500
 EXIT_GRACE = 10.0  # seconds a worker that closed its output gets to exit before it is killed
 
@@ -86,7 +87,8 @@ def run_in_workers(cases_dir: pathlib.Path, names: Iterable[str], op_types: dict
         stderr_path = pathlib.Path(logs.name) / f"worker-{len(results)}-{time.monotonic_ns()}.log"
         with open(stderr_path, "wb") as err:
             proc = subprocess.Popen([*options.worker_argv, str(cases_dir)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err, start_new_session=True)
+                                    stdout=subprocess.PIPE, stderr=err, start_new_session=True,
+                                    cwd=REPO_ROOT)
         worker = _Worker(proc, stderr_path)
         workers.append(worker)
         assert proc.stdout is not None
@@ -206,8 +208,8 @@ def _stderr_tail(path: pathlib.Path, offset: int) -> str:
 # -- the worker ------------------------------------------------------------------------------------
 def worker_main(argv: Sequence[str]) -> int:
     """Read case names from stdin, run each from `argv[0]/<name>`, write one JSON line each."""
-    from .conformance import run_conformance_case
-    from .conformance_cases import read_case
+    from .runner import run_conformance_case
+    from .cases import read_case
 
     if len(argv) != 1:
         print(f"usage: python -m {WORKER_MODULE} CASES_DIR", file=sys.stderr)

@@ -1,5 +1,5 @@
 """What a conformance run writes: the results JSON and the two lists (`docs/supported_ops.md`
-is `conformance_doc.py`'s).
+is `doc.py`'s).
 
 * `docs/conformance_results.json`: the run (`RunInfo`) and every case's `CaseResult`.
 * `tests/frontend/onnx/conformance_passing.txt`: one passing case per line (the regression
@@ -15,9 +15,9 @@ import json
 import pathlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from .conformance import STATUSES, CaseResult, Status
+from .runner import STATUSES, CaseResult, Status
 
-RESULTS_SCHEMA = 2  # 2: RunInfo.supported_types, CaseResult.element_types
+RESULTS_SCHEMA = 3  # 2: supported_types, element_types; 3: no dates or durations (no churn)
 REASON_LIMIT = 200
 
 
@@ -29,10 +29,8 @@ class RunInfo:
     onnx_version: str
     onnx_opset: int
     mlc_version: str
-    date: str
     jobs: int
     cpus: int
-    wall_seconds: float
     declared_ops: dict[str, list[int]]
     """Ops with a converter at the time of the run -> their ONNX versions (the registry)."""
     tolerances: list[tuple[float, float]]
@@ -61,11 +59,11 @@ def read_results(path: pathlib.Path) -> tuple[RunInfo, list[CaseResult]]:
 # -- the test lists ------------------------------------------------------------------------------------
 PASSING_HEADER = (
     "# ONNX node cases mlc passes: each one is a regression test\n"
-    "# (tests/frontend/onnx/test_onnx_conformance.py). Written by scripts/conformance.py;\n"
+    "# (tests/frontend/onnx/test_onnx_conformance.py). Written by `python -m tools.conformance`;\n"
     "# review the diff before committing.\n")
 KNOWN_FAILURES_HEADER = (
     "# ONNX node cases mlc does not pass, one per line: <case> <status>: <reason>.\n"
-    "# Written by scripts/conformance.py, which keeps a reviewed reason while the case keeps its\n"
+    "# Written by `python -m tools.conformance`, which keeps a reviewed reason while the case keeps its\n"
     "# status; review new entries before committing. A case in neither list fails the tests.\n")
 
 

@@ -18,11 +18,11 @@ from collections.abc import Iterator
 
 from mlir import ir
 
-from mlc.diagnostics import Diag, diags_of_error
+from .diagnostics import Diag, diags_of_error
 from mlc.errors import DiagnosticError, PassFailedError
-from mlc.passes._mlir_adapter import print_ir_dump, run_upstream
-from mlc.passes.base import ModulePass, PassContext
-from mlc.passes.pipeline import MODULE_ANCHOR, Element, Nest, PassEntry, Pipeline, parse_elements, parse_pipeline
+from ._mlir_adapter import print_ir_dump, run_upstream
+from .base import ModulePass, PassContext
+from .pipeline import MODULE_ANCHOR, Element, Nest, PassEntry, Pipeline, parse_elements, parse_pipeline
 
 
 def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:

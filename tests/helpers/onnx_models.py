@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 from onnx import TensorProto, helper
-from onnx_testing import make_model
+from helpers.onnx_testing import make_model
 
 
 class GraphBuilder:

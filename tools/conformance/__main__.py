@@ -1,15 +1,15 @@
 """Run every ONNX backend node test case through mlc; regenerate the conformance docs and lists.
 
-    .venv/bin/python scripts/conformance.py              # all cases, 2 workers; writes:
-        docs/conformance_results.json                    #   every case: status, message, time
+    .venv/bin/python -m tools.conformance                # all cases, 2 workers; writes:
+        docs/conformance_results.json                    #   every case: status and message
         docs/supported_ops.md                            #   per-op pass rates (generated)
         tests/frontend/onnx/conformance_passing.txt      #   the pytest regression list
         tests/frontend/onnx/conformance_known_failures.txt
-    .venv/bin/python scripts/conformance.py --filter '^test_(relu|conv)'   # a subset; prints only
-    .venv/bin/python scripts/conformance.py --from-results   # rewrite the doc and lists from the
-                                                             # committed results (no run)
+    .venv/bin/python -m tools.conformance --filter '^test_(relu|conv)'   # a subset; prints only
+    .venv/bin/python -m tools.conformance --from-results   # rewrite the doc and lists from the
+                                                           # committed results (no run)
 
-Each case runs in a worker process (`mlc.frontend.onnx.conformance_pool`), so a crash or a
+Each case runs in a worker process (`tools.conformance.pool`), so a crash or a
 hang is a result, not the end of the run. The script prints how the run differs from the
 committed lists; review that (and `git diff`) before committing.
 """
@@ -17,7 +17,6 @@ committed lists; review that (and `git diff`) before committing.
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import pathlib
 import re
@@ -27,13 +26,13 @@ import tempfile
 import time
 from dataclasses import replace
 
-from mlc.frontend.onnx import conformance_report as report
-from mlc.frontend.onnx.conformance import STATUSES, CaseResult
-from mlc.frontend.onnx.conformance_cases import element_types, generate_cases, write_case
-from mlc.frontend.onnx.conformance_doc import supported_ops_markdown
-from mlc.frontend.onnx.conformance_pool import PoolOptions, run_in_workers
+from tools.conformance import report
+from tools.conformance.runner import STATUSES, CaseResult
+from tools.conformance.cases import element_types, generate_cases, write_case
+from tools.conformance.doc import supported_ops_markdown
+from tools.conformance.pool import PoolOptions, run_in_workers
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "conformance_results.json"
 DOC = ROOT / "docs" / "supported_ops.md"
 LISTS = ROOT / "tests" / "frontend" / "onnx"
@@ -98,11 +97,11 @@ def main(argv: list[str]) -> int:
             print(f"{r.name} {r.status}: {report.auto_reason(r) if r.status != 'passed' else ''}")
         return 0
     tolerances = sorted({(cases[n].rtol, cases[n].atol) for n in names})
-    write_outputs(results, report_info(wall, args, argv, tolerances))
+    write_outputs(results, report_info(args, argv, tolerances))
     return 0
 
 
-def report_info(wall: float, args: argparse.Namespace, argv: list[str],
+def report_info(args: argparse.Namespace, argv: list[str],
                 tolerances: list[tuple[float, float]]) -> report.RunInfo:
     import onnx
 
@@ -110,11 +109,10 @@ def report_info(wall: float, args: argparse.Namespace, argv: list[str],
     from mlc.frontend.onnx.converters.registry import registered_ops
     from mlc.frontend.onnx.dtypes import supported_type_names
 
-    command = " ".join([".venv/bin/python", "scripts/conformance.py", *map(shlex.quote, argv)])
+    command = " ".join([".venv/bin/python", "-m", "tools.conformance", *map(shlex.quote, argv)])
     return report.RunInfo(command=command, onnx_version=onnx.__version__,
                           onnx_opset=onnx.defs.onnx_opset_version(), mlc_version=mlc.__version__,
-                          date=datetime.date.today().isoformat(), jobs=args.jobs,
-                          cpus=os.cpu_count() or 1, wall_seconds=round(wall, 1),
+                          jobs=args.jobs, cpus=os.cpu_count() or 1,
                           declared_ops={(f"{d}.{op}" if d else op): list(versions)
                                         for d, op, versions in registered_ops()},
                           tolerances=tolerances, supported_types=list(supported_type_names()))

@@ -59,7 +59,7 @@ def element_types(model: onnx.ModelProto) -> tuple[str, ...]:
     """The kinds of value a case's graph takes, holds and returns, sorted: the ONNX element type
     name of every tensor graph input, output and initializer (`float`, `uint8` ...), and the
     value kind of the others (`sequence_type`, `optional_type`, `map_type` ...)."""
-    from .dtypes import onnx_type_name
+    from mlc.frontend.onnx.dtypes import onnx_type_name
 
     graph = model.graph
     kinds = {onnx_type_name(init.data_type) for init in graph.initializer}

@@ -1,0 +1,1 @@
+"""Developer tools of the mlc repository (not installed with the `mlc` package)."""
