@@ -20,7 +20,7 @@ from mlir.dialects import func
 
 import mlc
 from mlc.dialects.attrs import tensor_t
-from mlc.passes.outline import KERNEL_ATTR
+from mlc.dialects.graph import KERNEL_ATTR
 
 GRAPH_STAGE = ("builtin.module(graph-simplify,graph-fold-constants,graph-alter-layout,graph-simplify,"
                "graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)")
@@ -57,7 +57,7 @@ def kernel_modules(module: ir.Module) -> list[tuple[str, ir.Module, int]]:
 
 
 def profile(module: ir.Module, threads: int) -> list[tuple[float, str, int]]:
-    from mlc.passes.lowering.tp_emit.main_func import NUMPY_DTYPE
+    from mlc.contract import NUMPY_DTYPES
     from mlc.runtime import GraphModule
 
     rows = []
@@ -69,7 +69,7 @@ def profile(module: ir.Module, threads: int) -> list[tuple[float, str, int]]:
         rng = np.random.default_rng(0)
         for i, t in enumerate(args):
             assert t is not None
-            gm.set_input(i, rng.standard_normal(t.shape).astype(NUMPY_DTYPE[t.dtype]))
+            gm.set_input(i, rng.standard_normal(t.shape).astype(NUMPY_DTYPES[t.dtype]))
         result = gm.benchmark(number=3, repeat=3)
         rows.append((result.median * count, name, count))
     return sorted(rows, reverse=True)

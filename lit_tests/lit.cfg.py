@@ -28,8 +28,11 @@ for var in ("HOME", "TMPDIR", "MLC_DEBUG"):
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 
-if importlib.util.find_spec("psutil"):
-    config.maxIndividualTestTime = 120
+# A per-test timeout needs psutil (a required test dependency): a hung test fails instead of
+# stalling the suite.
+if not importlib.util.find_spec("psutil"):
+    lit_config.fatal("lit_tests need psutil for the per-test timeout: pip install 'mlc[test]'")
+config.maxIndividualTestTime = 120
 for feature, module in (("onnx", "onnx"), ("onnxruntime", "onnxruntime"), ("xgboost", "xgboost")):
     if importlib.util.find_spec(module):
         config.available_features.add(feature)

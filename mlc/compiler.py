@@ -18,6 +18,7 @@ import numpy as np
 from mlir import ir
 
 from mlc.errors import MlcError
+from mlc.npz import npz_bytes, read_npz
 
 if TYPE_CHECKING:
     from mlc.runtime import CompiledLibrary, SourceModel
@@ -128,7 +129,6 @@ def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, opti
     elif output.suffix == ".so":
         lib.export_shared(output)
         (output.parent / "manifest.json").write_text(lib.manifest.to_json())
-        from mlc.runtime.package import npz_bytes
 
         (output.parent / "params.npz").write_bytes(npz_bytes({p.name: lib.params[p.name] for p in lib.manifest.params}))
     else:
@@ -150,9 +150,5 @@ def _load_mlir(path: pathlib.Path, params_path: str | pathlib.Path | None) -> tu
         raise MlcError("\n".join(format_error_diagnostics(e, str(path)))) from None
     params: dict[str, np.ndarray] = {}
     if params_path is not None:
-        try:
-            with np.load(params_path, allow_pickle=False) as data:
-                params = {k: data[k] for k in data.files}
-        except (OSError, ValueError) as e:
-            raise MlcError(f"cannot read parameters '{params_path}': {e}") from None
+        params = read_npz(params_path, "parameters")
     return module, params

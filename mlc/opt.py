@@ -153,21 +153,16 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _load_params(path: str) -> dict[str, object]:
-    import numpy as np
+    from mlc.npz import read_npz
 
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {k: data[k] for k in data.files}
-    except (OSError, ValueError) as e:
-        raise MlcError(f"cannot read parameters '{path}': {e}") from None
+    return dict(read_npz(path, "parameters"))
 
 
 def _save_params(path: str, params: dict[str, object]) -> None:
-    from mlc.runtime.package import npz_bytes
+    from mlc.npz import write_npz
 
     try:
-        with open(path, "wb") as f:
-            f.write(npz_bytes(params))  # type: ignore[arg-type]
+        write_npz(path, params)  # type: ignore[arg-type]
     except OSError as e:
         raise MlcError(f"cannot write parameters '{path}': {e}") from None
 

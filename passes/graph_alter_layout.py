@@ -20,11 +20,11 @@ from mlir import ir
 
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import builders as gb
+from mlc.dialects.graph import op_kind
 from mlc.dialects.graph.spec import layout_block
 from mlc.dialects.walk import defining_op, walk
 
 from .base import ModulePass, PassContext
-from .graph_fuse import op_kind
 from .mlc_dce import erase_dead
 
 

@@ -3,45 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import ClassVar, Literal
+from typing import ClassVar
 
 from mlir import ir
 
 from mlc.dialects.attrs import tensor_t
-from mlc.dialects.graph import OPS
+from mlc.dialects.graph import KERNEL_ATTR, FusionKind, op_kind
 from mlc.dialects.walk import defining_op, top_level_funcs
 
 from .base import ModulePass, PassContext
 from .mlc_dce import erase_dead
-from .outline import KERNEL_ATTR, Outliner
-
-Kind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
-
-_COMPUTE = {"conv2d", "matmul", "batch_matmul", "dense", "max_pool2d", "avg_pool2d"}
-_REDUCE = {"global_avg_pool2d", "global_max_pool2d", "softmax", "log_softmax", "layer_norm", "lrn",
-           "argmax", "argmin"}
-
-
-def op_kind(op: ir.Operation) -> Kind:
-    """TVM-style pattern kind of an op (what it may fuse with)."""
-    if op.name == "tensor.concat":
-        return "injective"
-    if not op.name.startswith("graph.") or op.name == "graph.constant":
-        return "opaque"
-    name = op.name.removeprefix("graph.")
-    if name in _COMPUTE:
-        return "compute"
-    if name in _REDUCE or name.startswith("reduce_"):
-        return "reduce"
-    spec = OPS[name]
-    if spec.category == "math" or name == "batch_norm":
-        return "elemwise"
-    return "injective" if spec.category == "tensor" else "opaque"
-
+from .outline import Outliner
 
 @dataclass
 class Group:
-    root: Kind
+    root: FusionKind
     ops: list[ir.Operation] = field(default_factory=list)
 
     @property
@@ -88,7 +64,7 @@ class GraphFusePass(ModulePass):
             group_of[op] = target
         return groups
 
-    def _target(self, op: ir.Operation, kind: Kind, group_of: dict[ir.Operation, Group]) -> Group | None:
+    def _target(self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]) -> Group | None:
         if kind not in ("elemwise", "injective") or self.max_group_size == 1:
             return None
         for v in op.operands:

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import func
 
-KERNEL_ATTR = "graph.kernel"
+from mlc.dialects.graph import KERNEL_ATTR
+
 
 
 def _short(op_name: str) -> str:

@@ -16,10 +16,10 @@ from typing import ClassVar
 from mlir import ir
 
 from mlc.dialects.tp import BlockView, Schedule
+from mlc.dialects.tp.affine import linear_coeff
 from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
-from .lowering.emit_util import linear_coeff
 
 
 REGISTERS = 16  # vector registers (AVX2)

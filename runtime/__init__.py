@@ -15,8 +15,8 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "Manifest": "manifest", "TensorSpec": "manifest", "ParamSpec": "manifest",
-    "TargetInfo": "manifest", "SourceModel": "manifest", "ManifestError": "manifest",
+    "Manifest": "mlc.contract", "TensorSpec": "mlc.contract", "ParamSpec": "mlc.contract",
+    "TargetInfo": "mlc.contract", "SourceModel": "mlc.contract", "ManifestError": "mlc.contract",
     "CompiledLibrary": "library",
     "RuntimeModule": "module",
     "GraphModule": "graph_module", "TensorInfo": "graph_module",
@@ -30,7 +30,8 @@ _EXPORTS = {
 def __getattr__(name: str) -> Any:
     if name not in _EXPORTS:
         raise AttributeError(f"module 'mlc.runtime' has no attribute {name!r}")
-    return getattr(import_module(f"mlc.runtime.{_EXPORTS[name]}"), name)
+    module = _EXPORTS[name]
+    return getattr(import_module(module if "." in module else f"mlc.runtime.{module}"), name)
 
 
 __all__ = sorted(_EXPORTS)

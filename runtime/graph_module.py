@@ -20,12 +20,10 @@ from typing import NamedTuple
 import numpy as np
 from mlir.runtime import get_ranked_memref_descriptor
 
+from mlc.contract import ALIGNMENT, Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function
-from mlc.runtime.manifest import Manifest, TensorSpec
 from mlc.runtime.module import RuntimeModule
-
-ALIGNMENT = 64
 
 
 class TensorInfo(NamedTuple):

@@ -28,7 +28,7 @@ from mlir import ir
 
 from mlc.errors import ToolError
 from mlc.runtime import linker
-from mlc.runtime.manifest import Manifest, ManifestError, SourceModel
+from mlc.contract import Manifest, ManifestError, SourceModel, buffer_element_types
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
 from mlc.runtime.toolchain import OPENMP_LIB
@@ -43,12 +43,6 @@ reference so that not even interpreter shutdown destroys it (see the module docs
 
 _RUNTIME_SYMBOL_PREFIXES = {"mlirAsyncRuntime": "mlir_async_runtime"}
 """Declared (external) functions that come from an MLIR runtime library, by name prefix."""
-
-_ELEMENT_TYPES = {"float16": ("f16",), "float32": ("f32",), "float64": ("f64",),
-                  "int8": ("i8", "si8"), "int16": ("i16", "si16"), "int32": ("i32", "si32"),
-                  "int64": ("i64", "si64"), "uint8": ("i8", "ui8"), "uint16": ("i16", "ui16"),
-                  "uint32": ("i32", "ui32"), "uint64": ("i64", "ui64"), "bool": ("i1",)}
-
 
 _PRELOADED: dict[str, ctypes.CDLL] = {}
 
@@ -265,7 +259,7 @@ def check_contract(module: ir.Module, manifest: Manifest) -> None:
     expected: list[tuple[str, tuple[str, ...]]] = []
     for spec in manifest.inputs + manifest.outputs:
         dims = "".join(f"{d}x" for d in spec.shape)
-        expected.append((spec.name, tuple(f"memref<{dims}{t}>" for t in _ELEMENT_TYPES[spec.dtype])))
+        expected.append((spec.name, tuple(f"memref<{dims}{t}>" for t in buffer_element_types(spec.dtype))))
     expected.append(("params blob", (f"memref<{manifest.params_size}xi8>",)))
     expected.append(("workspace blob", (f"memref<{manifest.workspace_size}xi8>",)))
     if len(got) != len(expected):

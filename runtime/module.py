@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from mlc.runtime.manifest import Manifest, ManifestError
+from mlc.contract import Manifest, ManifestError
 
 CIFACE_PREFIX = "_mlir_ciface_"
 

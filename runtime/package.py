@@ -30,7 +30,8 @@ import numpy as np
 
 from mlc.errors import MlcError, ToolError
 from mlc.runtime import linker
-from mlc.runtime.manifest import Manifest, ManifestError
+from mlc.contract import Manifest, ManifestError
+from mlc.npz import NpzError, npz_bytes, read_npz
 from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry
 from mlc.runtime.target import check_host
 
@@ -73,24 +74,12 @@ def params_to_npz(manifest: Manifest, params: Mapping[str, np.ndarray]) -> bytes
     return npz_bytes({spec.name: params[spec.name] for spec in manifest.params})
 
 
-def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:
-    """An .npz (zip of `<name>.npy`) that `np.load(..., allow_pickle=False)` reads back; any
-    name is allowed (np.savez's keyword form would clash with its own `file` argument)."""
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as zf:
-        for name, value in arrays.items():
-            with zf.open(f"{name}.npy", "w", force_zip64=True) as f:
-                np.lib.format.write_array(f, np.ascontiguousarray(value), allow_pickle=False)
-    return buf.getvalue()
-
-
 def load_params(path: pathlib.Path) -> dict[str, np.ndarray]:
     """Read params.npz (pickle disabled); RuntimeModule checks names, shapes and dtypes."""
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            return {key: npz[key] for key in npz.files}
-    except (OSError, ValueError, zipfile.BadZipFile) as e:
-        raise PackageError(f"cannot read parameters {path.name}: {e}") from None
+        return read_npz(path, "parameters", shown=path.name)
+    except NpzError as e:
+        raise PackageError(str(e)) from None
 
 
 # -- safe extraction -------------------------------------------------------------------------

@@ -16,8 +16,9 @@ import numpy as np
 from mlc.errors import RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult
 from mlc.runtime.graph_module import GraphModule
-from mlc.runtime.manifest import Manifest, TensorSpec
-from mlc.runtime.package import load_module, npz_bytes
+from mlc.contract import Manifest, TensorSpec
+from mlc.npz import NpzError, npz_bytes, read_npz
+from mlc.runtime.package import load_module
 from mlc.runtime.verify import VerifyReport
 
 
@@ -149,10 +150,9 @@ def make_inputs(manifest: Manifest, options: RunOptions) -> tuple[dict[str, np.n
     given: dict[str, np.ndarray] = {}
     if options.inputs is not None:
         try:
-            with np.load(options.inputs, allow_pickle=False) as npz:
-                given = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError) as e:
-            raise RuntimeInputError(f"cannot read --inputs {options.inputs}: {e}") from None
+            given = read_npz(options.inputs, "--inputs")
+        except NpzError as e:
+            raise RuntimeInputError(str(e)) from None
         names = [s.name for s in manifest.inputs]
         unknown = sorted(set(given) - set(names))
         if unknown:

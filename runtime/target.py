@@ -17,7 +17,7 @@ import subprocess
 from functools import lru_cache
 
 from mlc.errors import MlcError
-from mlc.runtime.manifest import SourceModel, TargetInfo
+from mlc.contract import SourceModel, TargetInfo
 
 ISA_FEATURES = frozenset({
     "sse2", "ssse3", "sse4_1", "sse4_2", "popcnt", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2",

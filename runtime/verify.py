@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from mlc.errors import MissingDependencyError, MlcError, ModelLoadError
-from mlc.runtime.manifest import Manifest
+from mlc.contract import Manifest
 from mlc.runtime.target import file_sha256
 
 

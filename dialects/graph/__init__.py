@@ -4,6 +4,7 @@ Importing this package fills the op table (`OPS`) from the category modules.
 """
 
 from . import math, nn, tensor  # noqa: F401  (each registers its ops)
-from .spec import OPS, AttrSpec, OpSpec, ShapeError, TensorT
+from .kernels import KERNEL_ATTR, op_kind
+from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT
 
-__all__ = ["OPS", "AttrSpec", "OpSpec", "ShapeError", "TensorT"]
+__all__ = ["KERNEL_ATTR", "OPS", "AttrSpec", "FusionKind", "OpSpec", "ShapeError", "TensorT", "op_kind"]

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 AttrKind = Literal["ints", "int", "float", "str", "strs", "any"]
+FusionKind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
+"""What an op may fuse with (TVM's pattern kinds): `compute` (conv, matmul, pool) and `reduce`
+ops start a kernel and take an elementwise epilogue; `elemwise` and `injective` (data movement)
+ops chain into expressions; `opaque` ops (constants) are never part of a kernel."""
 
 # IRDL base constraint per attribute kind; `any` is `irdl.any` (checked by graph-verify).
 IRDL_ATTR_BASE: dict[str, str | None] = {
@@ -77,10 +81,15 @@ class OpSpec:
     onnx: str = ""
     doc: str = ""
     results: tuple[str, ...] = ("out",)
+    kind: FusionKind | None = None
+    """Fusion kind; by default `elemwise` for math ops, `injective` for tensor ops, else `opaque`."""
     attr_by_name: dict[str, AttrSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "attr_by_name", {a.name: a for a in self.attrs})
+        if self.kind is None:
+            default = {"math": "elemwise", "tensor": "injective"}.get(self.category, "opaque")
+            object.__setattr__(self, "kind", default)
         optional = [o for o in self.operands if o.endswith("?")]
         assert len(optional) <= 1 and (not optional or self.operands[-1] == optional[0]), self.name
 

@@ -139,7 +139,7 @@ def infer_layout_transform(ins: list[TensorT | None], attrs: dict[str, object]) 
 register(
     OpSpec("constant", (), (AttrSpec("value", "any", doc="#graph.param<\"name\"> or dense<...>"),),
            "A named parameter (resolved from the params table) or a small literal.", "tensor",
-           infer_constant, "Constant / initializer"),
+           infer_constant, "Constant / initializer", kind="opaque"),
     OpSpec("reshape", ("input",), (AttrSpec("shape", "ints"),),
            "Same elements, new static shape.", "tensor", infer_reshape, "Reshape"),
     OpSpec("transpose", ("input",), (AttrSpec("perm", "ints"),),

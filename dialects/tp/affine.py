@@ -1,4 +1,5 @@
-"""Interval analysis of affine index maps over block axes (for bounds checks)."""
+"""Analysis of affine index maps over block axes: value ranges (bounds checks), the dims an
+expression uses, and its coefficient along one dim (schedules, vector accesses)."""
 
 from __future__ import annotations
 
@@ -51,3 +52,26 @@ def out_of_bounds(amap: ir.AffineMap, extents: Sequence[int], shape: Sequence[in
         if lo < 0 or hi >= dim:
             problems.append(f"index {i} ({expr}) ranges over [{lo}, {hi}] but the dim has size {dim}")
     return problems
+
+
+def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:
+    """Coefficient of dim `pos` in `expr`, or None when `expr` is not linear in it."""
+    expr = expr.maybe_downcast()
+    if isinstance(expr, ir.AffineDimExpr):
+        return 1 if expr.position == pos else 0
+    if isinstance(expr, (ir.AffineConstantExpr, ir.AffineSymbolExpr)):
+        return 0
+    assert isinstance(expr, ir.AffineBinaryExpr)
+    lhs, rhs = linear_coeff(expr.lhs, pos), linear_coeff(expr.rhs, pos)
+    if lhs is None or rhs is None:
+        return None
+    if isinstance(expr, ir.AffineAddExpr):
+        return lhs + rhs
+    if isinstance(expr, ir.AffineMulExpr):
+        if isinstance(expr.rhs, ir.AffineConstantExpr):
+            return lhs * expr.rhs.value
+        if isinstance(expr.lhs, ir.AffineConstantExpr):
+            return rhs * expr.lhs.value
+        return None if lhs or rhs else 0
+    # floordiv / ceildiv / mod: linear only if the dim does not occur.
+    return None if lhs or rhs else 0

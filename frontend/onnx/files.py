@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import os
 import sys
-import zipfile
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from mlc.npz import write_npz
 
 from .importer import from_onnx
 
@@ -42,12 +43,5 @@ def import_model_files(model_path: str | os.PathLike[str], output_path: str | os
 
 
 def save_params(path: str | os.PathLike[str], params: Mapping[str, np.ndarray]) -> None:
-    """An uncompressed .npz that `np.load(path, allow_pickle=False)` reads back.
-
-    Written entry by entry straight to the file: np.savez's keyword form would clash with
-    parameters named `file` or `allow_pickle`, and big models should not be buffered.
-    """
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as archive:
-        for name, array in params.items():
-            with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.ascontiguousarray(array), allow_pickle=False)
+    """The parameters as an uncompressed .npz that `mlc compile --params` reads back."""
+    write_npz(path, params)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import affine, arith, vector
 
-from mlc.dialects.tp.affine import dims_used
+from mlc.dialects.tp.affine import dims_used, linear_coeff
 
 
 def index_const(value: int) -> ir.Value:
@@ -32,29 +32,6 @@ def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
     if isinstance(small, ir.AffineDimExpr):
         return dims[used[small.position]]
     return affine.AffineApplyOp(ir.AffineMap.get(len(used), 0, [small]), [dims[i] for i in used]).result
-
-
-def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:
-    """Coefficient of dim `pos` in `expr`, or None when `expr` is not linear in it."""
-    expr = expr.maybe_downcast()
-    if isinstance(expr, ir.AffineDimExpr):
-        return 1 if expr.position == pos else 0
-    if isinstance(expr, (ir.AffineConstantExpr, ir.AffineSymbolExpr)):
-        return 0
-    assert isinstance(expr, ir.AffineBinaryExpr)
-    lhs, rhs = linear_coeff(expr.lhs, pos), linear_coeff(expr.rhs, pos)
-    if lhs is None or rhs is None:
-        return None
-    if isinstance(expr, ir.AffineAddExpr):
-        return lhs + rhs
-    if isinstance(expr, ir.AffineMulExpr):
-        if isinstance(expr.rhs, ir.AffineConstantExpr):
-            return lhs * expr.rhs.value
-        if isinstance(expr.lhs, ir.AffineConstantExpr):
-            return rhs * expr.lhs.value
-        return None if lhs or rhs else 0
-    # floordiv / ceildiv / mod: linear only if the dim does not occur.
-    return None if lhs or rhs else 0
 
 
 def is_float_type(t: ir.Type) -> bool:

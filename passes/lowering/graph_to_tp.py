@@ -8,13 +8,14 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
+from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
 from mlc.dialects.walk import top_level_funcs
 from mlc.errors import DiagnosticError
 
 from ..base import ModulePass, PassContext
 from ..graph_fuse import GraphFusePass
-from ..outline import KERNEL_ATTR, Outliner
+from ..outline import Outliner
 from .tp_emit import KernelBuilder
 from .tp_emit.kernel import kernel_signature
 from .tp_emit.main_func import lower_main, manifest_attr
@@ -68,7 +69,7 @@ class GraphToTpPass(ModulePass):
             outliner.outline(group.ops, group.output)
         scratch: dict[str, int] = {}
         for fn in top_level_funcs(module):
-            if KERNEL_ATTR in fn.attributes:
+            if GRAPH_KERNEL in fn.attributes:
                 name = _sym(fn)  # before lowering erases fn
                 scratch[name] = lower_kernel(module, fn)
         main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]

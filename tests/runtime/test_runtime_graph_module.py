@@ -11,7 +11,7 @@ from helpers import contract_module as cm
 from mlc.errors import RuntimeInputError
 from mlc.runtime import CompiledLibrary, GraphModule, load_module
 from mlc.runtime.graph_module import TensorInfo, aligned_empty, pack_params
-from mlc.runtime.manifest import Manifest
+from mlc.contract import Manifest
 from helpers.runtime import assert_matches_reference
 
 

@@ -17,7 +17,8 @@ from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
 from helpers.runtime import lower_library
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
-from mlc.runtime.package import MANIFEST, PARAMS, npz_bytes
+from mlc.npz import npz_bytes
+from mlc.runtime.package import MANIFEST, PARAMS
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
 from helpers.runtime import assert_matches_reference, build_library, run_python

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from helpers import contract_module as cm
-from mlc.runtime.manifest import Manifest, ManifestError, ParamSpec, SourceModel, TargetInfo, TensorSpec
+from mlc.contract import Manifest, ManifestError, ParamSpec, SourceModel, TargetInfo, TensorSpec
 
 
 def test_parses_the_contract_manifest() -> None:

@@ -163,7 +163,7 @@ def test_params_with_pickled_objects_are_refused(valid_members, tmp_path: pathli
     buf = io.BytesIO()
     np.savez(buf, w=np.array([object()], dtype=object), b=np.zeros(4, np.float32))
     members = [(n, buf.getvalue() if n == "params.npz" else b) for n, b in valid_members]
-    with pytest.raises(PackageError, match="cannot read parameters params.npz"):
+    with pytest.raises(PackageError, match="cannot read parameters 'params.npz'"):
         load_module(_tar(tmp_path / "pickle.tar", members))
 
 

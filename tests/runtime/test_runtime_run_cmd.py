@@ -12,7 +12,7 @@ import pytest
 from helpers import contract_module as cm
 from mlc.driver import _main
 from mlc.runtime.runner import FillMode, RunOptions, is_distribution, top_k
-from mlc.runtime.package import npz_bytes
+from mlc.npz import npz_bytes
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:

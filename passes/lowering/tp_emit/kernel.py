@@ -14,16 +14,15 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import func, memref
 
+from mlc.contract import aligned
 from mlc.dialects import tp
 from mlc.dialects.attrs import from_attr, tensor_t
-from mlc.dialects.graph import TensorT
+from mlc.dialects.graph import TensorT, op_kind
 from mlc.errors import DiagnosticError
 
-from ...graph_fuse import op_kind
 from ..emit_util import index_const
 from .expr import Expr, Leaf, block_over, storage_type, to_storage
 
-ALIGN = 64
 DYNAMIC = ir.ShapedType.get_dynamic_size()  # a dynamic memref dim (not -1 in this MLIR)
 InlineFn = Callable[["KernelBuilder", ir.Operation], Expr]
 # An anchor writes its op's result into the given buffer; it may return a pending elementwise
@@ -104,7 +103,7 @@ class KernelBuilder:
                                                    self.tp_fn.location)
         mtype = ir.MemRefType.get(list(t.shape), storage_type(ir.Type.parse(t.dtype)))
         offset = self.scratch_size
-        self.scratch_size += -(-max(t.size, 1) * elem_bytes(mtype.element_type) // ALIGN) * ALIGN
+        self.scratch_size += aligned(t.size * elem_bytes(mtype.element_type))
         return memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
 
     def store(self, e: Expr, out: ir.Value, name: str) -> None:

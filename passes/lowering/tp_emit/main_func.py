@@ -16,17 +16,13 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import func, memref
 
+from mlc.contract import ENTRY, NUMPY_DTYPES, Manifest, ParamSpec, TensorSpec
 from mlc.dialects.attrs import param_name
 from mlc.errors import DiagnosticError
 
 from ..emit_util import index_const
 from .kernel import DYNAMIC, elem_bytes, memref_type
 from .planner import Lifetime, aligned, plan
-
-ENTRY = "mlc_main"
-NUMPY_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
-               "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool", "ui8": "uint8",
-               "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
 
 
 def nbytes(t: ir.Type) -> int:
@@ -45,12 +41,10 @@ def _names(fn: ir.Operation, attr: str, count: int, prefix: str) -> list[str]:
     return [f"{prefix}{i}" for i in range(count)]
 
 
-def _info(name: str, t: ir.Type) -> dict[str, object]:
+def _spec(name: str, t: ir.Type) -> TensorSpec:
     """Name, shape and numpy dtype of a tensor type (its buffer stores bools as bytes)."""
-    rt = ir.RankedTensorType(t)
-    dtype = str(rt.element_type)
-    mt = memref_type(t)
-    return {"name": name, "shape": list(mt.shape), "dtype": NUMPY_DTYPE.get(dtype, dtype)}
+    dtype = str(ir.RankedTensorType(t).element_type)
+    return TensorSpec(name, tuple(memref_type(t).shape), NUMPY_DTYPES.get(dtype, dtype))
 
 
 @dataclass
@@ -95,21 +89,39 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
     return _Plan(params, p_off, work, peak, bound)
 
 
-def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]) -> dict[str, object]:
-    """Replace `main` by `mlc_main`; returns the manifest."""
-    entry = main.regions[0].blocks[0]
-    ops = [o.operation for o in entry.operations]
-    ret = ops[-1]
-    results = list(ret.operands)
+def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]) -> Manifest:
+    """Replace `main` by `mlc_main`; returns the manifest (the contract part)."""
+    ops = [o.operation for o in main.regions[0].blocks[0].operations]
+    results = list(ops[-1].operands)
     for op in ops[:-1]:
         if op.name not in ("graph.constant", "func.call"):
             raise DiagnosticError(f"graph-to-tp: '{op.name}' must be inside a kernel before lowering "
                                   "@main (run graph-fuse first)", op.location)
     p = _plan(ops[:-1], results, scratch)
-    entry_types = [a.type for a in entry.arguments]
-    result_types = [v.type for v in results]
-    in_types = [memref_type(t) for t in entry_types]
-    out_types = [memref_type(t) for t in result_types]
+    manifest = _manifest(main, results, p)
+    _emit_entry(module, main, ops[:-1], results, p, scratch)
+    main.erase()
+    return manifest
+
+
+def _manifest(main: ir.Operation, results: list[ir.Value], p: _Plan) -> Manifest:
+    entry_types = [a.type for a in main.regions[0].blocks[0].arguments]
+    in_names = _names(main, "mlc.input_names", len(entry_types), "input")
+    out_names = _names(main, "mlc.output_names", len(results), "output")
+    params = {name: ParamSpec(**vars(_spec(name, v.type)), offset=off) for v, (name, off) in p.params.items()}
+    return Manifest(entry=ENTRY,
+                    inputs=tuple(_spec(n, t) for n, t in zip(in_names, entry_types)),
+                    outputs=tuple(_spec(n, v.type) for n, v in zip(out_names, results)),
+                    params=tuple(sorted(params.values(), key=lambda q: q.offset)),
+                    params_size=p.params_size, workspace_size=p.workspace_size)
+
+
+def _emit_entry(module: ir.Operation, main: ir.Operation, ops: list[ir.Operation],
+                results: list[ir.Value], p: _Plan, scratch: dict[str, int]) -> None:
+    """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies."""
+    entry = main.regions[0].blocks[0]
+    in_types = [memref_type(a.type) for a in entry.arguments]
+    out_types = [memref_type(v.type) for v in results]
     i8 = ir.IntegerType.get_signless(8)
     blob = lambda n: ir.MemRefType.get([max(n, 1)], i8)  # noqa: E731
     with ir.InsertionPoint(module.regions[0].blocks[0]), main.location:
@@ -122,17 +134,16 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     env: dict[ir.Value, ir.Value] = dict(zip(entry.arguments, inputs))
     globals_count = 0
     with ir.InsertionPoint(body):
-        for i, op in enumerate(ops[:-1]):
+        for i, op in enumerate(ops):
             with op.location:
+                v = op.results[0]
                 if op.name == "graph.constant":
-                    v = op.results[0]
                     if v in p.params:
                         env[v] = memref.ViewOp(memref_type(v.type), params_blob, index_const(p.params[v][1]), []).result
                     else:
                         env[v] = _literal(module, op, globals_count)
                         globals_count += 1
                     continue
-                v = op.results[0]
                 out = outputs[p.bound_outputs[v]] if v in p.bound_outputs else \
                     memref.ViewOp(memref_type(v.type), work, index_const(p.work[v]), []).result
                 call_args = [env[a] for a in op.operands] + [out]
@@ -147,20 +158,6 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
             if p.bound_outputs.get(v) != k:
                 memref.CopyOp(env[v], outputs[k])
         func.ReturnOp([])
-    in_names = _names(main, "mlc.input_names", len(in_types), "input")
-    out_names = _names(main, "mlc.output_names", len(out_types), "output")
-    params_info = {}
-    for v, (name, off) in p.params.items():
-        params_info[name] = dict(_info(name, v.type), offset=off)
-    main.erase()
-    return {
-        "entry": ENTRY,
-        "inputs": [_info(n, t) for n, t in zip(in_names, entry_types)],
-        "outputs": [_info(n, t) for n, t in zip(out_names, result_types)],
-        "params": sorted(params_info.values(), key=lambda d: d["offset"]),  # type: ignore[arg-type, return-value]
-        "params_size": p.params_size,
-        "workspace_size": p.workspace_size,
-    }
 
 
 def _literal(module: ir.Operation, op: ir.Operation, index: int) -> ir.Value:
@@ -179,5 +176,6 @@ def _literal(module: ir.Operation, op: ir.Operation, index: int) -> ir.Value:
     return memref.GetGlobalOp(mtype, name).result
 
 
-def manifest_attr(manifest: dict[str, object]) -> ir.Attribute:
-    return ir.StringAttr.get(json.dumps(manifest, sort_keys=True))
+def manifest_attr(manifest: Manifest) -> ir.Attribute:
+    """The manifest as the module's `mlc.manifest` attribute: JSON on one line, keys sorted."""
+    return ir.StringAttr.get(json.dumps(manifest.to_dict(), sort_keys=True))

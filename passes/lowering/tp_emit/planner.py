@@ -8,11 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-ALIGN = 64
-
-
-def aligned(nbytes: int) -> int:
-    return -(-max(nbytes, 1) // ALIGN) * ALIGN
+from mlc.contract import aligned
 
 
 @dataclass

@@ -1,9 +1,12 @@
-"""The manifest of a compiled module: its calling contract plus what a package records.
+"""The compiled-module contract between the compiler and the runtime (docs/design.md,
+"Compiled-module contract"): the entry symbol, the alignment of the params and workspace blobs,
+the element types a buffer may have, and the manifest that describes a compiled module.
 
-The contract part (`entry`, `inputs`, `outputs`, `params`, `params_size`, `workspace_size`) comes
-from the `mlc.manifest` module attribute written by `graph-to-tp` (docs/design.md,
-"Compiled-module contract"). The build part (`pipeline`, `target`, versions, `runtime_libs`,
-`source`) is added when a `CompiledLibrary` is made, and travels in a package's `manifest.json`.
+A leaf module: `graph-to-tp` writes the manifest (`mlc.manifest` module attribute), the runtime
+reads it; neither imports the other. The contract part (`entry`, `inputs`, `outputs`, `params`,
+`params_size`, `workspace_size`) comes from `graph-to-tp`. The build part (`pipeline`, `target`,
+versions, `runtime_libs`, `source`) is added when a `CompiledLibrary` is made, and travels in a
+package's `manifest.json`.
 
     m = Manifest.from_json(text)      # parse + validate; ManifestError says what is wrong
     m.inputs[0].describe()            # 'float32[1,3,224,224]'
@@ -22,12 +25,43 @@ from mlc.errors import MlcError
 SCHEMA_VERSION = 1
 """Bumped whenever the JSON layout changes incompatibly."""
 
-PARAM_ALIGNMENT = 64
-"""Byte alignment of every parameter inside the params blob (the contract)."""
+ENTRY = "mlc_main"
+"""The model entry `graph-to-tp` emits: `mlc_main(inputs..., outputs..., params, workspace)`."""
 
-DTYPES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64",
-          "uint8", "uint16", "uint32", "uint64", "bool")
+ALIGNMENT = 64
+"""Byte alignment of every parameter in the params blob, of every planned buffer in the workspace
+and kernel scratch, and of the blobs themselves (a cache line; AVX-512-safe)."""
+
+NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool",
+                "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
+                "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
+"""Graph element type (MLIR name) -> numpy dtype name, for every type a model's inputs,
+outputs and parameters may have (bf16 has no numpy dtype)."""
+
+DTYPES = tuple(NUMPY_DTYPES.values())
 """Element types a manifest may name; each maps to the numpy dtype of the same name."""
+
+MLIR_TYPES = {v: k for k, v in NUMPY_DTYPES.items()}
+"""numpy dtype name -> graph element type (MLIR name)."""
+
+
+def aligned(nbytes: int) -> int:
+    """`nbytes` (at least 1) rounded up to the contract's alignment."""
+    return -(-max(nbytes, 1) // ALIGNMENT) * ALIGNMENT
+
+
+def buffer_element_types(dtype: str) -> tuple[str, ...]:
+    """The memref element types a buffer of numpy `dtype` may have at the entry: integers are
+    signless in arith, so unsigned (and explicitly signed) tensors are also `iN` buffers, and
+    bools are stored as bytes (memrefs of i1 do not lower)."""
+    mlir = MLIR_TYPES[dtype]
+    if mlir == "i1":
+        return ("i8", "i1")
+    if mlir.startswith("ui"):
+        return (mlir[1:], mlir)
+    if mlir.startswith("i") and mlir != "i1":
+        return (mlir, "s" + mlir)
+    return (mlir,)
 
 
 class ManifestError(MlcError):
@@ -152,9 +186,9 @@ class Manifest:
             if getattr(self, size_name) < 0:
                 raise ManifestError(f"manifest {size_name} must be >= 0")
         for p in self.params:
-            if p.offset % PARAM_ALIGNMENT:
+            if p.offset % ALIGNMENT:
                 raise ManifestError(f"param '{p.name}' offset {p.offset} is not a multiple of "
-                                    f"{PARAM_ALIGNMENT}")
+                                    f"{ALIGNMENT}")
             if p.offset + p.nbytes > self.params_size:
                 raise ManifestError(f"param '{p.name}' ({p.describe()}, {p.nbytes} bytes at offset "
                                     f"{p.offset}) ends beyond params_size {self.params_size}")
