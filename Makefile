@@ -1,6 +1,6 @@
 # mlc: two commands on a fresh machine.
 #   make demo   creates .venv, installs the pinned dependencies, runs the main job on a bundled default
-#   make test   the whole suite: pytest + lit (installs first if needed)
+#   make test   the whole suite: lint (ruff) + pytest + lit (installs first if needed)
 
 PYTHON ?= $(shell command -v python3.11 2>/dev/null || command -v python3)
 VENV   := .venv
@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.mlc-installed
 JOBS   ?= 2
 
-.PHONY: install demo test pytest lit bench clean
+.PHONY: install demo test lint pytest lit bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "mlc needs Python 3.11 (the MLIR wheels are cp311); set PYTHON=..."'
@@ -21,9 +21,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/python -m mlc.demo
 
-test: $(STAMP)
+test: $(STAMP) lint
 	$(BIN)/python -m pytest -q -n $(JOBS) tests
 	$(BIN)/lit -q -j $(JOBS) lit_tests
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 pytest: $(STAMP)
 	$(BIN)/python -m pytest -q -n $(JOBS) tests

@@ -49,7 +49,7 @@ def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, 
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
     compile_s = time.perf_counter() - start
-    (input_name, info), = gm.get_input_info().items()
+    ((input_name, info),) = gm.get_input_info().items()
     x = np.random.default_rng(0).standard_normal(info.shape).astype(np.float32)
     gm.set_input(input_name, x)
     session = _ort_session(model, threads)
@@ -59,15 +59,24 @@ def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, 
     for _ in range(rounds):
         mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
         time.sleep(SETTLE_S)
-        ort_samples += time_function(lambda: session.run(None, feed), number=1, repeat=number, warmup=1).samples
+        ort_samples += time_function(
+            lambda: session.run(None, feed), number=1, repeat=number, warmup=1
+        ).samples
         time.sleep(SETTLE_S)
     gm.run()
     got, want = gm.get_output(0), session.run(None, feed)[0]
     error = float(np.abs(got - want).max() / max(float(np.abs(want).max()), 1e-30))
     mlc_ms, ort_ms = 1e3 * float(np.median(mlc_samples)), 1e3 * float(np.median(ort_samples))
-    return {"model": name, "threads": threads, "mlc_ms": mlc_ms, "ort_ms": ort_ms,
-            "ratio": ort_ms / mlc_ms, "compile_s": compile_s, "rel_error": error,
-            "samples": len(mlc_samples)}
+    return {
+        "model": name,
+        "threads": threads,
+        "mlc_ms": mlc_ms,
+        "ort_ms": ort_ms,
+        "ratio": ort_ms / mlc_ms,
+        "compile_s": compile_s,
+        "rel_error": error,
+        "samples": len(mlc_samples),
+    }
 
 
 def markdown(rows: list[dict[str, object]], command: str) -> str:
@@ -83,8 +92,10 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        lines.append(f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['ort_ms']:.1f} | "
-                     f"{r['ratio']:.2f} | {r['compile_s']:.1f} | {r['rel_error']:.1e} |")
+        lines.append(
+            f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['ort_ms']:.1f} | "
+            f"{r['ratio']:.2f} | {r['compile_s']:.1f} | {r['rel_error']:.1e} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -108,8 +119,12 @@ def main() -> int:
         for threads in args.threads:
             row = bench_model(name, threads, args.rounds, args.number)
             rows.append(row)
-            print(f"{name:14s} threads={threads} mlc {row['mlc_ms']:8.1f} ms  ort {row['ort_ms']:8.1f} ms  "
-                  f"ratio {row['ratio']:.2f}  (compile {row['compile_s']:.1f} s)", flush=True)
+            print(
+                f"{name:14s} threads={threads} mlc {row['mlc_ms']:8.1f} ms  "
+                f"ort {row['ort_ms']:8.1f} ms  "
+                f"ratio {row['ratio']:.2f}  (compile {row['compile_s']:.1f} s)",
+                flush=True,
+            )
     text = markdown(rows, command)
     print(text)
     if args.write:

@@ -22,8 +22,10 @@ import mlc
 from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import KERNEL_ATTR
 
-GRAPH_STAGE = ("builtin.module(graph-simplify,graph-fold-constants,graph-alter-layout,graph-simplify,"
-               "graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)")
+GRAPH_STAGE = (
+    "builtin.module(graph-simplify,graph-fold-constants,graph-alter-layout,graph-simplify,"
+    "graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)"
+)
 
 
 def kernel_modules(module: ir.Module) -> list[tuple[str, ir.Module, int]]:
@@ -49,7 +51,9 @@ def kernel_modules(module: ir.Module) -> list[tuple[str, ir.Module, int]]:
                 main = func.FuncOp("main", (list(ftype.inputs), list(ftype.results)))
                 entry = main.add_entry_block()
                 with ir.InsertionPoint(entry):
-                    call = func.CallOp(list(ftype.results), ir.FlatSymbolRefAttr.get(name), list(entry.arguments))
+                    call = func.CallOp(
+                        list(ftype.results), ir.FlatSymbolRefAttr.get(name), list(entry.arguments)
+                    )
                     func.ReturnOp(list(call.results))
             del kernel
         out.append((name, single, calls.get(name, 0)))
@@ -62,7 +66,11 @@ def profile(module: ir.Module, threads: int) -> list[tuple[float, str, int]]:
 
     rows = []
     for name, single, count in kernel_modules(module):
-        main = next(o for o in single.body.operations if ir.StringAttr(o.operation.attributes["sym_name"]).value == "main")
+        main = next(
+            o
+            for o in single.body.operations
+            if ir.StringAttr(o.operation.attributes["sym_name"]).value == "main"
+        )
         args = [tensor_t(a.type) for a in main.regions[0].blocks[0].arguments]
         lib = mlc.build(single, {}, threads=threads)
         gm = GraphModule(lib.jit())
@@ -91,7 +99,7 @@ def main() -> int:
     rows = profile(module, args.threads)
     total = sum(r[0] for r in rows)
     print(f"{'ms':>8} {'share':>6} {'calls':>5}  kernel")
-    for seconds, name, count in rows[:args.top]:
+    for seconds, name, count in rows[: args.top]:
         print(f"{seconds * 1e3:8.2f} {100 * seconds / total:5.1f}% {count:5d}  {name}")
     print(f"{total * 1e3:8.2f} total over {len(rows)} kernels")
     return 0

@@ -26,7 +26,9 @@ def _stub_python_modules() -> None:
     for name in ("graph", "tp"):
         full = f"mlir.dialects.{name}"
         if full not in sys.modules:
-            sys.modules[full] = types.ModuleType(full, f"mlc's {name} dialect (IRDL, no Python op classes)")
+            sys.modules[full] = types.ModuleType(
+                full, f"mlc's {name} dialect (IRDL, no Python op classes)"
+            )
 
 
 def make_context(*, allow_unregistered: bool = False) -> ir.Context:

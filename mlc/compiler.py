@@ -1,9 +1,9 @@
-"""`mlc.build` (this module is mlc.compiler): a graph-dialect module and its params -> a `CompiledLibrary` (TVM's relay.build).
+"""`mlc.build`: a graph-dialect module and its params -> a `CompiledLibrary` (TVM's relay.build).
 
-    module, params = mlc.from_onnx("resnet50.onnx")
-    lib = mlc.build(module, params, threads=2)
-    gm = mlc.runtime.GraphModule(lib.jit())
-    lib.export_library("resnet50.tar")
+module, params = mlc.from_onnx("resnet50.onnx")
+lib = mlc.build(module, params, threads=2)
+gm = mlc.runtime.GraphModule(lib.jit())
+lib.export_library("resnet50.tar")
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ _TARGET = re.compile(r"^\s*llvm(\s+-mcpu=(native|host))?\s*$")
 def check_target(target: str) -> None:
     """mlc generates code for the machine it runs on (the JIT's host CPU)."""
     if not _TARGET.match(target):
-        raise MlcError(f"unsupported target '{target}': mlc compiles for the host CPU; use "
-                       "'llvm' or 'llvm -mcpu=native'")
+        raise MlcError(
+            f"unsupported target '{target}': mlc compiles for the host CPU; use "
+            "'llvm' or 'llvm -mcpu=native'"
+        )
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,9 @@ class BuildOptions:
             return self.pipeline
         from mlc.passes.base import format_option_value
 
-        records = f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
+        records = (
+            f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
+        )
         return f"builtin.module(mlc-default{{threads={self.threads}{records}}})"
 
 
@@ -60,9 +64,14 @@ def _copy(module: ir.Module) -> ir.Module:
     return ir.Module.parse(text, module.context)
 
 
-def build(module: ir.Module, params: Mapping[str, np.ndarray] | None = None, *,
-          options: BuildOptions | None = None, source: SourceModel | None = None,
-          **kwargs: object) -> CompiledLibrary:
+def build(
+    module: ir.Module,
+    params: Mapping[str, np.ndarray] | None = None,
+    *,
+    options: BuildOptions | None = None,
+    source: SourceModel | None = None,
+    **kwargs: object,
+) -> CompiledLibrary:
     """Compile `module` (graph dialect, entry @main) with `params` into a CompiledLibrary.
 
     Keyword arguments are BuildOptions fields (`threads=2`, `pipeline=...`); an unknown one is
@@ -88,10 +97,15 @@ def build(module: ir.Module, params: Mapping[str, np.ndarray] | None = None, *,
         pm.enable_ir_printing()
     if options.save_temps:
         pm.save_temps(pathlib.Path(options.save_temps))
-        _write(pathlib.Path(options.save_temps) / "00-input.mlir", module.operation.get_asm(enable_debug_info=True))
+        _write(
+            pathlib.Path(options.save_temps) / "00-input.mlir",
+            module.operation.get_asm(enable_debug_info=True),
+        )
     if options.tuning_records and options.pipeline:
-        raise MlcError("--tuning-records applies to the default pipeline; with --pass-pipeline add "
-                       "tp-apply-records{file=...} after graph-to-tp yourself")
+        raise MlcError(
+            "--tuning-records applies to the default pipeline; with --pass-pipeline add "
+            "tp-apply-records{file=...} after graph-to-tp yourself"
+        )
     if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
         raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     pm.run(work, params=table)
@@ -103,9 +117,14 @@ def _write(path: pathlib.Path, text: str) -> None:
     path.write_text(text)
 
 
-def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, options: BuildOptions,
-                  shape_dict: Mapping[str, list[int]] | None = None,
-                  params_path: str | pathlib.Path | None = None) -> CompiledLibrary:
+def compile_model(
+    model: str | pathlib.Path,
+    output: str | pathlib.Path,
+    *,
+    options: BuildOptions,
+    shape_dict: Mapping[str, list[int]] | None = None,
+    params_path: str | pathlib.Path | None = None,
+) -> CompiledLibrary:
     """`mlc compile`: an .onnx model (or a graph-dialect .mlir with its params .npz) to a
     package `.tar`, a shared library `.so` (+ manifest.json, params.npz) or an object `.o`."""
     from mlc.runtime.target import source_model
@@ -113,7 +132,9 @@ def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, opti
     model = pathlib.Path(model)
     output = pathlib.Path(output)
     if output.suffix not in (".tar", ".so", ".o"):
-        raise MlcError(f"output '{output}' must end in .tar (package), .so (shared library) or .o (object)")
+        raise MlcError(
+            f"output '{output}' must end in .tar (package), .so (shared library) or .o (object)"
+        )
     if model.suffix == ".mlir":
         module, params = _load_mlir(model, params_path)
         source = None
@@ -130,13 +151,17 @@ def compile_model(model: str | pathlib.Path, output: str | pathlib.Path, *, opti
         lib.export_shared(output)
         (output.parent / "manifest.json").write_text(lib.manifest.to_json())
 
-        (output.parent / "params.npz").write_bytes(npz_bytes({p.name: lib.params[p.name] for p in lib.manifest.params}))
+        (output.parent / "params.npz").write_bytes(
+            npz_bytes({p.name: lib.params[p.name] for p in lib.manifest.params})
+        )
     else:
         lib.export_object(output)
     return lib
 
 
-def _load_mlir(path: pathlib.Path, params_path: str | pathlib.Path | None) -> tuple[ir.Module, dict[str, np.ndarray]]:
+def _load_mlir(
+    path: pathlib.Path, params_path: str | pathlib.Path | None
+) -> tuple[ir.Module, dict[str, np.ndarray]]:
     import mlc
     from mlc.passes.diagnostics import format_error_diagnostics
 

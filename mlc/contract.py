@@ -32,9 +32,20 @@ ALIGNMENT = 64
 """Byte alignment of every parameter in the params blob, of every planned buffer in the workspace
 and kernel scratch, and of the blobs themselves (a cache line; AVX-512-safe)."""
 
-NUMPY_DTYPES = {"f16": "float16", "f32": "float32", "f64": "float64", "i1": "bool",
-                "i8": "int8", "i16": "int16", "i32": "int32", "i64": "int64",
-                "ui8": "uint8", "ui16": "uint16", "ui32": "uint32", "ui64": "uint64"}
+NUMPY_DTYPES = {
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i1": "bool",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "ui8": "uint8",
+    "ui16": "uint16",
+    "ui32": "uint32",
+    "ui64": "uint64",
+}
 """Graph element type (MLIR name) -> numpy dtype name, for every type a model's inputs,
 outputs and parameters may have (bf16 has no numpy dtype)."""
 
@@ -146,8 +157,10 @@ class Manifest:
         d = _Reader(data, "manifest")
         schema = d.optional_int("schema", SCHEMA_VERSION)
         if schema > SCHEMA_VERSION:
-            raise ManifestError(f"manifest schema {schema} is newer than this mlc understands "
-                                f"({SCHEMA_VERSION}); upgrade mlc")
+            raise ManifestError(
+                f"manifest schema {schema} is newer than this mlc understands "
+                f"({SCHEMA_VERSION}); upgrade mlc"
+            )
         target = d.optional_obj("target")
         source = d.optional_obj("source")
         manifest = cls(
@@ -158,13 +171,19 @@ class Manifest:
             params_size=d.integer("params_size"),
             workspace_size=d.integer("workspace_size"),
             pipeline=d.optional_str("pipeline"),
-            target=None if target is None else TargetInfo(
-                target.text("triple"), target.text("cpu"),
-                tuple(str(f) for f in target.items("features", []))),
+            target=None
+            if target is None
+            else TargetInfo(
+                target.text("triple"),
+                target.text("cpu"),
+                tuple(str(f) for f in target.items("features", [])),
+            ),
             mlc_version=d.optional_str("mlc_version"),
             mlir_version=d.optional_str("mlir_version"),
             runtime_libs=tuple(str(x) for x in d.items("runtime_libs", [])),
-            source=None if source is None else SourceModel(source.text("path"), source.text("sha256")),
+            source=None
+            if source is None
+            else SourceModel(source.text("path"), source.text("sha256")),
             schema=schema,
             extra={k: v for k, v in d.data.items() if k not in _KNOWN_KEYS},
         )
@@ -177,7 +196,11 @@ class Manifest:
             raise ManifestError(f"manifest entry {self.entry!r} is not a valid symbol name")
         if not self.outputs:
             raise ManifestError("manifest lists no outputs")
-        for kind, specs in (("input", self.inputs), ("output", self.outputs), ("param", self.params)):
+        for kind, specs in (
+            ("input", self.inputs),
+            ("output", self.outputs),
+            ("param", self.params),
+        ):
             names = [s.name for s in specs]
             dup = sorted({n for n in names if names.count(n) > 1})
             if dup:
@@ -187,11 +210,14 @@ class Manifest:
                 raise ManifestError(f"manifest {size_name} must be >= 0")
         for p in self.params:
             if p.offset % ALIGNMENT:
-                raise ManifestError(f"param '{p.name}' offset {p.offset} is not a multiple of "
-                                    f"{ALIGNMENT}")
+                raise ManifestError(
+                    f"param '{p.name}' offset {p.offset} is not a multiple of {ALIGNMENT}"
+                )
             if p.offset + p.nbytes > self.params_size:
-                raise ManifestError(f"param '{p.name}' ({p.describe()}, {p.nbytes} bytes at offset "
-                                    f"{p.offset}) ends beyond params_size {self.params_size}")
+                raise ManifestError(
+                    f"param '{p.name}' ({p.describe()}, {p.nbytes} bytes at offset "
+                    f"{p.offset}) ends beyond params_size {self.params_size}"
+                )
         spans = sorted((p.offset, p.offset + p.nbytes, p.name) for p in self.params if p.nbytes)
         for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
             if start < end:
@@ -200,17 +226,24 @@ class Manifest:
     # -- writing -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = dict(self.extra)
-        out.update(schema=self.schema, entry=self.entry,
-                   inputs=[_spec_dict(t) for t in self.inputs],
-                   outputs=[_spec_dict(t) for t in self.outputs],
-                   params=[_spec_dict(p) for p in self.params],
-                   params_size=self.params_size, workspace_size=self.workspace_size)
+        out.update(
+            schema=self.schema,
+            entry=self.entry,
+            inputs=[_spec_dict(t) for t in self.inputs],
+            outputs=[_spec_dict(t) for t in self.outputs],
+            params=[_spec_dict(p) for p in self.params],
+            params_size=self.params_size,
+            workspace_size=self.workspace_size,
+        )
         for key in ("pipeline", "mlc_version", "mlir_version"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.target is not None:
-            out["target"] = {"triple": self.target.triple, "cpu": self.target.cpu,
-                             "features": list(self.target.features)}
+            out["target"] = {
+                "triple": self.target.triple,
+                "cpu": self.target.cpu,
+                "features": list(self.target.features),
+            }
         out["runtime_libs"] = list(self.runtime_libs)
         if self.source is not None:
             out["source"] = asdict(self.source)
@@ -230,8 +263,21 @@ class Manifest:
         return f"({ins}) -> ({outs})"
 
 
-_KNOWN_KEYS = {"schema", "entry", "inputs", "outputs", "params", "params_size", "workspace_size",
-               "pipeline", "target", "mlc_version", "mlir_version", "runtime_libs", "source"}
+_KNOWN_KEYS = {
+    "schema",
+    "entry",
+    "inputs",
+    "outputs",
+    "params",
+    "params_size",
+    "workspace_size",
+    "pipeline",
+    "target",
+    "mlc_version",
+    "mlir_version",
+    "runtime_libs",
+    "source",
+}
 
 
 def _spec_dict(spec: TensorSpec) -> dict[str, Any]:
@@ -254,16 +300,20 @@ def _param(data: object, where: str) -> ParamSpec:
 def _shape(r: _Reader, where: str) -> tuple[int, ...]:
     dims = r.items("shape")
     if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
-        raise ManifestError(f"manifest {where}.shape must be a list of non-negative integers "
-                            f"(static shapes only), got {dims!r}")
+        raise ManifestError(
+            f"manifest {where}.shape must be a list of non-negative integers "
+            f"(static shapes only), got {dims!r}"
+        )
     return tuple(dims)
 
 
 def _dtype(r: _Reader, where: str) -> str:
     dtype = r.text("dtype")
     if dtype not in DTYPES:
-        raise ManifestError(f"manifest {where}.dtype {dtype!r} is not supported; "
-                            f"expected one of {', '.join(DTYPES)}")
+        raise ManifestError(
+            f"manifest {where}.dtype {dtype!r} is not supported; "
+            f"expected one of {', '.join(DTYPES)}"
+        )
     return dtype
 
 
@@ -272,7 +322,9 @@ class _Reader:
 
     def __init__(self, data: object, where: str) -> None:
         if not isinstance(data, dict):
-            raise ManifestError(f"manifest {where} must be a JSON object, got {type(data).__name__}")
+            raise ManifestError(
+                f"manifest {where} must be a JSON object, got {type(data).__name__}"
+            )
         self.data: dict[str, Any] = data
         self.where = where
 
@@ -284,8 +336,9 @@ class _Reader:
         value = self.data[key]
         if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
             names = kind.__name__ if isinstance(kind, type) else "/".join(k.__name__ for k in kind)
-            raise ManifestError(f"manifest {self.where}.{key} must be {names}, "
-                                f"got {type(value).__name__}")
+            raise ManifestError(
+                f"manifest {self.where}.{key} must be {names}, got {type(value).__name__}"
+            )
         return value
 
     def text(self, key: str) -> str:

@@ -31,9 +31,19 @@ def main() -> int:
     model = save_light_model("resnet50", BUILD / "resnet50.onnx", seed=0)
     print(f"wrote {model} (the onnx wheel's light ResNet-50, seeded random weights)")
     package = BUILD / "resnet50.tar"
-    return (_step(["compile", str(model), "-o", str(package), "--threads", "2"])
-            or _step(["run", str(package), "--print-time", "--repeat", "10", "--print-top", "5",
-                      "--verify", "onnxruntime"]))
+    return _step(["compile", str(model), "-o", str(package), "--threads", "2"]) or _step(
+        [
+            "run",
+            str(package),
+            "--print-time",
+            "--repeat",
+            "10",
+            "--print-top",
+            "5",
+            "--verify",
+            "onnxruntime",
+        ]
+    )
 
 
 if __name__ == "__main__":

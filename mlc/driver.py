@@ -30,7 +30,9 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="mlc", description="mlc: compile ONNX models to native CPU code.")
-    parser.add_argument("-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)")
+    parser.add_argument(
+        "-v", "--verbose", action="count", default=0, help="more logging (-vv: debug)"
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     sub.required = True
     for command in COMMANDS:
@@ -40,8 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING - 10 * min(args.verbose, 2),
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.WARNING - 10 * min(args.verbose, 2),
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         return int(args.drive(args))
     except MissingDependencyError as e:
@@ -61,8 +65,10 @@ def _main(argv: list[str]) -> int:
     except Exception as e:  # noqa: BLE001 - internal errors end in a message, not a traceback
         if os.environ.get("MLC_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"mlc {args.command}: internal error: {type(e).__name__}: {e}\n"
-                         "  (this is a bug in mlc; rerun with MLC_DEBUG=1 for the traceback)\n")
+        sys.stderr.write(
+            f"mlc {args.command}: internal error: {type(e).__name__}: {e}\n"
+            "  (this is a bug in mlc; rerun with MLC_DEBUG=1 for the traceback)\n"
+        )
         return EXIT_INTERNAL
 
 

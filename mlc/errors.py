@@ -15,8 +15,12 @@ class MlcError(Exception):
 class DiagnosticError(MlcError):
     """An error anchored at an IR location (an op, or an ONNX node through its NameLoc)."""
 
-    def __init__(self, message: str, location: object | None = None,
-                 more: list[tuple[str, object | None]] | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        location: object | None = None,
+        more: list[tuple[str, object | None]] | None = None,
+    ) -> None:
         super().__init__(message if not more else "\n".join([message] + [m for m, _ in more]))
         self.message = message
         self.location = location

@@ -1,4 +1,4 @@
-""".npz files of named arrays (parameters, inputs, outputs): one reader and one writer for all of mlc.
+""".npz files of named arrays (parameters, inputs, outputs): one reader and one writer for mlc.
 
 An .npz is a zip of `<name>.npy` entries. mlc never loads pickled objects, and writes entries one
 by one with any name (np.savez's keyword form clashes with names such as `file`). A leaf module:
@@ -24,7 +24,9 @@ class NpzError(MlcError):
     """An .npz file that cannot be read; the message names the file and what is wrong with it."""
 
 
-def read_npz(path: PathLike, what: str = "arrays", shown: str | None = None) -> dict[str, np.ndarray]:
+def read_npz(
+    path: PathLike, what: str = "arrays", shown: str | None = None
+) -> dict[str, np.ndarray]:
     """Every array of the .npz at `path`, by name. Errors name the file's role (`what`:
     `parameters`, `--inputs`) and the file as the user knows it (`shown`, default `path`)."""
     where = f"cannot read {what} '{shown or os.fspath(path)}'"
@@ -34,18 +36,24 @@ def read_npz(path: PathLike, what: str = "arrays", shown: str | None = None) -> 
     except OSError as e:
         raise NpzError(f"{where}: {e.strerror or e}") from None
     if head.startswith(b"\x93NUMPY"):
-        raise NpzError(f"{where}: it is a single .npy array, not an .npz archive of named arrays; "
-                       "write one with numpy.savez(path, name=array)")
+        raise NpzError(
+            f"{where}: it is a single .npy array, not an .npz archive of named arrays; "
+            "write one with numpy.savez(path, name=array)"
+        )
     if not zipfile.is_zipfile(path):
-        raise NpzError(f"{where}: not an .npz archive (a zip of .npy arrays); "
-                       "write one with numpy.savez(path, name=array)")
+        raise NpzError(
+            f"{where}: not an .npz archive (a zip of .npy arrays); "
+            "write one with numpy.savez(path, name=array)"
+        )
     try:
         with np.load(path, allow_pickle=False) as data:
             return {name: data[name] for name in data.files}
     except ValueError as e:
         if "pickle" in str(e):
-            raise NpzError(f"{where}: it holds Python objects (pickled), which mlc does not "
-                           "load; store plain numeric arrays") from None
+            raise NpzError(
+                f"{where}: it holds Python objects (pickled), which mlc does not "
+                "load; store plain numeric arrays"
+            ) from None
         raise NpzError(f"{where}: {e}") from None
     except (OSError, zipfile.BadZipFile, EOFError) as e:
         raise NpzError(f"{where}: a damaged archive ({e})") from None

@@ -31,25 +31,53 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="mlc-opt", description="Run mlc and upstream MLIR passes over an .mlir file.")
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
-    p.add_argument("--pass-pipeline", default="", metavar="PIPELINE",
-                   help="textual pipeline, e.g. 'builtin.module(graph-verify,func.func(cse))'")
-    p.add_argument("--split-input-file", action="store_true",
-                   help="process each '// -----' separated chunk independently")
-    p.add_argument("--verify-diagnostics", action="store_true",
-                   help="check diagnostics against // expected-error @+1 {{...}} annotations")
-    p.add_argument("--verify-each", default="true", choices=["true", "false", "1", "0"],
-                   help="verify the IR (MLIR + mlc dialect rules) after parsing and after each pass")
-    p.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass")
-    p.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass")
+    p.add_argument(
+        "--pass-pipeline",
+        default="",
+        metavar="PIPELINE",
+        help="textual pipeline, e.g. 'builtin.module(graph-verify,func.func(cse))'",
+    )
+    p.add_argument(
+        "--split-input-file",
+        action="store_true",
+        help="process each '// -----' separated chunk independently",
+    )
+    p.add_argument(
+        "--verify-diagnostics",
+        action="store_true",
+        help="check diagnostics against // expected-error @+1 {{...}} annotations",
+    )
+    p.add_argument(
+        "--verify-each",
+        default="true",
+        choices=["true", "false", "1", "0"],
+        help="verify the IR (MLIR + mlc dialect rules) after parsing and after each pass",
+    )
+    p.add_argument(
+        "--mlir-print-ir-after-all", action="store_true", help="print the IR after each pass"
+    )
+    p.add_argument(
+        "--mlir-print-ir-before-all", action="store_true", help="print the IR before each pass"
+    )
     p.add_argument("--mlir-timing", action="store_true", help="report per-pass wall time")
     p.add_argument("--mlir-print-op-generic", action="store_true", help="print ops in generic form")
     p.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")
-    p.add_argument("--params", metavar="NPZ", help="parameter values (.npz) for passes that fold constants")
-    p.add_argument("--params-out", metavar="NPZ", help="write the parameters after the pipeline (.npz)")
-    p.add_argument("--allow-unregistered-dialect", action="store_true",
-                   help="accept ops of dialects that are not loaded")
-    p.add_argument("--list-passes", action="store_true",
-                   help="list mlc passes (summary, options) and named pipelines, then exit")
+    p.add_argument(
+        "--params", metavar="NPZ", help="parameter values (.npz) for passes that fold constants"
+    )
+    p.add_argument(
+        "--params-out", metavar="NPZ", help="write the parameters after the pipeline (.npz)"
+    )
+    p.add_argument(
+        "--allow-unregistered-dialect",
+        action="store_true",
+        help="accept ops of dialects that are not loaded",
+    )
+    p.add_argument(
+        "--list-passes",
+        action="store_true",
+        help="list mlc passes (summary, options) and named pipelines, then exit",
+    )
     p.add_argument("--version", action="store_true", help="print mlc and MLIR versions")
     return p
 
@@ -60,8 +88,12 @@ class _ChunkResult:
     diags: list = field(default_factory=list)  # type: ignore[type-arg]
 
 
-def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None,
-                   params: dict[str, object] | None = None) -> _ChunkResult:
+def _process_chunk(
+    text: str,
+    args: argparse.Namespace,
+    pipeline: object | None,
+    params: dict[str, object] | None = None,
+) -> _ChunkResult:
     from mlir import ir
 
     from mlc.dialects.context import make_context
@@ -82,8 +114,11 @@ def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None,
     except Exception as e:  # MLIRError: malformed input
         return _ChunkResult(None, collected + diags_of_error(e))
     if verify:
-        errors = [Diag.at("error", m, loc) for err in verify_mlc_dialects(module.operation)
-                  for m, loc in err.items()]
+        errors = [
+            Diag.at("error", m, loc)
+            for err in verify_mlc_dialects(module.operation)
+            for m, loc in err.items()
+        ]
         if errors:
             return _ChunkResult(None, collected + errors)
     if pipeline is not None:
@@ -95,8 +130,10 @@ def _process_chunk(text: str, args: argparse.Namespace, pipeline: object | None,
             if pipeline.internal_error and os.environ.get("MLC_DEBUG"):
                 sys.stderr.write(pipeline.internal_error)
             return _ChunkResult(None, collected + e.diags)
-    out = module.operation.get_asm(print_generic_op_form=args.mlir_print_op_generic,
-                                   enable_debug_info=args.mlir_print_debuginfo)
+    out = module.operation.get_asm(
+        print_generic_op_form=args.mlir_print_op_generic,
+        enable_debug_info=args.mlir_print_debuginfo,
+    )
     return _ChunkResult(out, collected)
 
 
@@ -106,7 +143,7 @@ def _chunks(text: str, split: bool) -> list[str]:
         return [text]
     out, start = [], 0
     for m in _SPLIT.finditer(text):
-        out.append(text[start:m.start()])
+        out.append(text[start : m.start()])
         start = m.end()
     out.append(text[start:])
     padded, line = [], 0
@@ -124,9 +161,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.pass_pipeline:
         pipeline = PassManager.parse(args.pass_pipeline)
         if args.mlir_print_ir_after_all or args.mlir_print_ir_before_all:
-            pipeline.enable_ir_printing(after_all=args.mlir_print_ir_after_all,
-                                        before_all=args.mlir_print_ir_before_all,
-                                        generic=args.mlir_print_op_generic)
+            pipeline.enable_ir_printing(
+                after_all=args.mlir_print_ir_after_all,
+                before_all=args.mlir_print_ir_before_all,
+                generic=args.mlir_print_op_generic,
+            )
         if args.mlir_timing:
             pipeline.enable_timing()
     text = _read_input(args.input)
@@ -211,8 +250,10 @@ def _main(argv: list[str]) -> int:
     except Exception as e:  # noqa: BLE001 - an internal error must not end in a bare traceback
         if os.environ.get("MLC_DEBUG"):
             traceback.print_exc()
-        sys.stderr.write(f"mlc-opt: internal error: {type(e).__name__}: {e}\n"
-                         "  (this is a bug in mlc; rerun with MLC_DEBUG=1 for the traceback)\n")
+        sys.stderr.write(
+            f"mlc-opt: internal error: {type(e).__name__}: {e}\n"
+            "  (this is a bug in mlc; rerun with MLC_DEBUG=1 for the traceback)\n"
+        )
         return 1
 
 

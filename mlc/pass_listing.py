@@ -10,8 +10,10 @@ def _describe(cls: type, indent: str = "  ") -> list[str]:
     lines = [f"{indent}{cls.name:<28} {cls.summary()}"]  # type: ignore[attr-defined]
     for opt in cls.options():  # type: ignore[attr-defined]
         default = format_option_value(opt.default)
-        lines.append(f"{indent}    {opt.name}=<{opt.type_text}> (default: {default})"
-                     + (f"  {opt.doc}" if opt.doc else ""))
+        lines.append(
+            f"{indent}    {opt.name}=<{opt.type_text}> (default: {default})"
+            + (f"  {opt.doc}" if opt.doc else "")
+        )
     return lines
 
 
@@ -28,6 +30,9 @@ def list_passes() -> str:
         lines += _describe(cls)
         lines.append(f"      = {cls().expand()}")
     upstream = registry.upstream_pass_names()
-    lines += ["", f"All {len(upstream)} upstream MLIR passes and pipelines are available too "
-              "(e.g. canonicalize, cse, convert-linalg-to-loops); see `mlir-opt --help`."]
+    lines += [
+        "",
+        f"All {len(upstream)} upstream MLIR passes and pipelines are available too "
+        "(e.g. canonicalize, cse, convert-linalg-to-loops); see `mlir-opt --help`.",
+    ]
     return "\n".join(lines) + "\n"

@@ -1,4 +1,4 @@
-"""Helpers for tests (like tvm.testing): JIT tp kernels straight from MLIR text, call them on numpy arrays."""
+"""Helpers for tests (like tvm.testing): JIT tp kernels from MLIR text, call them on arrays."""
 
 from __future__ import annotations
 
@@ -33,7 +33,9 @@ def call(engine: ExecutionEngine, name: str, *arrays: np.ndarray) -> None:
     engine.invoke(name, *descs)
 
 
-def run_compiled(module: ir.Module, params: dict[str, np.ndarray], inputs: list[np.ndarray]) -> list[np.ndarray]:
+def run_compiled(
+    module: ir.Module, params: dict[str, np.ndarray], inputs: list[np.ndarray]
+) -> list[np.ndarray]:
     """Call `mlc_main` of a module lowered to LLVM (manifest contract of docs/design.md)."""
     import json
 
@@ -41,7 +43,7 @@ def run_compiled(module: ir.Module, params: dict[str, np.ndarray], inputs: list[
     blob = np.zeros(max(manifest["params_size"], 1), np.uint8)
     for p in manifest["params"]:
         data = np.ascontiguousarray(params[p["name"]], dtype=p["dtype"]).view(np.uint8).reshape(-1)
-        blob[p["offset"]:p["offset"] + data.size] = data
+        blob[p["offset"] : p["offset"] + data.size] = data
     work = np.zeros(max(manifest["workspace_size"], 1), np.uint8)
     outs = [np.zeros(o["shape"], o["dtype"]) for o in manifest["outputs"]]
     ins = [np.ascontiguousarray(x, dtype=i["dtype"]) for x, i in zip(inputs, manifest["inputs"])]

@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from mlc.passes.diagnostics import Diag
 
 _ANNOTATION = re.compile(
-    r"expected-(error|warning|note|remark)\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}")
+    r"expected-(error|warning|note|remark)\s*(?:@(above|below|[+-]\d+))?\s*\{\{(.*?)\}\}"
+)
 
 
 @dataclass
@@ -58,14 +59,25 @@ def check(diags: list[Diag], expected: list[Expected], filename: str) -> list[st
     """Messages for every mismatch; empty when the diagnostics are exactly as annotated."""
     problems: list[str] = []
     for d in diags:
-        hit = next((e for e in expected if not e.matched and e.severity == d.severity
-                    and e.line == d.line and e.text in d.message), None)
+        hit = next(
+            (
+                e
+                for e in expected
+                if not e.matched
+                and e.severity == d.severity
+                and e.line == d.line
+                and e.text in d.message
+            ),
+            None,
+        )
         if hit is not None:
             hit.matched = True
         elif d.severity != "note":
             problems.append(f"{d.where(filename)}: error: unexpected {d.severity}: {d.message}")
     for e in expected:
         if not e.matched:
-            problems.append(f"{filename}:{e.annotation_line}:{e.col}: error: expected {e.severity} "
-                            f"\"{e.text}\" was not produced")
+            problems.append(
+                f"{filename}:{e.annotation_line}:{e.col}: error: expected {e.severity} "
+                f'"{e.text}" was not produced'
+            )
     return problems

@@ -16,15 +16,26 @@ from mlir import ir
 from mlir.passmanager import PassManager as MlirPassManager
 
 
-def run_upstream(op: ir.Operation, anchor: str, text: str, *, verify: bool,
-                 print_before: bool = False, print_after: bool = False, generic: bool = False) -> None:
+def run_upstream(
+    op: ir.Operation,
+    anchor: str,
+    text: str,
+    *,
+    verify: bool,
+    print_before: bool = False,
+    print_after: bool = False,
+    generic: bool = False,
+) -> None:
     """Run upstream pipeline text (e.g. `func.func(cse)`) on `op`; MLIRError on failure."""
     with op.context:
         pm = MlirPassManager.parse(f"{anchor}({text})")
         pm.enable_verifier(verify)
         if print_before or print_after:
-            pm.enable_ir_printing(print_before_all=print_before, print_after_all=print_after,
-                                  print_generic_op_form=generic)
+            pm.enable_ir_printing(
+                print_before_all=print_before,
+                print_after_all=print_after,
+                print_generic_op_form=generic,
+            )
         try:
             pm.run(op)
         finally:

@@ -99,7 +99,9 @@ def _type_text(tp: Any) -> str:
     if origin is tuple:
         return f"list of {_type_text(get_args(tp)[0])}"
     if origin in (typing.Union, types.UnionType):
-        return " or ".join(_type_text(a) for a in get_args(tp) if a is not type(None)) + " (optional)"
+        return (
+            " or ".join(_type_text(a) for a in get_args(tp) if a is not type(None)) + " (optional)"
+        )
     return getattr(tp, "__name__", str(tp))
 
 
@@ -116,9 +118,13 @@ def _field_docs(cls: type) -> dict[str, str]:
             continue
         body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
         for stmt, nxt in zip(body, body[1:]):
-            if (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)
-                    and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant)
-                    and isinstance(nxt.value.value, str)):
+            if (
+                isinstance(stmt, ast.AnnAssign)
+                and isinstance(stmt.target, ast.Name)
+                and isinstance(nxt, ast.Expr)
+                and isinstance(nxt.value, ast.Constant)
+                and isinstance(nxt.value.value, str)
+            ):
                 docs[stmt.target.id] = " ".join(nxt.value.value.split())
     return docs
 
@@ -129,10 +135,16 @@ def _options_of(cls: type) -> list[OptionInfo]:
     docs = _field_docs(cls)
     out = []
     for f in dataclasses.fields(cls):
-        default = f.default if f.default is not dataclasses.MISSING else (
-            f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
-        out.append(OptionInfo(f.name.replace("_", "-"), f.name, hints[f.name], default,
-                              docs.get(f.name, "")))
+        default = (
+            f.default
+            if f.default is not dataclasses.MISSING
+            else (f.default_factory() if f.default_factory is not dataclasses.MISSING else None)
+        )
+        out.append(
+            OptionInfo(
+                f.name.replace("_", "-"), f.name, hints[f.name], default, docs.get(f.name, "")
+            )
+        )
     return out
 
 
@@ -188,7 +200,8 @@ def parse_option_value(pass_name: str, info: OptionInfo, text: str | None) -> An
     except ValueError as e:
         raise PassOptionError(
             f"{pass_name}: invalid value '{text}' for option '{info.name}' "
-            f"(expected {info.type_text}): {e}") from None
+            f"(expected {info.type_text}): {e}"
+        ) from None
 
 
 def format_option_value(value: Any) -> str:

@@ -89,7 +89,11 @@ class GraphAlterLayoutPass(ModulePass):
         erase_dead(module)
 
     def _convert(self, op: ir.Operation) -> None:
-        if (_attr(op, "data_layout"), _attr(op, "kernel_layout"), _attr(op, "out_layout")) != ("NCHW", "OIHW", "NCHW"):
+        if (_attr(op, "data_layout"), _attr(op, "kernel_layout"), _attr(op, "out_layout")) != (
+            "NCHW",
+            "OIHW",
+            "NCHW",
+        ):
             return
         x, w = op.operands[0], op.operands[1]
         channels, out_channels = _shape(x)[1], _shape(w)[0]
@@ -98,18 +102,34 @@ class GraphAlterLayoutPass(ModulePass):
         if group == channels == out_channels:  # depthwise: block the channels, one input each
             bi = 1 if channels % self.block == 0 else 0
         elif group == 1:
-            bi = self.block if channels % self.block == 0 else channels if channels < self.block else 0
+            bi = (
+                self.block
+                if channels % self.block == 0
+                else channels
+                if channels < self.block
+                else 0
+            )
         else:  # grouped: blocks must not straddle groups
-            bi = self.block if per_group_in % self.block == 0 and per_group_out % self.block == 0 else 0
+            bi = (
+                self.block
+                if per_group_in % self.block == 0 and per_group_out % self.block == 0
+                else 0
+            )
         if not bi or out_channels % self.block:
             return
         data_block = self.block if bi == 1 else bi
         loc = op.location
         with ir.InsertionPoint(op), loc:
             attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
-            y = gb.conv2d(to_blocked(x, data_block, loc), pack_weights(w, bi, self.block, loc),
-                          *(list(op.operands)[2:]), data_layout=f"NCHW{data_block}c",
-                          kernel_layout=f"OIHW{bi}i{self.block}o", out_layout=f"NCHW{self.block}c", **attrs)
+            y = gb.conv2d(
+                to_blocked(x, data_block, loc),
+                pack_weights(w, bi, self.block, loc),
+                *(list(op.operands)[2:]),
+                data_layout=f"NCHW{data_block}c",
+                kernel_layout=f"OIHW{bi}i{self.block}o",
+                out_layout=f"NCHW{self.block}c",
+                **attrs,
+            )
             back = gb.layout_transform(y, src_layout=f"NCHW{self.block}c", dst_layout="NCHW")
         _replace(op, back)
 
@@ -123,8 +143,13 @@ def _weights_row_major(op: ir.Operation) -> None:
         return
     with ir.InsertionPoint(op), op.location:
         attrs = {k: _attr(op, k) for k in op.attributes if k != "transB"}
-        new = gb.dense(op.operands[0], gb.transpose(b, perm=(1, 0)), *(list(op.operands)[2:]),
-                       transB=0, **attrs)
+        new = gb.dense(
+            op.operands[0],
+            gb.transpose(b, perm=(1, 0)),
+            *(list(op.operands)[2:]),
+            transB=0,
+            **attrs,
+        )
     _replace(op, new)
 
 
@@ -133,8 +158,11 @@ def _sink(op: ir.Operation) -> bool:
     name = op.name.removeprefix("graph.")
     if name == "layout_transform":
         inner = defining_op(op.operands[0])
-        if inner is not None and inner.name == "graph.layout_transform" and \
-                _attr(inner, "src_layout") == _attr(op, "dst_layout"):
+        if (
+            inner is not None
+            and inner.name == "graph.layout_transform"
+            and _attr(inner, "src_layout") == _attr(op, "dst_layout")
+        ):
             _replace(op, inner.operands[0])
             return True
         return False

@@ -34,7 +34,9 @@ def loc_name(loc: ir.Location) -> str | None:
 
 def is_foldable(op: ir.Operation) -> bool:
     """Ops the reference can evaluate: every graph op but constants, and tensor.concat."""
-    return (op.name.startswith("graph.") and op.name != "graph.constant") or op.name == "tensor.concat"
+    return (
+        op.name.startswith("graph.") and op.name != "graph.constant"
+    ) or op.name == "tensor.concat"
 
 
 def referenced_params(module: ir.Operation) -> set[str]:
@@ -62,7 +64,9 @@ class GraphFoldConstantsPass(ModulePass):
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         if self.max_literal_elements < 0:
-            raise DiagnosticError(f"{self.name}: max-literal-elements must be >= 0", module.location)
+            raise DiagnosticError(
+                f"{self.name}: max-literal-elements must be >= 0", module.location
+            )
         before = referenced_params(module)
         folder = _Folder(self, ctx.params, before | set(ctx.params or {}))
         for func in top_level_funcs(module):
@@ -83,8 +87,9 @@ def _used_outside(result: ir.Value, folded: set[ir.Value]) -> bool:
 
 
 class _Folder:
-    def __init__(self, options: GraphFoldConstantsPass, params: dict[str, np.ndarray] | None,
-                 taken: set[str]) -> None:
+    def __init__(
+        self, options: GraphFoldConstantsPass, params: dict[str, np.ndarray] | None, taken: set[str]
+    ) -> None:
         self.options = options
         self.params = params
         self.taken = taken
@@ -104,8 +109,9 @@ class _Folder:
                 if value is not None:
                     known[op.results[0]] = value
                     folded.append(op)
-                    feeding += [v.owner.operation for v in op.operands
-                                if v.owner.name == "graph.constant"]  # type: ignore[union-attr]
+                    feeding += [
+                        v.owner.operation for v in op.operands if v.owner.name == "graph.constant"
+                    ]  # type: ignore[union-attr]
         folded_values = {op.results[0] for op in folded}
         for op in folded:
             result = op.results[0]
@@ -130,7 +136,9 @@ class _Folder:
         if result_type is None:
             return None
         limit = self.options.max_literal_elements
-        if not self.options.allow_growth and result_type.size > max(sum(a.size for a in args), limit):
+        if not self.options.allow_growth and result_type.size > max(
+            sum(a.size for a in args), limit
+        ):
             return None
         if result_type.size > limit and self.params is None:
             return None  # could only become a parameter, and there is no params table
@@ -140,8 +148,9 @@ class _Folder:
         except UnsupportedDtypeError:
             return None
         except ValueError as e:
-            raise DiagnosticError(f"{self.options.name}: cannot evaluate '{op.name}': {e}",
-                                  op.location) from None
+            raise DiagnosticError(
+                f"{self.options.name}: cannot evaluate '{op.name}': {e}", op.location
+            ) from None
 
     def _materialize(self, op: ir.Operation, value: np.ndarray) -> ir.Value:
         result_type = op.results[0].type

@@ -15,6 +15,7 @@ from .base import ModulePass, PassContext
 from .mlc_dce import erase_dead
 from .outline import Outliner
 
+
 @dataclass
 class Group:
     root: FusionKind
@@ -27,7 +28,7 @@ class Group:
 
 @dataclass(frozen=True)
 class GraphFusePass(ModulePass):
-    """Group ops into kernels: a conv/matmul/pool/reduction with its elementwise epilogue, or a chain of elementwise/injective ops."""
+    """Group ops into kernels: compute/reduce ops with their epilogues; elementwise chains."""
 
     name: ClassVar[str] = "graph-fuse"
 
@@ -64,7 +65,9 @@ class GraphFusePass(ModulePass):
             group_of[op] = target
         return groups
 
-    def _target(self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]) -> Group | None:
+    def _target(
+        self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]
+    ) -> Group | None:
         if kind not in ("elemwise", "injective") or self.max_group_size == 1:
             return None
         for v in op.operands:

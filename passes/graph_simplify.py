@@ -3,16 +3,16 @@
 The pass is a pattern set run by MLIR's greedy driver (`mlir.rewrite`), with upstream folding,
 constant CSE and region simplification off: only the patterns below change the IR.
 
-| group (option)          | root ops                         | rewrite                                     |
-|-------------------------|----------------------------------|---------------------------------------------|
-| fold-batch-norm         | batch_norm                       | into the single-use conv2d before it        |
-| fold-conv-affine        | mul, add, sub                    | per-channel constant into conv2d weight/bias |
-| decompose-batch-norm    | batch_norm                       | mul + add by per-channel constants          |
-| merge-affine-chains     | mul, add                         | (x * s + t) * c + d -> x * s' + t'          |
-| remove-identities       | reshape, transpose, cast, slice, | the operand (no-op data movement); `x + 0`, |
-|                         | pad, ... ; add, sub, mul, div    | `x * 1` ... with literal 0 / 1              |
-| merge-data-movement     | reshape-likes, transpose,        | one op (or none) for two in a row           |
-|                         | layout_transform                 |                                             |
+| group (option)       | root ops                        | rewrite                                 |
+|----------------------|---------------------------------|-----------------------------------------|
+| fold-batch-norm      | batch_norm                      | into the single-use conv2d before it    |
+| fold-conv-affine     | mul, add, sub                   | per-channel constant into conv2d w / b  |
+| decompose-batch-norm | batch_norm                      | mul + add by per-channel constants      |
+| merge-affine-chains  | mul, add                        | (x * s + t) * c + d -> x * s' + t'      |
+| remove-identities    | reshape, transpose, cast, slice,| the operand (no-op data movement);      |
+|                      | pad, ... ; add, sub, mul, div   | `x + 0`, `x * 1` ... with literal 0 / 1 |
+| merge-data-movement  | reshape-likes, transpose,       | one op (or none) for two in a row       |
+|                      | layout_transform                |                                         |
 
 New weights and biases are graph ops on the constants; run graph-fold-constants afterwards to
 turn them into parameters (`graph-simplify,graph-fold-constants`).
@@ -82,7 +82,8 @@ class GraphSimplifyPass(ModulePass):
 
     merge_affine_chains: bool = True
     """Merge chains of mul / add by constants: (x * a) * b, (x + a) + b and (x + a) * b become
-    one mul and / or one add of x by constants ((x * s + t) * c + d -> x * (s * c) + (t * c + d))."""
+    one mul and / or one add of x by constants
+    ((x * s + t) * c + d -> x * (s * c) + (t * c + d))."""
 
     remove_identities: bool = True
     """Remove data movement that does nothing (same-shape reshape/expand, identity transpose,
@@ -101,7 +102,10 @@ class GraphSimplifyPass(ModulePass):
         if self.decompose_batch_norm:
             out.append(("graph.batch_norm", decompose_batch_norm, 1))
         if self.fold_conv_affine:
-            out += [(root, fold_channel_affine_into_conv, 2) for root in ("graph.mul", "graph.add", "graph.sub")]
+            out += [
+                (root, fold_channel_affine_into_conv, 2)
+                for root in ("graph.mul", "graph.add", "graph.sub")
+            ]
         if self.merge_affine_chains:
             out += [(root, merge_affine_chain, 1) for root in AFFINE_ROOTS]
         if self.remove_identities:
@@ -109,8 +113,10 @@ class GraphSimplifyPass(ModulePass):
             out += [(root, remove_neutral_operand, 1) for root in NEUTRAL_ROOTS]
         if self.merge_data_movement:
             out += [(root, merge_reshapes, 1) for root in RESHAPE_LIKE]
-            out += [("graph.transpose", merge_transposes, 1),
-                    ("graph.layout_transform", merge_layout_transforms, 1)]
+            out += [
+                ("graph.transpose", merge_transposes, 1),
+                ("graph.layout_transform", merge_layout_transforms, 1),
+            ]
         return out
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:

@@ -21,7 +21,7 @@ from mlc.dialects.graph.spec import TensorT, kernel_blocks
 
 from .graph_fold_constants import is_foldable, loc_name
 
-# A pattern: True when it rewrote `op`, False (early, before touching the IR) when it does not match.
+# A pattern: True when it rewrote `op`, False (early, before touching the IR) on no match.
 Pattern = Callable[[ir.Operation, PatternRewriter], bool]
 
 _MAX_CONSTANT_DEPTH = 32
@@ -97,8 +97,13 @@ def kernel_channel_shape(conv: ir.Operation, channels: int) -> tuple[int, ...]:
     return (channels // bo, 1, 1, 1, 1, bo) if channels > 1 else (1,) * 6
 
 
-def replace_with_conv(rewriter: PatternRewriter, root: ir.Operation, conv: ir.Operation,
-                      weight: ir.Value, bias: ir.Value | None) -> None:
+def replace_with_conv(
+    rewriter: PatternRewriter,
+    root: ir.Operation,
+    conv: ir.Operation,
+    weight: ir.Value,
+    bias: ir.Value | None,
+) -> None:
     """Replace `root` (the last op of a conv2d -> ... chain) by conv2d(conv input, weight, bias)
     with the conv's attributes, located at both ops; the old conv goes if now unused."""
     attrs = {n: conv.attributes[n] for n in conv.attributes}

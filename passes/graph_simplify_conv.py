@@ -82,8 +82,9 @@ def _channel_extent(c: tuple[int, ...], out: tuple[int, ...]) -> int | None:
     return full[1]
 
 
-def _affine_bias(kind: str, bias: ir.Value | None, c: ir.Value, extent: int,
-                 channels: int) -> ir.Value | None:
+def _affine_bias(
+    kind: str, bias: ir.Value | None, c: ir.Value, extent: int, channels: int
+) -> ir.Value | None:
     """The conv bias after `* c`, `+ c` or `- c` (c has `extent` elements: 1 or channels)."""
     if kind == "mul":
         return None if bias is None else gb.mul(bias, gb.reshape(c, shape=(extent,)))
@@ -95,7 +96,9 @@ def _affine_bias(kind: str, bias: ir.Value | None, c: ir.Value, extent: int,
     return gb.add(bias, vec) if kind == "add" else gb.sub(bias, vec)
 
 
-def _conv_and_constant(op: ir.Operation, kind: str) -> tuple[ir.Operation, ir.Value, ir.Value] | None:
+def _conv_and_constant(
+    op: ir.Operation, kind: str
+) -> tuple[ir.Operation, ir.Value, ir.Value] | None:
     """(conv, its result, the constant operand) of `conv op c` (or `c op conv` when commutative)."""
     sides = [(op.operands[0], op.operands[1])]
     if kind in ("mul", "add"):

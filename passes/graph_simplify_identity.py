@@ -30,7 +30,9 @@ def _slice_is_full(op: ir.Operation) -> bool:
     """Same shape, and every sliced axis goes forward (or has one element): x[0:dim:1]."""
     dims = type_of(op.operands[0]).shape
     rank = len(dims)
-    return all(step > 0 or dims[a % rank] == 1 for a, step in zip(_ints(op, "axes"), _ints(op, "steps")))
+    return all(
+        step > 0 or dims[a % rank] == 1 for a, step in zip(_ints(op, "axes"), _ints(op, "steps"))
+    )
 
 
 # Op name -> "does nothing, given that the result type equals the operand type".
@@ -68,8 +70,12 @@ def remove_identity(op: ir.Operation, rewriter: PatternRewriter) -> bool:
 
 
 # Op name -> (neutral literal value, which operand positions may hold it).
-_NEUTRAL = {"graph.add": (0, (0, 1)), "graph.sub": (0, (1,)), "graph.mul": (1, (0, 1)),
-            "graph.div": (1, (1,))}
+_NEUTRAL = {
+    "graph.add": (0, (0, 1)),
+    "graph.sub": (0, (1,)),
+    "graph.mul": (1, (0, 1)),
+    "graph.div": (1, (1,)),
+}
 NEUTRAL_ROOTS = tuple(_NEUTRAL)
 
 

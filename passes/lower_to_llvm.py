@@ -13,10 +13,12 @@ RUNTIMES = get_args(Runtime)
 
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
 # after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
-_TAIL = ("convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
-         "arith-expand,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
-         "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-         "convert-ub-to-llvm,reconcile-unrealized-casts")
+_TAIL = (
+    "convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
+    "arith-expand,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
+    "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+    "convert-ub-to-llvm,reconcile-unrealized-casts"
+)
 
 
 @dataclass(frozen=True)
@@ -45,9 +47,14 @@ class LowerToLlvmPipeline(NamedPipeline):
         head = ["convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm"]
         tail = _TAIL
         if self.threads > 1 and self.runtime == "async":
-            head += [f"async-parallel-for{{num-workers={self.threads} min-task-size=1}}",
-                     "async-to-async-runtime", "async-runtime-ref-counting",
-                     "async-runtime-ref-counting-opt", "arith-expand", "convert-async-to-llvm"]
+            head += [
+                f"async-parallel-for{{num-workers={self.threads} min-task-size=1}}",
+                "async-to-async-runtime",
+                "async-runtime-ref-counting",
+                "async-runtime-ref-counting-opt",
+                "arith-expand",
+                "convert-async-to-llvm",
+            ]
         elif self.threads > 1:
             # scf-to-openmp wraps each parallel body in memref.alloca_scope, whose region
             # convert-scf-to-cf would split into blocks (invalid); canonicalize inlines the

@@ -7,15 +7,17 @@ from typing import ClassVar
 
 from .base import NamedPipeline, format_option_value
 
-GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
-               "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
+GRAPH_STAGE = (
+    "graph-verify,graph-simplify,graph-fold-constants,%s"
+    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
+)
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
 LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
 
 @dataclass(frozen=True)
 class MlcDefaultPipeline(NamedPipeline):
-    """Compile a graph-dialect model to the LLVM dialect: simplify, fold, fuse, lower to tp, schedule, lower to loops and LLVM."""
+    """Compile a graph-dialect model to the LLVM dialect: fuse, lower to tp, schedule, to LLVM."""
 
     name: ClassVar[str] = "mlc-default"
 
@@ -36,6 +38,13 @@ class MlcDefaultPipeline(NamedPipeline):
 
     def expand(self) -> str:
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
-        records = f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
-        return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % (records, self.threads),
-                         LOOP_STAGE % (self.threads, self.threads)])
+        records = (
+            f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
+        )
+        return ",".join(
+            [
+                GRAPH_STAGE % (alter, self.max_group_size),
+                TP_STAGE % (records, self.threads),
+                LOOP_STAGE % (self.threads, self.threads),
+            ]
+        )

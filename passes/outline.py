@@ -15,7 +15,6 @@ from mlir.dialects import func
 from mlc.dialects.graph import KERNEL_ATTR
 
 
-
 def _short(op_name: str) -> str:
     return op_name.removeprefix("graph.").replace(".", "_")
 
@@ -23,7 +22,7 @@ def _short(op_name: str) -> str:
 def kernel_name(ops: Sequence[ir.Operation], index: int, max_parts: int = 4) -> str:
     parts = [_short(op.name) for op in ops if op.name != "graph.constant"]
     if len(parts) > max_parts:
-        parts = parts[:max_parts - 1] + ["etc"]
+        parts = parts[: max_parts - 1] + ["etc"]
     return "fused_" + "_".join(parts or ["copy"]) + f"_{index}"
 
 
@@ -46,9 +45,11 @@ class Outliner:
         self.dedup = dedup
         self.count = 0
         self.known: dict[str, str] = {}
-        taken = {ir.StringAttr(op.attributes["sym_name"]).value
-                 for op in module.regions[0].blocks[0].operations
-                 if "sym_name" in op.operation.attributes}
+        taken = {
+            ir.StringAttr(op.attributes["sym_name"]).value
+            for op in module.regions[0].blocks[0].operations
+            if "sym_name" in op.operation.attributes
+        }
         self.taken = taken
 
     def outline(self, ops: Sequence[ir.Operation], output: ir.Value) -> ir.Operation:
@@ -58,7 +59,9 @@ class Outliner:
         name = self._fresh(kernel_name(ops, self.count))
         self.count += 1
         with ir.InsertionPoint(self.module.regions[0].blocks[0]), last.location:
-            kernel = func.FuncOp(name, ([v.type for v in inputs], [output.type]), visibility="private")
+            kernel = func.FuncOp(
+                name, ([v.type for v in inputs], [output.type]), visibility="private"
+            )
             kernel.attributes[KERNEL_ATTR] = ir.UnitAttr.get()
             entry = kernel.add_entry_block()
         mapping = dict(zip(inputs, entry.arguments))

@@ -18,11 +18,20 @@ from collections.abc import Iterator
 
 from mlir import ir
 
-from .diagnostics import Diag, diags_of_error
 from mlc.errors import DiagnosticError, PassFailedError
+
 from ._mlir_adapter import print_ir_dump, run_upstream
 from .base import ModulePass, PassContext
-from .pipeline import MODULE_ANCHOR, Element, Nest, PassEntry, Pipeline, parse_elements, parse_pipeline
+from .diagnostics import Diag, diags_of_error
+from .pipeline import (
+    MODULE_ANCHOR,
+    Element,
+    Nest,
+    PassEntry,
+    Pipeline,
+    parse_elements,
+    parse_pipeline,
+)
 
 
 def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:
@@ -59,7 +68,7 @@ class PassManager:
         return pm
 
     def add(self, item: str | ModulePass) -> PassManager:
-        """Append passes: an mlc pass instance, or pipeline text such as `func.func(cse),mlc-dce`."""
+        """Append passes: an mlc pass instance, or pipeline text (`func.func(cse),mlc-dce`)."""
         if isinstance(item, ModulePass):
             self.elements.append(PassEntry(item.name, (), "mlc", item))
         else:
@@ -73,8 +82,9 @@ class PassManager:
     def __str__(self) -> str:
         return str(self.pipeline)
 
-    def enable_ir_printing(self, *, after_all: bool = True, before_all: bool = False,
-                           generic: bool = False) -> None:
+    def enable_ir_printing(
+        self, *, after_all: bool = True, before_all: bool = False, generic: bool = False
+    ) -> None:
         """Print the IR around each pass to stderr, like `--mlir-print-ir-after-all`."""
         self.print_after, self.print_before, self.print_generic = after_all, before_all, generic
 
@@ -83,7 +93,7 @@ class PassManager:
         self.timing = True
 
     def save_temps(self, directory: pathlib.Path) -> None:
-        """Write the pipeline, the IR after every step, and on failure a reproducer to `directory`."""
+        """Write the pipeline, the IR after every step, and on failure a reproducer to a dir."""
         directory.mkdir(parents=True, exist_ok=True)
         self.temps_dir = directory
 
@@ -92,8 +102,13 @@ class PassManager:
         for e in self.elements:
             yield from _expand(e)
 
-    def run(self, module: ir.Module | ir.Operation, *, params: dict[str, object] | None = None,
-            filename: str = "-") -> None:
+    def run(
+        self,
+        module: ir.Module | ir.Operation,
+        *,
+        params: dict[str, object] | None = None,
+        filename: str = "-",
+    ) -> None:
         """Run on `module`; raises PassFailedError carrying `file:line:col: error: ...` lines.
 
         `params` (name -> numpy array) is shared with the passes, which may add to it.
@@ -122,7 +137,9 @@ class PassManager:
                 self.timings.append((str(step), time.perf_counter() - t0))
                 if self.temps_dir is not None:
                     name = re.sub(r"[^\w.-]+", "_", str(step))[:60]
-                    (self.temps_dir / f"{i:02d}-{name}.mlir").write_text(op.get_asm(enable_debug_info=True))
+                    (self.temps_dir / f"{i:02d}-{name}.mlir").write_text(
+                        op.get_asm(enable_debug_info=True)
+                    )
         finally:
             if self.timing:
                 _print_timing(self.timings, time.perf_counter() - start)
@@ -133,19 +150,30 @@ class PassManager:
         pipeline = f"{self.anchor}({step})"
         (self.temps_dir / "reproducer.mlir").write_text(
             f"// The input of the failing step; reproduce with:\n"
-            f"//   mlc-opt reproducer.mlir --pass-pipeline='{pipeline}'\n{before}")
+            f"//   mlc-opt reproducer.mlir --pass-pipeline='{pipeline}'\n{before}"
+        )
 
     def _run_upstream(self, op: ir.Operation, step: Element, filename: str) -> None:
         try:
-            run_upstream(op, self.anchor, str(step), verify=self.verify_each,
-                         print_before=self.print_before, print_after=self.print_after,
-                         generic=self.print_generic)
+            run_upstream(
+                op,
+                self.anchor,
+                str(step),
+                verify=self.verify_each,
+                print_before=self.print_before,
+                print_after=self.print_after,
+                generic=self.print_generic,
+            )
         except Exception as e:  # MLIRError from the pass or the verifier
             raise PassFailedError(f"{step} failed", diags_of_error(e), filename) from None
 
-    def _run_mlc(self, op: ir.Operation, mlc_pass: ModulePass, ctx: PassContext, filename: str) -> None:
+    def _run_mlc(
+        self, op: ir.Operation, mlc_pass: ModulePass, ctx: PassContext, filename: str
+    ) -> None:
         if self.print_before:
-            print_ir_dump(op, f"Before {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic)
+            print_ir_dump(
+                op, f"Before {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic
+            )
         try:
             with op.context, op.location:
                 mlc_pass.run(op, ctx)
@@ -156,27 +184,48 @@ class PassManager:
 
             self.internal_error = traceback.format_exc()
             message = f"{mlc_pass.name}: internal error: {type(e).__name__}: {e}"
-            raise PassFailedError(message, [Diag("error", message + " (this is a bug in mlc; "
-                                                 "set MLC_DEBUG=1 for the traceback)")], filename) from e
+            raise PassFailedError(
+                message,
+                [
+                    Diag(
+                        "error",
+                        message + " (this is a bug in mlc; set MLC_DEBUG=1 for the traceback)",
+                    )
+                ],
+                filename,
+            ) from e
         if self.verify_each:
             self._verify_after(op, mlc_pass, filename)
         if self.print_after:
-            print_ir_dump(op, f"After {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic)
+            print_ir_dump(
+                op, f"After {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic
+            )
 
     def _verify_after(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
         try:
             op.verify()
         except Exception as e:  # MLIRError
-            raise PassFailedError(f"{mlc_pass.name} produced invalid IR", diags_of_error(e) + [
-                Diag("error", f"{mlc_pass.name} produced IR that does not verify")], filename) from None
+            raise PassFailedError(
+                f"{mlc_pass.name} produced invalid IR",
+                diags_of_error(e)
+                + [Diag("error", f"{mlc_pass.name} produced IR that does not verify")],
+                filename,
+            ) from None
         errors = [item for e in verify_mlc_dialects(op) for item in e.items()]
         if errors:
-            raise _failed(mlc_pass, errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
-                          filename)
+            raise _failed(
+                mlc_pass,
+                errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
+                filename,
+            )
 
 
-def _failed(mlc_pass: ModulePass, items: list[tuple[str, object | None]], filename: str) -> PassFailedError:
-    return PassFailedError(f"{mlc_pass.name} failed", [Diag.at("error", m, loc) for m, loc in items], filename)
+def _failed(
+    mlc_pass: ModulePass, items: list[tuple[str, object | None]], filename: str
+) -> PassFailedError:
+    return PassFailedError(
+        f"{mlc_pass.name} failed", [Diag.at("error", m, loc) for m, loc in items], filename
+    )
 
 
 def _expand(element: Element) -> Iterator[Element]:
@@ -202,8 +251,14 @@ def _expand_nested(element: Element) -> Iterator[Element]:
 
 def _print_timing(timings: list[tuple[str, float]], total: float) -> None:
     bar = "===" + "-" * 73 + "==="
-    out = [bar, " " * 25 + "... Execution time report ...", bar,
-           f"  Total Execution Time: {total:.4f} seconds", "", "  ----Wall Time----  ----Name----"]
+    out = [
+        bar,
+        " " * 25 + "... Execution time report ...",
+        bar,
+        f"  Total Execution Time: {total:.4f} seconds",
+        "",
+        "  ----Wall Time----  ----Name----",
+    ]
     for name, seconds in timings:
         out.append(f"  {seconds:8.4f} ({100 * seconds / total if total else 0:5.1f}%)  {name}")
     rest = total - sum(s for _, s in timings)

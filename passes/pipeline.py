@@ -98,12 +98,14 @@ class _Parser:
     def name(self) -> tuple[str, int]:
         self.ws()
         start = self.pos
-        while self.pos < len(self.text) and (self.text[self.pos].isalnum() or self.text[self.pos] in "-_."):
+        while self.pos < len(self.text) and (
+            self.text[self.pos].isalnum() or self.text[self.pos] in "-_."
+        ):
             self.pos += 1
         if start == self.pos:
             found = repr(self.text[self.pos]) if self.pos < len(self.text) else "end of string"
             raise self.error(f"expected a pass or operation name, found {found}")
-        return self.text[start:self.pos], start
+        return self.text[start : self.pos], start
 
     def elements(self) -> list[tuple[str, int, object]]:
         """Raw elements: (name, pos, options-tuple | list-of-children)."""
@@ -136,9 +138,13 @@ class _Parser:
             if not ch:
                 raise self.error("unterminated option list: missing '}'")
             key_start = self.pos
-            while self.pos < len(self.text) and not self.text[self.pos].isspace() and self.text[self.pos] not in "=}":
+            while (
+                self.pos < len(self.text)
+                and not self.text[self.pos].isspace()
+                and self.text[self.pos] not in "=}"
+            ):
                 self.pos += 1
-            key = self.text[key_start:self.pos]
+            key = self.text[key_start : self.pos]
             if not key:
                 raise self.error("expected an option name")
             value: str | None = None
@@ -169,7 +175,7 @@ class _Parser:
             self.pos += 1
         if depth:
             raise self.error("unbalanced '{' in option value", start)
-        return self.text[start:self.pos]
+        return self.text[start : self.pos]
 
 
 def parse_pipeline(text: str) -> Pipeline:
@@ -179,8 +185,10 @@ def parse_pipeline(text: str) -> Pipeline:
         raise p.error("empty pass pipeline; expected e.g. builtin.module(graph-verify)")
     anchor, start = p.name()
     if p.peek() != "(":
-        raise p.error(f"the pipeline must name the op it runs on: write "
-                      f"'{MODULE_ANCHOR}({text.strip()})'", start)
+        raise p.error(
+            f"the pipeline must name the op it runs on: write '{MODULE_ANCHOR}({text.strip()})'",
+            start,
+        )
     p.pos += 1
     raw = p.elements()
     p.expect(")")
@@ -195,7 +203,9 @@ def parse_elements(text: str) -> tuple[Element, ...]:
     return parse_pipeline(f"{MODULE_ANCHOR}({text})").body
 
 
-def _resolve(p: _Parser, raw: list[tuple[str, int, object]], anchors: tuple[str, ...]) -> Iterator[Element]:
+def _resolve(
+    p: _Parser, raw: list[tuple[str, int, object]], anchors: tuple[str, ...]
+) -> Iterator[Element]:
     for name, pos, payload in raw:
         if isinstance(payload, list):
             yield Nest(name, tuple(_resolve(p, payload, anchors + (name,))), pos)
@@ -208,18 +218,30 @@ def _resolve(p: _Parser, raw: list[tuple[str, int, object]], anchors: tuple[str,
             _check_upstream(p, name, options, pos, anchors)
             yield PassEntry(name, options, "upstream", None, pos)
         else:
-            raise p.error(f"'{name}' does not refer to a registered pass or pass pipeline"
-                          f"{registry.suggest(name)}", pos)
+            raise p.error(
+                f"'{name}' does not refer to a registered pass or pass pipeline"
+                f"{registry.suggest(name)}",
+                pos,
+            )
 
 
-def _mlc_entry(p: _Parser, cls: type, name: str, options: tuple[tuple[str, str | None], ...],
-               pos: int, anchors: tuple[str, ...]) -> PassEntry:
+def _mlc_entry(
+    p: _Parser,
+    cls: type,
+    name: str,
+    options: tuple[tuple[str, str | None], ...],
+    pos: int,
+    anchors: tuple[str, ...],
+) -> PassEntry:
     kind: ElementKind = "mlc" if name in registry.all_passes() else "pipeline"
     if anchors != (MODULE_ANCHOR,):
         where = "(".join(anchors[1:]) + "(...)" + ")" * (len(anchors) - 2)
-        raise p.error(f"mlc {'pass' if kind == 'mlc' else 'pipeline'} '{name}' runs on "
-                      f"{MODULE_ANCHOR} and cannot be nested in {where}; move it to the top "
-                      f"level: {MODULE_ANCHOR}(..., {name})", pos)
+        raise p.error(
+            f"mlc {'pass' if kind == 'mlc' else 'pipeline'} '{name}' runs on "
+            f"{MODULE_ANCHOR} and cannot be nested in {where}; move it to the top "
+            f"level: {MODULE_ANCHOR}(..., {name})",
+            pos,
+        )
     seen: set[str] = set()
     for key, _ in options:
         if key in seen:
@@ -232,8 +254,13 @@ def _mlc_entry(p: _Parser, cls: type, name: str, options: tuple[tuple[str, str |
     return PassEntry(name, options, kind, instance, pos)
 
 
-def _check_upstream(p: _Parser, name: str, options: tuple[tuple[str, str | None], ...], pos: int,
-                    anchors: tuple[str, ...]) -> None:
+def _check_upstream(
+    p: _Parser,
+    name: str,
+    options: tuple[tuple[str, str | None], ...],
+    pos: int,
+    anchors: tuple[str, ...],
+) -> None:
     text = name + format_raw_options(options)
     for anchor in reversed(anchors[1:]):
         text = f"{anchor}({text})"

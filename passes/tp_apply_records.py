@@ -16,7 +16,7 @@ from .base import ModulePass, PassContext
 
 @dataclass(frozen=True)
 class TpApplyRecordsPass(ModulePass):
-    """Schedule tp blocks from tuning records (the fastest record of each kernel workload and block)."""
+    """Schedule tp blocks from tuning records (the fastest record per kernel workload and block)."""
 
     name: ClassVar[str] = "tp-apply-records"
 

@@ -21,11 +21,10 @@ from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
 
-
 REGISTERS = 16  # vector registers (AVX2)
 STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
-PANEL_BYTES = 64 << 10     # a vector-operand panel larger than this gets its reduction blocked...
-PANEL_TARGET = 48 << 10    # ...into slices of at most this size
+PANEL_BYTES = 64 << 10  # a vector-operand panel larger than this gets its reduction blocked...
+PANEL_TARGET = 48 << 10  # ...into slices of at most this size
 
 
 def _elem_bytes(view: BlockView) -> int:
@@ -78,8 +77,11 @@ def _companion_axis(view: BlockView, vec: str) -> str | None:
     """A spatial axis only the vector reads depend on (a conv's output-channel block index):
     unrolling it gives each broadcast operand more vector FMAs."""
     vector_reads = _reads_using(view, vec)
-    all_reads = [ir.AffineMapAttr(op.attributes["map"]).value for op in walk(view.op)
-                 if op.name in ("tp.read", "tp.read_padded")]
+    all_reads = [
+        ir.AffineMapAttr(op.attributes["map"]).value
+        for op in walk(view.op)
+        if op.name in ("tp.read", "tp.read_padded")
+    ]
     other_reads = [m for m in all_reads if m not in vector_reads]
     for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
         if kind != "S" or axis == vec or extent % 2:
@@ -94,15 +96,19 @@ def _companion_axis(view: BlockView, vec: str) -> str | None:
 def _vector_only_axes(view: BlockView, vec: str) -> set[str]:
     """Spatial axes the vector reads depend on and the other reads do not (vec included)."""
     vector_reads = _reads_using(view, vec)
-    others = [ir.AffineMapAttr(op.attributes["map"]).value for op in walk(view.op)
-              if op.name in ("tp.read", "tp.read_padded")]
+    others = [
+        ir.AffineMapAttr(op.attributes["map"]).value
+        for op in walk(view.op)
+        if op.name in ("tp.read", "tp.read_padded")
+    ]
     others = [m for m in others if m not in vector_reads]
     out = set()
     for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
         if kind != "S":
             continue
-        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results) and \
-                not any(linear_coeff(e, i) != 0 for m in others for e in m.results):
+        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results) and not any(
+            linear_coeff(e, i) != 0 for m in others for e in m.results
+        ):
             out.add(axis)
     return out
 
@@ -136,7 +142,7 @@ def _gather_axis(view: BlockView, lanes: int) -> str | None:
 
 @dataclass(frozen=True)
 class TpDefaultSchedulePass(ModulePass):
-    """Schedule unscheduled tp blocks: vectorized output axis, register tiles for reductions, parallel outer loop."""
+    """Schedule tp blocks: vectorized output axis, register tiles for reductions, parallel loops."""
 
     name: ClassVar[str] = "tp-default-schedule"
 
@@ -168,9 +174,17 @@ class TpDefaultSchedulePass(ModulePass):
                 continue
             view.set_schedule(self.schedule_for(view))
 
-    def _block_reduction(self, view: BlockView, columns: set[str], width: int, inner: list[str],
-                         tile: dict[str, tuple[int, ...]], unroll: dict[str, int], spatial: list[str],
-                         reduce: list[str]) -> tuple[str, ...] | None:
+    def _block_reduction(
+        self,
+        view: BlockView,
+        columns: set[str],
+        width: int,
+        inner: list[str],
+        tile: dict[str, tuple[int, ...]],
+        unroll: dict[str, int],
+        spatial: list[str],
+        reduce: list[str],
+    ) -> tuple[str, ...] | None:
         """When the vector operand's panel for one column block (a conv's weights for two
         channel blocks: all input channels x kh x kw) outgrows the caches, split the outer
         reduce loop and sweep the pixels once per slice of it, so one slice of the panel
@@ -181,7 +195,7 @@ class TpDefaultSchedulePass(ModulePass):
         for n in inner:
             if n.split(".")[0] in columns:  # the companion blocks of the register tile
                 panel *= unroll.get(n, 1)
-        for a, k, e in zip(axes, view.kinds, extents):
+        for k, e in zip(view.kinds, extents):
             if k == "R":
                 panel *= e
         if not reduce or panel <= PANEL_BYTES:
@@ -195,8 +209,12 @@ class TpDefaultSchedulePass(ModulePass):
         if not fits:
             return None
         tile[first] = (max(fits),)
-        ncols = next((i for i, n in enumerate(spatial) if n.split(".")[0] not in columns), len(spatial))
-        return tuple(spatial[:ncols] + [f"{first}.0"] + spatial[ncols:] + [f"{first}.1"] + reduce[1:] + inner)
+        ncols = next(
+            (i for i, n in enumerate(spatial) if n.split(".")[0] not in columns), len(spatial)
+        )
+        return tuple(
+            spatial[:ncols] + [f"{first}.0"] + spatial[ncols:] + [f"{first}.1"] + reduce[1:] + inner
+        )
 
     def _streaming_gemv(self, view: BlockView, vec: str | None, lanes: int) -> Schedule | None:
         """A matrix-vector product whose matrix does not fit in L2 (a classifier's dense layer at
@@ -219,26 +237,45 @@ class TpDefaultSchedulePass(ModulePass):
                 return None
         vectors = extent // lanes
         # One slice per thread; whole rows on one thread (half rows ran 1.35x slower there).
-        chunks = next(c for c in range(min(self.threads, vectors), vectors + 1) if vectors % c == 0) \
-            if self.parallel and self.threads > 1 else 1
+        chunks = (
+            next(c for c in range(min(self.threads, vectors), vectors + 1) if vectors % c == 0)
+            if self.parallel and self.threads > 1
+            else 1
+        )
         per_chunk = lanes * (vectors // chunks)
         others = [a for a, kind in zip(axes, kinds) if kind == "S" and a != vec]
         if per_chunk >= extent:
-            return Schedule(tile={vec: (lanes,)}, order=tuple(others + [axes[k], f"{vec}.0", f"{vec}.1"]),
-                            vectorize=f"{vec}.1")
-        return Schedule(tile={vec: (per_chunk, lanes)},
-                        order=tuple([f"{vec}.0"] + others + [axes[k], f"{vec}.1", f"{vec}.2"]),
-                        vectorize=f"{vec}.2", parallel=(f"{vec}.0",))
+            return Schedule(
+                tile={vec: (lanes,)},
+                order=tuple(others + [axes[k], f"{vec}.0", f"{vec}.1"]),
+                vectorize=f"{vec}.1",
+            )
+        return Schedule(
+            tile={vec: (per_chunk, lanes)},
+            order=tuple([f"{vec}.0"] + others + [axes[k], f"{vec}.1", f"{vec}.2"]),
+            vectorize=f"{vec}.2",
+            parallel=(f"{vec}.0",),
+        )
 
-    def _register_tile(self, view: BlockView, vec: str, vectors: int, tile: dict[str, tuple[int, ...]],
-                       unroll: dict[str, int]) -> list[str]:
+    def _register_tile(
+        self,
+        view: BlockView,
+        vec: str,
+        vectors: int,
+        tile: dict[str, tuple[int, ...]],
+        unroll: dict[str, int],
+    ) -> list[str]:
         """Unroll a row axis (and a companion axis) around the vector axis; the loop names
         that go innermost. Picks the tile with enough accumulators to hide FMA latency (about 8)
         and then the most FMAs per load."""
         axes, extents = view.axes, view.extents
         row = _row_axis(view, vec)
         if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
-            spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents) if k == "S" and a != vec and e > 1]
+            spatial = [
+                (e, a)
+                for a, k, e in zip(axes, view.kinds, extents)
+                if k == "S" and a != vec and e > 1
+            ]
             row = max(spatial)[1] if spatial else None
         if row is None:
             return []
@@ -284,7 +321,11 @@ class TpDefaultSchedulePass(ModulePass):
 
     def schedule_for(self, view: BlockView) -> Schedule:
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        lanes = _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits) if self.vector_bits else 0
+        lanes = (
+            _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits)
+            if self.vector_bits
+            else 0
+        )
         vec = vector_axis(view)
         streaming = self._streaming_gemv(view, vec, lanes)
         if streaming is not None:
@@ -335,13 +376,19 @@ class TpDefaultSchedulePass(ModulePass):
         reduce = [n for n in outer if n not in spatial]
         order = tuple(spatial + reduce + inner)
         if vectorize and "R" in kinds and not gathered and self.block_reductions:
-            order = self._block_reduction(view, columns, width, inner, tile, unroll, spatial, reduce) or order
+            order = (
+                self._block_reduction(view, columns, width, inner, tile, unroll, spatial, reduce)
+                or order
+            )
         parallel: tuple[str, ...] = ()
         work = 1
         for e in extents:
             work *= e
         if self.parallel and work >= self.min_parallel_work:
-            trips = {lp.name: lp.trip for lp in Schedule(tile=tile, order=order).loops(axes, kinds, extents)}
+            trips = {
+                lp.name: lp.trip
+                for lp in Schedule(tile=tile, order=order).loops(axes, kinds, extents)
+            }
             # The outer spatial loops up to the first real one, then more while the collapsed
             # trip count is too small to split evenly over the threads (3 trips on 2 threads: 2:1).
             product = 1
@@ -350,5 +397,7 @@ class TpDefaultSchedulePass(ModulePass):
                     break
                 product *= trips[name]
                 if product >= 2:
-                    parallel = order[:i + 1]
-        return Schedule(tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel)
+                    parallel = order[: i + 1]
+        return Schedule(
+            tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel
+        )

@@ -15,15 +15,28 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "Manifest": "mlc.contract", "TensorSpec": "mlc.contract", "ParamSpec": "mlc.contract",
-    "TargetInfo": "mlc.contract", "SourceModel": "mlc.contract", "ManifestError": "mlc.contract",
+    "Manifest": "mlc.contract",
+    "TensorSpec": "mlc.contract",
+    "ParamSpec": "mlc.contract",
+    "TargetInfo": "mlc.contract",
+    "SourceModel": "mlc.contract",
+    "ManifestError": "mlc.contract",
     "CompiledLibrary": "library",
     "RuntimeModule": "module",
-    "GraphModule": "graph_module", "TensorInfo": "graph_module",
-    "BenchmarkResult": "benchmark", "time_function": "benchmark",
-    "load_module": "package", "PackageError": "package", "UnsafePackageError": "package",
-    "host_target": "target", "source_model": "target", "TargetMismatchError": "target",
-    "RunOptions": "runner", "RunResult": "runner", "FillMode": "runner", "run_module": "runner",
+    "GraphModule": "graph_module",
+    "TensorInfo": "graph_module",
+    "BenchmarkResult": "benchmark",
+    "time_function": "benchmark",
+    "load_module": "package",
+    "PackageError": "package",
+    "UnsafePackageError": "package",
+    "host_target": "target",
+    "source_model": "target",
+    "TargetMismatchError": "target",
+    "RunOptions": "runner",
+    "RunResult": "runner",
+    "FillMode": "runner",
+    "run_module": "runner",
 }
 
 

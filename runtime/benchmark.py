@@ -78,26 +78,42 @@ class BenchmarkResult:
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: statistics in ms, samples in ms, number, repeat, warmup."""
-        return {"unit": "ms", **self.stats_ms(), "samples": [s * 1e3 for s in self.samples],
-                "number": self.number, "repeat": self.repeat, "warmup": self.warmup}
+        return {
+            "unit": "ms",
+            **self.stats_ms(),
+            "samples": [s * 1e3 for s in self.samples],
+            "number": self.number,
+            "repeat": self.repeat,
+            "warmup": self.warmup,
+        }
 
     def __str__(self) -> str:
         width = 12
         head = "".join(f"{name + ' (ms)':>{width}}" for name in self.STATS)
         row = "".join(f"{value:>{width}.4f}" for value in self.stats_ms().values())
-        return (f"Execution time summary:\n{head}\n{row}\n"
-                f"({self.repeat} samples of {self.number} runs each, {self.warmup} untimed warm-up)")
+        return (
+            f"Execution time summary:\n{head}\n{row}\n"
+            f"({self.repeat} samples of {self.number} runs each, {self.warmup} untimed warm-up)"
+        )
 
 
-def time_function(fn: Callable[[], object], *, number: int = 1, repeat: int = 1,
-                  min_repeat_ms: float = 0.0, warmup: int = 1,
-                  timer: Callable[[], float] = time.perf_counter) -> BenchmarkResult:
+def time_function(
+    fn: Callable[[], object],
+    *,
+    number: int = 1,
+    repeat: int = 1,
+    min_repeat_ms: float = 0.0,
+    warmup: int = 1,
+    timer: Callable[[], float] = time.perf_counter,
+) -> BenchmarkResult:
     """Time `fn` with the loop described in the module docstring."""
     if number < 1 or repeat < 1:
         raise ValueError(f"number and repeat must be >= 1, got number={number}, repeat={repeat}")
     if warmup < 0 or min_repeat_ms < 0:
-        raise ValueError(f"warmup and min_repeat_ms must be >= 0, got warmup={warmup}, "
-                         f"min_repeat_ms={min_repeat_ms}")
+        raise ValueError(
+            f"warmup and min_repeat_ms must be >= 0, got warmup={warmup}, "
+            f"min_repeat_ms={min_repeat_ms}"
+        )
     for _ in range(warmup):
         fn()
     if min_repeat_ms > 0:
@@ -113,8 +129,9 @@ def _batch(fn: Callable[[], object], number: int, timer: Callable[[], float]) ->
     return timer() - start
 
 
-def _calibrate(fn: Callable[[], object], number: int, min_seconds: float,
-               timer: Callable[[], float]) -> int:
+def _calibrate(
+    fn: Callable[[], object], number: int, min_seconds: float, timer: Callable[[], float]
+) -> int:
     while True:
         elapsed = _batch(fn, number, timer)
         if elapsed >= min_seconds:

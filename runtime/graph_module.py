@@ -33,7 +33,9 @@ class TensorInfo(NamedTuple):
     dtype: str
 
 
-def aligned_empty(shape: tuple[int, ...], dtype: str | np.dtype, align: int = ALIGNMENT) -> np.ndarray:
+def aligned_empty(
+    shape: tuple[int, ...], dtype: str | np.dtype, align: int = ALIGNMENT
+) -> np.ndarray:
     """A zero-filled C-contiguous array whose data starts on an `align`-byte boundary."""
     dt = np.dtype(dtype)
     nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
@@ -47,7 +49,7 @@ def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndar
     blob = aligned_empty((manifest.params_size,), np.uint8)
     for spec in manifest.params:
         value = np.ascontiguousarray(params[spec.name])
-        blob[spec.offset:spec.offset + spec.nbytes] = value.reshape(-1).view(np.uint8)
+        blob[spec.offset : spec.offset + spec.nbytes] = value.reshape(-1).view(np.uint8)
     return blob
 
 
@@ -84,8 +86,9 @@ class GraphModule:
         return {s.name: TensorInfo(s.shape, s.dtype) for s in self.manifest.outputs}
 
     # -- inputs --------------------------------------------------------------------------
-    def set_input(self, key: int | str | None = None, value: np.ndarray | None = None,
-                  **inputs: np.ndarray) -> None:
+    def set_input(
+        self, key: int | str | None = None, value: np.ndarray | None = None, **inputs: np.ndarray
+    ) -> None:
         """Copy an input in: `set_input("data", x)`, `set_input(0, x)` or `set_input(data=x)`."""
         if key is not None:
             if value is None:
@@ -96,8 +99,10 @@ class GraphModule:
             inputs = {name: value, **inputs}
         elif value is not None:
             raise RuntimeInputError("set_input(value=...) needs a key (input name or index)")
-        checked = [(self._input_index(name), self._check(self._input_spec(name), v))
-                   for name, v in inputs.items()]
+        checked = [
+            (self._input_index(name), self._check(self._input_spec(name), v))
+            for name, v in inputs.items()
+        ]
         for index, v in checked:  # all checked before any is written
             np.copyto(self._inputs[index], v)
             self._staged[index] = v
@@ -116,20 +121,30 @@ class GraphModule:
             for spec in specs:
                 if spec.name == key:
                     return spec
-            raise RuntimeInputError(f"no input named '{key}'; the module is "
-                                    f"{self.manifest.signature()}")
-        if isinstance(key, (int, np.integer)) and not isinstance(key, bool) and 0 <= key < len(specs):
+            raise RuntimeInputError(
+                f"no input named '{key}'; the module is {self.manifest.signature()}"
+            )
+        if (
+            isinstance(key, (int, np.integer))
+            and not isinstance(key, bool)
+            and 0 <= key < len(specs)
+        ):
             return specs[int(key)]
-        raise RuntimeInputError(f"input index {key!r} out of range: the module has {len(specs)} "
-                                f"inputs {self.manifest.signature()}")
+        raise RuntimeInputError(
+            f"input index {key!r} out of range: the module has {len(specs)} "
+            f"inputs {self.manifest.signature()}"
+        )
 
     def _check(self, spec: TensorSpec, value: object) -> np.ndarray:
         if not isinstance(value, np.ndarray):
-            raise RuntimeInputError(f"input '{spec.name}' expects {spec.describe()}, got "
-                                    f"{type(value).__name__} (pass a numpy array)")
+            raise RuntimeInputError(
+                f"input '{spec.name}' expects {spec.describe()}, got "
+                f"{type(value).__name__} (pass a numpy array)"
+            )
         if value.dtype != np.dtype(spec.dtype) or tuple(value.shape) != spec.shape:
-            raise RuntimeInputError(f"input '{spec.name}' expects {spec.describe()}, got "
-                                    f"{_describe(value)}")
+            raise RuntimeInputError(
+                f"input '{spec.name}' expects {spec.describe()}, got {_describe(value)}"
+            )
         return value
 
     # -- running -------------------------------------------------------------------------
@@ -143,8 +158,9 @@ class GraphModule:
     def _require_inputs(self) -> None:
         unset = [s.name for s, v in zip(self.manifest.inputs, self._staged) if v is None]
         if unset:
-            raise RuntimeInputError(f"inputs not set: {', '.join(unset)}; the module is "
-                                    f"{self.manifest.signature()}")
+            raise RuntimeInputError(
+                f"inputs not set: {', '.join(unset)}; the module is {self.manifest.signature()}"
+            )
 
     def get_output(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
         """Output `index` (position or name) as a new array, or copied into `out`."""
@@ -154,27 +170,37 @@ class GraphModule:
                 raise RuntimeInputError(f"no output named '{index}'; outputs: {', '.join(names)}")
             index = names.index(index)
         if not (isinstance(index, (int, np.integer)) and 0 <= index < len(names)):
-            raise RuntimeInputError(f"output index {index!r} out of range: the module has "
-                                    f"{len(names)} outputs")
+            raise RuntimeInputError(
+                f"output index {index!r} out of range: the module has {len(names)} outputs"
+            )
         buf = self._outputs[int(index)]
         if out is None:
             return buf.copy()
         if out.dtype != buf.dtype or out.shape != buf.shape:
-            raise RuntimeInputError(f"out for output '{names[index]}' must be {_describe(buf)}, "
-                                    f"got {_describe(out)}")
+            raise RuntimeInputError(
+                f"out for output '{names[index]}' must be {_describe(buf)}, got {_describe(out)}"
+            )
         np.copyto(out, buf)
         return out
 
-    def benchmark(self, *, number: int = 5, repeat: int = 5, min_repeat_ms: float = 0.0,
-                  end_to_end: bool = False, warmup: int = 1) -> BenchmarkResult:
+    def benchmark(
+        self,
+        *,
+        number: int = 5,
+        repeat: int = 5,
+        min_repeat_ms: float = 0.0,
+        end_to_end: bool = False,
+        warmup: int = 1,
+    ) -> BenchmarkResult:
         """Time `run()` with `mlc.runtime.benchmark.time_function` (its docstring has the loop):
         `warmup` untimed calls, then `repeat` samples of `number` calls each, `number` grown
         until one sample lasts `min_repeat_ms`. `end_to_end=True` also times copying every input
         in from the arrays last given to `set_input` and copying every output out."""
         self._require_inputs()
         fn = self._run_end_to_end if end_to_end else self._call
-        return time_function(fn, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms,
-                             warmup=warmup)
+        return time_function(
+            fn, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms, warmup=warmup
+        )
 
     def _run_end_to_end(self) -> list[np.ndarray]:
         for buf, src in zip(self._inputs, self._staged):

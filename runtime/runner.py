@@ -13,11 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mlc.contract import Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
+from mlc.npz import NpzError, npz_bytes, read_npz
 from mlc.runtime.benchmark import BenchmarkResult
 from mlc.runtime.graph_module import GraphModule
-from mlc.contract import Manifest, TensorSpec
-from mlc.npz import NpzError, npz_bytes, read_npz
 from mlc.runtime.package import load_module
 from mlc.runtime.verify import VerifyReport
 
@@ -31,8 +31,9 @@ class _ParsedEnum(enum.Enum):
         for member in cls:
             if isinstance(value, str) and value.lower() == member.value:
                 return member
-        raise ValueError(f"invalid {cls.__name__} {value!r}; choose one of "
-                         f"{', '.join(m.value for m in cls)}")
+        raise ValueError(
+            f"invalid {cls.__name__} {value!r}; choose one of {', '.join(m.value for m in cls)}"
+        )
 
 
 class FillMode(_ParsedEnum):
@@ -123,9 +124,12 @@ def run_module(options: RunOptions) -> RunResult:
     gm.set_input(**inputs)
     result = RunResult(manifest, inputs, sources, {})
     if options.benchmark:
-        result.timing = gm.benchmark(number=options.number, repeat=options.repeat,
-                                     min_repeat_ms=options.min_repeat_ms,
-                                     end_to_end=options.end_to_end)
+        result.timing = gm.benchmark(
+            number=options.number,
+            repeat=options.repeat,
+            min_repeat_ms=options.min_repeat_ms,
+            end_to_end=options.end_to_end,
+        )
     else:
         gm.run()
     result.outputs = {s.name: gm.get_output(i) for i, s in enumerate(manifest.outputs)}
@@ -139,13 +143,20 @@ def run_module(options: RunOptions) -> RunResult:
     if options.verify is VerifyBackend.ONNXRUNTIME:
         from mlc.runtime.verify import verify_onnxruntime
 
-        result.verify = verify_onnxruntime(manifest, inputs, result.outputs,
-                                           model=options.verify_model, atol=options.verify_atol,
-                                           rtol=options.verify_rtol)
+        result.verify = verify_onnxruntime(
+            manifest,
+            inputs,
+            result.outputs,
+            model=options.verify_model,
+            atol=options.verify_atol,
+            rtol=options.verify_rtol,
+        )
     return result
 
 
-def make_inputs(manifest: Manifest, options: RunOptions) -> tuple[dict[str, np.ndarray], dict[str, str]]:
+def make_inputs(
+    manifest: Manifest, options: RunOptions
+) -> tuple[dict[str, np.ndarray], dict[str, str]]:
     """Inputs from the .npz (pickle disabled; unknown names are an error), the rest filled."""
     given: dict[str, np.ndarray] = {}
     if options.inputs is not None:
@@ -156,8 +167,10 @@ def make_inputs(manifest: Manifest, options: RunOptions) -> tuple[dict[str, np.n
         names = [s.name for s in manifest.inputs]
         unknown = sorted(set(given) - set(names))
         if unknown:
-            raise RuntimeInputError(f"{options.inputs} has arrays {', '.join(unknown)} that are not "
-                                    f"inputs of the module {manifest.signature()}")
+            raise RuntimeInputError(
+                f"{options.inputs} has arrays {', '.join(unknown)} that are not "
+                f"inputs of the module {manifest.signature()}"
+            )
     rng = np.random.default_rng(options.seed)
     inputs, sources = {}, {}
     for spec in manifest.inputs:
@@ -191,16 +204,23 @@ def read_labels(path: pathlib.Path) -> list[str]:
 
 def is_distribution(values: np.ndarray, tol: float = 1e-3) -> bool:
     """All values in [0, 1] and summing to 1 (within tol): already probabilities."""
-    return bool(values.size and values.min() >= 0 and values.max() <= 1
-                and abs(float(values.sum()) - 1.0) <= tol)
+    return bool(
+        values.size
+        and values.min() >= 0
+        and values.max() <= 1
+        and abs(float(values.sum()) - 1.0) <= tol
+    )
 
 
 def top_k(name: str, output: np.ndarray, k: int, labels: list[str] | None) -> TopResult:
     """The `k` most probable classes of `output` (its last axis; the first row of a batch).
     Softmax is applied unless the scores already are a probability distribution."""
     scores = output.astype(np.float64)
-    scores = scores.reshape(-1) if sum(d > 1 for d in scores.shape) <= 1 else \
-        scores.reshape(-1, scores.shape[-1])[0]
+    scores = (
+        scores.reshape(-1)
+        if sum(d > 1 for d in scores.shape) <= 1
+        else scores.reshape(-1, scores.shape[-1])[0]
+    )
     if scores.size == 0:
         raise RuntimeInputError(f"output '{name}' is empty; nothing to rank")
     applied = not is_distribution(scores)
@@ -208,9 +228,15 @@ def top_k(name: str, output: np.ndarray, k: int, labels: list[str] | None) -> To
         e = np.exp(scores - scores.max())
         scores = e / e.sum()
     if labels is not None and len(labels) < scores.size:
-        raise RuntimeInputError(f"the labels file has {len(labels)} lines; output '{name}' "
-                                f"has {scores.size} classes")
+        raise RuntimeInputError(
+            f"the labels file has {len(labels)} lines; output '{name}' has {scores.size} classes"
+        )
     order = np.argsort(-scores, kind="stable")[:k]
-    return TopResult(name, applied, tuple(
-        TopEntry(rank + 1, int(i), float(scores[i]), labels[i] if labels is not None else None)
-        for rank, i in enumerate(order)))
+    return TopResult(
+        name,
+        applied,
+        tuple(
+            TopEntry(rank + 1, int(i), float(scores[i]), labels[i] if labels is not None else None)
+            for rank, i in enumerate(order)
+        ),
+    )

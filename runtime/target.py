@@ -16,15 +16,43 @@ import re
 import subprocess
 from functools import lru_cache
 
-from mlc.errors import MlcError
 from mlc.contract import SourceModel, TargetInfo
+from mlc.errors import MlcError
 
-ISA_FEATURES = frozenset({
-    "sse2", "ssse3", "sse4_1", "sse4_2", "popcnt", "avx", "avx2", "fma", "f16c", "bmi1", "bmi2",
-    "movbe", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512ifma",
-    "avx512vbmi", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
-    "amx_bf16", "amx_int8", "neon", "asimd", "sve", "sve2",
-})
+ISA_FEATURES = frozenset(
+    {
+        "sse2",
+        "ssse3",
+        "sse4_1",
+        "sse4_2",
+        "popcnt",
+        "avx",
+        "avx2",
+        "fma",
+        "f16c",
+        "bmi1",
+        "bmi2",
+        "movbe",
+        "avx512f",
+        "avx512cd",
+        "avx512bw",
+        "avx512dq",
+        "avx512vl",
+        "avx512ifma",
+        "avx512vbmi",
+        "avx512_vnni",
+        "avx512_bf16",
+        "avx512_fp16",
+        "avx_vnni",
+        "amx_tile",
+        "amx_bf16",
+        "amx_int8",
+        "neon",
+        "asimd",
+        "sve",
+        "sve2",
+    }
+)
 """ISA extensions that matter to generated code (names as in /proc/cpuinfo flags)."""
 
 
@@ -55,14 +83,16 @@ def check_host(target: TargetInfo | None) -> None:
         return
     arch = target.triple.split("-")[0]
     if arch != host_arch():
-        raise TargetMismatchError(f"this package was compiled for {target.triple}; this host is "
-                                  f"{host_arch()}")
+        raise TargetMismatchError(
+            f"this package was compiled for {target.triple}; this host is {host_arch()}"
+        )
     missing = sorted(set(target.features) - host_features())
     if missing:
         raise TargetMismatchError(
             f"this package was compiled for {target.cpu} ({target.triple}) and uses "
             f"{', '.join(missing)}, which this host ({host_target().cpu}) lacks; recompile it "
-            "on this host")
+            "on this host"
+        )
 
 
 def host_arch() -> str:
@@ -76,8 +106,13 @@ def _llc_host() -> tuple[str, str]:
 
     fallback = (f"{platform.machine()}-unknown-{platform.system().lower()}", "unknown")
     try:
-        out = subprocess.run([str(llvm_bin() / "llc"), "--version"], capture_output=True,
-                             text=True, timeout=60, check=True).stdout
+        out = subprocess.run(
+            [str(llvm_bin() / "llc"), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
     except (OSError, subprocess.SubprocessError, ImportError):
         return fallback
     triple = re.search(r"Default target:\s*(\S+)", out)

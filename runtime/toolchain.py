@@ -26,7 +26,7 @@ def mlir_opt() -> pathlib.Path:
 
 
 OPENMP_LIB = "iomp5"
-"""The OpenMP runtime that parallel loops call (`__kmpc_*`): libiomp5 from the intel-openmp wheel."""
+"""The OpenMP runtime parallel loops call (`__kmpc_*`): libiomp5 from the intel-openmp wheel."""
 
 
 def runtime_lib(name: str) -> pathlib.Path:

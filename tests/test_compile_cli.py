@@ -21,17 +21,23 @@ def model_path(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     rng = np.random.default_rng(0)
     w = rng.standard_normal((8, 3, 3, 3)).astype(np.float32)
     graph = helper.make_graph(
-        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv0"),
-         helper.make_node("Relu", ["c"], ["y"], name="relu0")],
-        "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])], [numpy_helper.from_array(w, "w")])
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1], name="conv0"),
+            helper.make_node("Relu", ["c"], ["y"], name="relu0"),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 3, 8, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 8, 8])],
+        [numpy_helper.from_array(w, "w")],
+    )
     path = tmp_path_factory.mktemp("model") / "conv.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(path))
     return path
 
 
-def test_compile_package_so_and_object(model_path: pathlib.Path, tmp_path: pathlib.Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_compile_package_so_and_object(
+    model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _main(["compile", str(model_path), "-o", str(tmp_path / "m.tar")]) == 0
     assert "compiled" in capsys.readouterr().out
     with tarfile.open(tmp_path / "m.tar") as tar:
@@ -47,19 +53,35 @@ def test_compile_package_so_and_object(model_path: pathlib.Path, tmp_path: pathl
 
 def test_save_temps_keeps_every_step(model_path: pathlib.Path, tmp_path: pathlib.Path) -> None:
     temps = tmp_path / "temps"
-    assert _main(["compile", str(model_path), "-o", str(tmp_path / "m.tar"), "--save-temps", str(temps)]) == 0
+    assert (
+        _main(
+            ["compile", str(model_path), "-o", str(tmp_path / "m.tar"), "--save-temps", str(temps)]
+        )
+        == 0
+    )
     assert (temps / "pipeline.txt").read_text().strip() == "builtin.module(mlc-default)"
     steps = sorted(p.name for p in temps.glob("[0-9][0-9]-*.mlir"))
     assert steps[0] == "00-input.mlir" and any("graph-to-tp" in s for s in steps)
     assert 'loc("conv0")' in (temps / "00-input.mlir").read_text()
 
 
-def test_save_temps_writes_a_reproducer_on_failure(model_path: pathlib.Path, tmp_path: pathlib.Path,
-                                                   capsys: pytest.CaptureFixture[str]) -> None:
+def test_save_temps_writes_a_reproducer_on_failure(
+    model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     temps = tmp_path / "temps"
     # The second graph-to-tp finds no @main any more: that step fails and is reproducible alone.
-    code = _main(["compile", str(model_path), "-o", str(tmp_path / "m.tar"), "--save-temps", str(temps),
-                  "--pass-pipeline", "builtin.module(graph-fuse,graph-to-tp,graph-to-tp)"])
+    code = _main(
+        [
+            "compile",
+            str(model_path),
+            "-o",
+            str(tmp_path / "m.tar"),
+            "--save-temps",
+            str(temps),
+            "--pass-pipeline",
+            "builtin.module(graph-fuse,graph-to-tp,graph-to-tp)",
+        ]
+    )
     assert code == 4
     assert "graph-to-tp: no function @main" in capsys.readouterr().err
     reproducer = (temps / "reproducer.mlir").read_text()
@@ -67,24 +89,39 @@ def test_save_temps_writes_a_reproducer_on_failure(model_path: pathlib.Path, tmp
     assert "func.func @mlc_main" in reproducer and "tp.block" in reproducer
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--target", "cuda"], "unsupported target 'cuda'"),
-    (["--pass-pipeline", "builtin.module(graph-fuse)"], "no 'mlc.manifest' attribute"),
-    (["--pass-pipeline", "builtin.module(graph-fuse,graph-to-tp,tp-to-loops)"], "must be lowered to the LLVM dialect"),
-    (["--pass-pipeline", "builtin.module(nonsense)"], "does not refer to a registered pass"),
-    (["--threads", "0"], "threads must be >= 1"),
-    (["--tuning-records", "records.json"], "tuning records 'records.json' do not exist"),
-    (["--tuning-records", __file__, "--pass-pipeline", "builtin.module(mlc-default)"], "applies to the default pipeline"),
-])
-def test_compile_errors(model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
-                        args: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--target", "cuda"], "unsupported target 'cuda'"),
+        (["--pass-pipeline", "builtin.module(graph-fuse)"], "no 'mlc.manifest' attribute"),
+        (
+            ["--pass-pipeline", "builtin.module(graph-fuse,graph-to-tp,tp-to-loops)"],
+            "must be lowered to the LLVM dialect",
+        ),
+        (["--pass-pipeline", "builtin.module(nonsense)"], "does not refer to a registered pass"),
+        (["--threads", "0"], "threads must be >= 1"),
+        (["--tuning-records", "records.json"], "tuning records 'records.json' do not exist"),
+        (
+            ["--tuning-records", __file__, "--pass-pipeline", "builtin.module(mlc-default)"],
+            "applies to the default pipeline",
+        ),
+    ],
+)
+def test_compile_errors(
+    model_path: pathlib.Path,
+    tmp_path: pathlib.Path,
+    capsys: pytest.CaptureFixture[str],
+    args: list[str],
+    message: str,
+) -> None:
     assert _main(["compile", str(model_path), "-o", str(tmp_path / "m.tar"), *args]) == 4
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
 
 
-def test_compile_bad_output_and_inputs(model_path: pathlib.Path, tmp_path: pathlib.Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_compile_bad_output_and_inputs(
+    model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert _main(["compile", str(model_path), "-o", str(tmp_path / "m.zip")]) == 4
     assert "must end in .tar" in capsys.readouterr().err
     assert _main(["compile", str(tmp_path / "missing.onnx"), "-o", str(tmp_path / "m.tar")]) == 4
@@ -96,8 +133,19 @@ def test_compile_bad_output_and_inputs(model_path: pathlib.Path, tmp_path: pathl
 
 def test_compile_mlir_with_params(model_path: pathlib.Path, tmp_path: pathlib.Path) -> None:
     assert _main(["import", str(model_path), "-o", str(tmp_path / "m.mlir")]) == 0
-    assert _main(["compile", str(tmp_path / "m.mlir"), "--params", str(tmp_path / "m.mlir.npz"),
-                  "-o", str(tmp_path / "m.tar")]) == 0
+    assert (
+        _main(
+            [
+                "compile",
+                str(tmp_path / "m.mlir"),
+                "--params",
+                str(tmp_path / "m.mlir.npz"),
+                "-o",
+                str(tmp_path / "m.tar"),
+            ]
+        )
+        == 0
+    )
     from mlc.runtime import GraphModule, load_module
 
     gm = GraphModule(load_module(tmp_path / "m.tar"))

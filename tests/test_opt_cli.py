@@ -22,24 +22,36 @@ def test_round_trip(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) 
     assert '"graph.relu"(%arg0)' in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("func.func @f( {", "in.mlir:1:14: error: expected non-function type"),
-    ('func.func @f(%a: tensor<2xf32>) {\n  %0 = "graph.exp"(%a) : (tensor<2xf32>) -> tensor<4xf32>\n  return\n}',
-     "in.mlir:2:8: error: 'graph.exp' op result #0 has type tensor<4xf32>"),
-])
-def test_bad_input_exits_1(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], text: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("func.func @f( {", "in.mlir:1:14: error: expected non-function type"),
+        (
+            'func.func @f(%a: tensor<2xf32>) {\n  %0 = "graph.exp"(%a) : (tensor<2xf32>) -> tensor<4xf32>\n  return\n}',
+            "in.mlir:2:8: error: 'graph.exp' op result #0 has type tensor<4xf32>",
+        ),
+    ],
+)
+def test_bad_input_exits_1(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], text: str, expected: str
+) -> None:
     assert _main([_write(tmp_path, text)]) == 1
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err
 
 
-@pytest.mark.parametrize("pipeline, expected", [
-    ("builtin.module(mlc-dcee)", "did you mean 'mlc-dce'"),
-    ("builtin.module(mlc-dce{x})", "unknown option 'x'"),
-    ("builtin.module(func.func(mlc-dce))", "cannot be nested in func.func"),
-    ("builtin.module(cse", "expected ')'"),
-])
-def test_bad_pipeline_exits_1(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], pipeline: str, expected: str) -> None:
+@pytest.mark.parametrize(
+    "pipeline, expected",
+    [
+        ("builtin.module(mlc-dcee)", "did you mean 'mlc-dce'"),
+        ("builtin.module(mlc-dce{x})", "unknown option 'x'"),
+        ("builtin.module(func.func(mlc-dce))", "cannot be nested in func.func"),
+        ("builtin.module(cse", "expected ')'"),
+    ],
+)
+def test_bad_pipeline_exits_1(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], pipeline: str, expected: str
+) -> None:
     assert _main([_write(tmp_path, GOOD), f"--pass-pipeline={pipeline}"]) == 1
     err = capsys.readouterr().err
     assert expected in err and "Traceback" not in err
@@ -56,13 +68,17 @@ def test_unknown_flag_exits_1(capsys: pytest.CaptureFixture[str]) -> None:
     assert info.value.code == 1
 
 
-def test_verify_diagnostics_mismatch_fails(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_verify_diagnostics_mismatch_fails(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     text = GOOD.replace("  %0", "  // expected-error @+1 {{never produced}}\n  %0")
     assert _main([_write(tmp_path, text), "--verify-diagnostics"]) == 1
     assert 'expected error "never produced" was not produced' in capsys.readouterr().err
 
 
-def test_split_input_file_keeps_line_numbers(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_split_input_file_keeps_line_numbers(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = 'func.func @g(%a: tensor<2xf32>) {\n  %0 = "graph.exp"(%a) : (tensor<2xf32>) -> tensor<4xf32>\n  return\n}\n'
     path = _write(tmp_path, GOOD + "// -----\n" + bad)
     assert _main([path, "--split-input-file"]) == 1
@@ -77,8 +93,9 @@ def test_list_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert "graph-verify" in out and "mlc-cse" in out and "Named pipelines:" in out
 
 
-def test_internal_error_has_no_traceback(tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_internal_error_has_no_traceback(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     import mlc.opt
 
     def broken(*args: object) -> None:

@@ -34,9 +34,14 @@ def test_python_version_is_pinned_to_the_mlir_wheels() -> None:
 
 def test_import_mlc_is_cheap() -> None:
     """`import mlc` must not pull in the MLIR bindings, onnx or onnxruntime."""
-    code = ("import sys, mlc; heavy = [m for m in ('mlir', 'onnx', 'onnxruntime', 'numpy') if m in sys.modules];"
-            "print(','.join(heavy))")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    code = (
+        "import sys, mlc; "
+        "heavy = [m for m in ('mlir', 'onnx', 'onnxruntime', 'numpy') if m in sys.modules];"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
     assert out.strip() == ""
 
 
@@ -54,14 +59,33 @@ def test_facade_names_survive_submodule_imports() -> None:
 def test_non_editable_install_is_complete(tmp_path: pathlib.Path) -> None:
     """`pip install .` (not -e) carries every sub-package and data file: run mlc-opt from it."""
     target = tmp_path / "site"
-    built = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
-                            "--target", str(target), str(ROOT)], capture_output=True, text=True)
+    built = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-build-isolation",
+            "--target",
+            str(target),
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+    )
     assert built.returncode == 0, built.stdout + built.stderr
     assert (target / "mlc" / "passes" / "upstream_passes.txt").is_file()
     example = target / "mlc" / "examples" / "conv_relu.mlir"
-    code = ("import sys, mlc; from mlc.opt import _main;"
-            f"assert mlc.__file__.startswith({str(target)!r}), mlc.__file__;"
-            f"sys.exit(_main([{str(example)!r}, '--pass-pipeline=builtin.module(mlc-default)', '-o', '/dev/null']))")
+    code = (
+        "import sys, mlc; from mlc.opt import _main;"
+        f"assert mlc.__file__.startswith({str(target)!r}), mlc.__file__;"
+        f"sys.exit(_main([{str(example)!r}, '--pass-pipeline=builtin.module(mlc-default)', "
+        "'-o', '/dev/null']))"
+    )
     env = {"PYTHONPATH": str(target), "PATH": "/usr/bin:/bin"}
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr

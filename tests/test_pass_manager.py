@@ -12,8 +12,10 @@ import mlc
 from mlc.errors import PassFailedError, PipelineParseError
 from mlc.passes.mlc_dce import MlcDcePass
 
-MIXED = ("builtin.module(graph-verify,mlc-cse,mlc-dce,"
-         "func.func(canonicalize,cse,convert-linalg-to-loops),canonicalize)")
+MIXED = (
+    "builtin.module(graph-verify,mlc-cse,mlc-dce,"
+    "func.func(canonicalize,cse,convert-linalg-to-loops),canonicalize)"
+)
 SOURCE = """
 func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
   %0 = "graph.relu"(%a) : (tensor<4xf32>) -> tensor<4xf32>
@@ -36,8 +38,12 @@ def test_mixed_pipeline_matches_mlc_opt(tmp_path: object, ctx: ir.Context) -> No
     pm.run(module)
     path = tmp_path / "in.mlir"  # type: ignore[operator]
     path.write_text(SOURCE)
-    cli = subprocess.run([sys.executable, "-m", "mlc.opt", str(path), f"--pass-pipeline={MIXED}"],
-                         capture_output=True, text=True, check=True)
+    cli = subprocess.run(
+        [sys.executable, "-m", "mlc.opt", str(path), f"--pass-pipeline={MIXED}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert str(module) == cli.stdout
     assert "scf.for" in cli.stdout and "graph.exp" not in cli.stdout
 
@@ -56,19 +62,22 @@ def test_nested_passes_run_as_separate_steps() -> None:
 
 def test_failure_carries_located_diagnostics(ctx: ir.Context) -> None:
     module = ir.Module.parse(
-        'func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n'
+        "func.func @f(%a: tensor<2xf32>) -> tensor<3xf32> {\n"
         '  %0 = "graph.relu"(%a) : (tensor<2xf32>) -> tensor<3xf32>\n'
-        '  return %0 : tensor<3xf32>\n}', ctx)
+        "  return %0 : tensor<3xf32>\n}",
+        ctx,
+    )
     pm = mlc.PassManager.parse("builtin.module(graph-verify)")
     with pytest.raises(PassFailedError) as info:
         pm.run(module, filename="model.mlir")
     assert info.value.diagnostics == [
         "model.mlir:2:8: error: 'graph.relu' op result #0 has type tensor<3xf32> but the operands "
-        "and attributes give tensor<2xf32>"]
+        "and attributes give tensor<2xf32>"
+    ]
 
 
 def test_upstream_failure_is_reported(ctx: ir.Context) -> None:
-    module = ir.Module.parse('func.func @f() { return }', ctx)
+    module = ir.Module.parse("func.func @f() { return }", ctx)
     # Nesting a module pass on functions fails when MLIR builds the pass manager.
     with pytest.raises(PipelineParseError, match="convert-func-to-llvm"):
         mlc.PassManager.parse("builtin.module(func.func(convert-func-to-llvm))")
@@ -103,7 +112,9 @@ def test_pass_bug_is_an_internal_error(ctx: ir.Context, monkeypatch: pytest.Monk
     assert pm.internal_error and "KeyError" in pm.internal_error
 
 
-def test_verify_each_catches_a_pass_that_breaks_shapes(ctx: ir.Context, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_verify_each_catches_a_pass_that_breaks_shapes(
+    ctx: ir.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
     def corrupt(self: object, module: ir.Operation, pctx: object) -> None:
         func = module.regions[0].blocks[0].operations[0]
         relu = func.regions[0].blocks[0].operations[0]

@@ -26,7 +26,17 @@ from mlc.dialects.walk import walk
 from mlc.errors import MlcError
 
 SCHEMA = 1
-_FIELDS = {"schema", "mlc_version", "target", "workload", "kernel", "block", "schedule", "cost_ms", "seed"}
+_FIELDS = {
+    "schema",
+    "mlc_version",
+    "target",
+    "workload",
+    "kernel",
+    "block",
+    "schedule",
+    "cost_ms",
+    "seed",
+}
 
 
 class RecordError(MlcError):
@@ -81,9 +91,13 @@ def parse_record(line: str, where: str) -> Record:
         raise RecordError(f"{where}: a record must be a JSON object")
     unknown = set(data) - _FIELDS
     if unknown:
-        raise RecordError(f"{where}: unknown field(s) {sorted(unknown)}; expected {sorted(_FIELDS)}")
+        raise RecordError(
+            f"{where}: unknown field(s) {sorted(unknown)}; expected {sorted(_FIELDS)}"
+        )
     if data.get("schema") != SCHEMA:
-        raise RecordError(f"{where}: schema {data.get('schema')!r} is not {SCHEMA}; re-tune or convert the log")
+        raise RecordError(
+            f"{where}: schema {data.get('schema')!r} is not {SCHEMA}; re-tune or convert the log"
+        )
     missing = {"workload", "block", "schedule", "cost_ms"} - set(data)
     if missing:
         raise RecordError(f"{where}: missing field(s) {sorted(missing)}")
@@ -98,7 +112,9 @@ def load_records(path: str | pathlib.Path) -> list[Record]:
         lines = pathlib.Path(path).read_text().splitlines()
     except (OSError, UnicodeDecodeError) as e:
         raise RecordError(f"cannot read tuning records '{path}': {e}") from None
-    return [parse_record(line, f"{path}:{i}") for i, line in enumerate(lines, start=1) if line.strip()]
+    return [
+        parse_record(line, f"{path}:{i}") for i, line in enumerate(lines, start=1) if line.strip()
+    ]
 
 
 def best_records(records: Iterable[Record]) -> dict[tuple[str, str], Record]:

@@ -7,4 +7,13 @@ from . import math, nn, tensor  # noqa: F401  (each registers its ops)
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT
 
-__all__ = ["KERNEL_ATTR", "OPS", "AttrSpec", "FusionKind", "OpSpec", "ShapeError", "TensorT", "op_kind"]
+__all__ = [
+    "KERNEL_ATTR",
+    "OPS",
+    "AttrSpec",
+    "FusionKind",
+    "OpSpec",
+    "ShapeError",
+    "TensorT",
+    "op_kind",
+]

@@ -30,8 +30,10 @@ def make(
         raise ValueError(f"graph.{name} is not a graph op")
     unknown = set(attrs) - set(spec.attr_by_name)
     if unknown:
-        raise ValueError(f"graph.{name} has no attribute(s) {sorted(unknown)}; "
-                         f"expected {[a.name for a in spec.attrs]}")
+        raise ValueError(
+            f"graph.{name} has no attribute(s) {sorted(unknown)}; "
+            f"expected {[a.name for a in spec.attrs]}"
+        )
     values = [v for v in operands if v is not None]
     if len(values) < spec.min_operands or len(operands) > len(spec.operands):
         raise ValueError(f"graph.{name} takes operands {list(spec.operands)}, got {len(values)}")
@@ -66,26 +68,38 @@ def _plain(value: object) -> object:
     return value
 
 
-def constant(value: ir.Attribute, type: ir.Type | TensorT, *,
-             loc: ir.Location | None = None, ip: ir.InsertionPoint | None = None) -> ir.Value:
-    """`graph.constant`: `value` is `#graph.param<"name">` (see `attrs.param_attr`) or a dense literal."""
+def constant(
+    value: ir.Attribute,
+    type: ir.Type | TensorT,
+    *,
+    loc: ir.Location | None = None,
+    ip: ir.InsertionPoint | None = None,
+) -> ir.Value:
+    """`graph.constant`: `value` is `#graph.param<"name">` (`attrs.param_attr`) or a literal."""
     result = to_type(type) if isinstance(type, TensorT) else type
     return make("constant", result=result, loc=loc, ip=ip, value=value)
 
 
 def _named_builder(name: str) -> Callable[..., ir.Value]:
-    def build(*operands: ir.Value | None, loc: ir.Location | None = None,
-              ip: ir.InsertionPoint | None = None, **attrs: object) -> ir.Value:
+    def build(
+        *operands: ir.Value | None,
+        loc: ir.Location | None = None,
+        ip: ir.InsertionPoint | None = None,
+        **attrs: object,
+    ) -> ir.Value:
         return make(name, *operands, loc=loc, ip=ip, **attrs)
 
     spec = OPS[name]
     build.__name__ = build.__qualname__ = name
-    attrs_doc = ", ".join(f"{a.name}={a.default!r}" if a.default is not REQUIRED else a.name
-                          for a in spec.attrs)
+    attrs_doc = ", ".join(
+        f"{a.name}={a.default!r}" if a.default is not REQUIRED else a.name for a in spec.attrs
+    )
     build.__doc__ = f"graph.{name}({', '.join(spec.operands)}; {attrs_doc}): {spec.summary}"
     return build
 
 
 for _name in OPS:
     if _name != "constant":
-        globals()[_name if _name not in ("and", "or", "not") else _name + "_"] = _named_builder(_name)
+        globals()[_name if _name not in ("and", "or", "not") else _name + "_"] = _named_builder(
+            _name
+        )

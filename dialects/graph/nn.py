@@ -7,8 +7,9 @@ from .spec import (
     OpSpec,
     ShapeError,
     TensorT,
-    is_float,
+    broadcast_shapes,
     ints,
+    is_float,
     kernel_blocks,
     layout_block,
     need,
@@ -16,7 +17,6 @@ from .spec import (
     pool_out,
     register,
     same_dtype,
-    broadcast_shapes,
 )
 
 
@@ -47,10 +47,15 @@ def _nchw_shape(n: int, c: int, h: int, w: int, layout: str) -> tuple[int, ...]:
 
 def _window(attrs: dict[str, object], what: str) -> tuple[tuple[int, ...], ...]:
     strides, pads, dil = ints(attrs, "strides"), ints(attrs, "pads"), ints(attrs, "dilations")
-    need(len(strides) == 2 and all(s > 0 for s in strides), f"{what}: strides must be 2 positive ints")
+    need(
+        len(strides) == 2 and all(s > 0 for s in strides),
+        f"{what}: strides must be 2 positive ints",
+    )
     need(len(dil) == 2 and all(d > 0 for d in dil), f"{what}: dilations must be 2 positive ints")
-    need(len(pads) == 4 and all(p >= 0 for p in pads),
-         f"{what}: pads must be 4 non-negative ints [top, left, bottom, right]")
+    need(
+        len(pads) == 4 and all(p >= 0 for p in pads),
+        f"{what}: pads must be 4 non-negative ints [top, left, bottom, right]",
+    )
     return strides, pads, dil
 
 
@@ -66,10 +71,15 @@ def infer_conv2d(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Te
         need(w.shape[4:] == (bi, bo), f"weight {w} does not have layout {attrs['kernel_layout']}")
         o, i = o * bo, i * bi
     group = int(attrs["group"])  # type: ignore[arg-type]
-    need(group >= 1 and c % group == 0 and o % group == 0,
-         f"group {group} must divide input channels {c} and output channels {o}")
-    need(i * group == c, f"weight expects {i * group} input channels ({i} per group x {group} "
-         f"groups) but the input has {c}")
+    need(
+        group >= 1 and c % group == 0 and o % group == 0,
+        f"group {group} must divide input channels {c} and output channels {o}",
+    )
+    need(
+        i * group == c,
+        f"weight expects {i * group} input channels ({i} per group x {group} "
+        f"groups) but the input has {c}",
+    )
     (sh, sw), (pt, pl, pb, pr), (dh, dw) = _window(attrs, "conv2d")
     oh = pool_out(h, kh, sh, pt, pb, dh, False)
     ow = pool_out(wd, kw, sw, pl, pr, dw, False)
@@ -111,8 +121,10 @@ def infer_dense(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Ten
     k2, n = b.shape[::-1] if attrs["transB"] else b.shape
     need(k == k2, f"contracting dims differ: {k} vs {k2}")
     if len(ins) > 2 and ins[2] is not None:
-        need(broadcast_shapes([ins[2].shape, (m, n)]) == (m, n),
-             f"C {ins[2]} does not broadcast to [{m}, {n}]")
+        need(
+            broadcast_shapes([ins[2].shape, (m, n)]) == (m, n),
+            f"C {ins[2]} does not broadcast to [{m}, {n}]",
+        )
     return [TensorT((m, n), dtype)]
 
 
@@ -127,8 +139,10 @@ def infer_batch_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
     x = _t(ins, 0)
     need(x.rank >= 2, f"input {x} must have rank >= 2")
     for t in ins[1:]:
-        need(t is not None and t.shape == (x.shape[1],),
-             f"scale/bias/mean/var must have shape [{x.shape[1]}], got {t}")
+        need(
+            t is not None and t.shape == (x.shape[1],),
+            f"scale/bias/mean/var must have shape [{x.shape[1]}], got {t}",
+        )
     return infer_same_as_first(ins, attrs)
 
 
@@ -171,7 +185,10 @@ def infer_layer_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
     tail = x.shape[axis:]
     for t in ins[1:]:
         if t is not None:
-            need(broadcast_shapes([t.shape, tail]) == tail, f"scale/bias {t} must broadcast to {list(tail)}")
+            need(
+                broadcast_shapes([t.shape, tail]) == tail,
+                f"scale/bias {t} must broadcast to {list(tail)}",
+            )
     return infer_same_as_first(ins, attrs)
 
 
@@ -189,49 +206,160 @@ _WINDOW = (
 )
 
 register(
-    OpSpec("conv2d", ("input", "weight", "bias?"),
-           _WINDOW + (AttrSpec("group", "int", 1), AttrSpec("data_layout", "str", "NCHW"),
-                      AttrSpec("kernel_layout", "str", "OIHW"), AttrSpec("out_layout", "str", "NCHW")),
-           "2-D convolution (grouped, dilated, padded), NCHW or blocked NCHW<n>c.", "nn",
-           infer_conv2d, "Conv", kind="compute"),
-    OpSpec("matmul", ("lhs", "rhs"), (), "numpy.matmul: batched, broadcasting matrix product.",
-           "nn", infer_matmul, "MatMul", kind="compute"),
-    OpSpec("batch_matmul", ("lhs", "rhs"), (), "[B,M,K] x [B,K,N] -> [B,M,N].", "nn",
-           infer_batch_matmul, "", kind="compute"),
-    OpSpec("dense", ("a", "b", "c?"),
-           (AttrSpec("alpha", "float", 1.0), AttrSpec("beta", "float", 1.0),
-            AttrSpec("transA", "int", 0), AttrSpec("transB", "int", 0)),
-           "General matrix multiply: alpha * op(A) @ op(B) + beta * C.", "nn", infer_dense, "Gemm", kind="compute"),
-    OpSpec("batch_norm", ("input", "scale", "bias", "mean", "var"),
-           (AttrSpec("epsilon", "float", 1e-5),),
-           "Inference batch normalization over axis 1.", "nn", infer_batch_norm,
-           "BatchNormalization", kind="elemwise"),
-    OpSpec("max_pool2d", ("input",),
-           (AttrSpec("kernel_shape", "ints"),) + _WINDOW
-           + (AttrSpec("ceil_mode", "int", 0), AttrSpec("layout", "str", "NCHW")),
-           "2-D max pooling; padding never wins the max.", "nn", infer_max_pool, "MaxPool", kind="compute"),
-    OpSpec("avg_pool2d", ("input",),
-           (AttrSpec("kernel_shape", "ints"),) + _WINDOW
-           + (AttrSpec("ceil_mode", "int", 0), AttrSpec("count_include_pad", "int", 0),
-              AttrSpec("layout", "str", "NCHW")),
-           "2-D average pooling.", "nn", infer_avg_pool, "AveragePool", kind="compute"),
-    OpSpec("global_avg_pool2d", ("input",), (), "Mean over all spatial dims, kept as size 1.",
-           "nn", infer_global_pool, "GlobalAveragePool", kind="reduce"),
-    OpSpec("global_max_pool2d", ("input",), (), "Max over all spatial dims, kept as size 1.",
-           "nn", infer_global_pool, "GlobalMaxPool", kind="reduce"),
-    OpSpec("lrn", ("input",),
-           (AttrSpec("size", "int"), AttrSpec("alpha", "float", 1e-4),
-            AttrSpec("beta", "float", 0.75), AttrSpec("bias", "float", 1.0)),
-           "Local response normalization across channels (axis 1).", "nn", infer_lrn, "LRN", kind="reduce"),
-    OpSpec("softmax", ("input",), (AttrSpec("axis", "int", -1),),
-           "Softmax along one axis (opset-13 semantics; older opsets are rewritten at import).",
-           "nn", infer_softmax, "Softmax", kind="reduce"),
-    OpSpec("log_softmax", ("input",), (AttrSpec("axis", "int", -1),),
-           "Log of softmax along one axis.", "nn", infer_softmax, "LogSoftmax", kind="reduce"),
-    OpSpec("layer_norm", ("input", "scale", "bias?"),
-           (AttrSpec("axis", "int", -1), AttrSpec("epsilon", "float", 1e-5)),
-           "Layer normalization over the dims from `axis` to the end.", "nn", infer_layer_norm,
-           "LayerNormalization", kind="reduce"),
+    OpSpec(
+        "conv2d",
+        ("input", "weight", "bias?"),
+        _WINDOW
+        + (
+            AttrSpec("group", "int", 1),
+            AttrSpec("data_layout", "str", "NCHW"),
+            AttrSpec("kernel_layout", "str", "OIHW"),
+            AttrSpec("out_layout", "str", "NCHW"),
+        ),
+        "2-D convolution (grouped, dilated, padded), NCHW or blocked NCHW<n>c.",
+        "nn",
+        infer_conv2d,
+        "Conv",
+        kind="compute",
+    ),
+    OpSpec(
+        "matmul",
+        ("lhs", "rhs"),
+        (),
+        "numpy.matmul: batched, broadcasting matrix product.",
+        "nn",
+        infer_matmul,
+        "MatMul",
+        kind="compute",
+    ),
+    OpSpec(
+        "batch_matmul",
+        ("lhs", "rhs"),
+        (),
+        "[B,M,K] x [B,K,N] -> [B,M,N].",
+        "nn",
+        infer_batch_matmul,
+        "",
+        kind="compute",
+    ),
+    OpSpec(
+        "dense",
+        ("a", "b", "c?"),
+        (
+            AttrSpec("alpha", "float", 1.0),
+            AttrSpec("beta", "float", 1.0),
+            AttrSpec("transA", "int", 0),
+            AttrSpec("transB", "int", 0),
+        ),
+        "General matrix multiply: alpha * op(A) @ op(B) + beta * C.",
+        "nn",
+        infer_dense,
+        "Gemm",
+        kind="compute",
+    ),
+    OpSpec(
+        "batch_norm",
+        ("input", "scale", "bias", "mean", "var"),
+        (AttrSpec("epsilon", "float", 1e-5),),
+        "Inference batch normalization over axis 1.",
+        "nn",
+        infer_batch_norm,
+        "BatchNormalization",
+        kind="elemwise",
+    ),
+    OpSpec(
+        "max_pool2d",
+        ("input",),
+        (AttrSpec("kernel_shape", "ints"),)
+        + _WINDOW
+        + (AttrSpec("ceil_mode", "int", 0), AttrSpec("layout", "str", "NCHW")),
+        "2-D max pooling; padding never wins the max.",
+        "nn",
+        infer_max_pool,
+        "MaxPool",
+        kind="compute",
+    ),
+    OpSpec(
+        "avg_pool2d",
+        ("input",),
+        (AttrSpec("kernel_shape", "ints"),)
+        + _WINDOW
+        + (
+            AttrSpec("ceil_mode", "int", 0),
+            AttrSpec("count_include_pad", "int", 0),
+            AttrSpec("layout", "str", "NCHW"),
+        ),
+        "2-D average pooling.",
+        "nn",
+        infer_avg_pool,
+        "AveragePool",
+        kind="compute",
+    ),
+    OpSpec(
+        "global_avg_pool2d",
+        ("input",),
+        (),
+        "Mean over all spatial dims, kept as size 1.",
+        "nn",
+        infer_global_pool,
+        "GlobalAveragePool",
+        kind="reduce",
+    ),
+    OpSpec(
+        "global_max_pool2d",
+        ("input",),
+        (),
+        "Max over all spatial dims, kept as size 1.",
+        "nn",
+        infer_global_pool,
+        "GlobalMaxPool",
+        kind="reduce",
+    ),
+    OpSpec(
+        "lrn",
+        ("input",),
+        (
+            AttrSpec("size", "int"),
+            AttrSpec("alpha", "float", 1e-4),
+            AttrSpec("beta", "float", 0.75),
+            AttrSpec("bias", "float", 1.0),
+        ),
+        "Local response normalization across channels (axis 1).",
+        "nn",
+        infer_lrn,
+        "LRN",
+        kind="reduce",
+    ),
+    OpSpec(
+        "softmax",
+        ("input",),
+        (AttrSpec("axis", "int", -1),),
+        "Softmax along one axis (opset-13 semantics; older opsets are rewritten at import).",
+        "nn",
+        infer_softmax,
+        "Softmax",
+        kind="reduce",
+    ),
+    OpSpec(
+        "log_softmax",
+        ("input",),
+        (AttrSpec("axis", "int", -1),),
+        "Log of softmax along one axis.",
+        "nn",
+        infer_softmax,
+        "LogSoftmax",
+        kind="reduce",
+    ),
+    OpSpec(
+        "layer_norm",
+        ("input", "scale", "bias?"),
+        (AttrSpec("axis", "int", -1), AttrSpec("epsilon", "float", 1e-5)),
+        "Layer normalization over the dims from `axis` to the end.",
+        "nn",
+        infer_layer_norm,
+        "LayerNormalization",
+        kind="reduce",
+    ),
 )
 
 __all__ = ["ShapeError"]

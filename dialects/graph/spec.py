@@ -36,7 +36,7 @@ class ShapeError(ValueError):
 
 @dataclass(frozen=True)
 class TensorT:
-    """A ranked tensor type as plain data: static shape and MLIR element type name (`f32`, `i64`, `i1`)."""
+    """A ranked tensor type as plain data: static shape and MLIR element type name (`f32`, `i1`)."""
 
     shape: tuple[int, ...]
     dtype: str
@@ -82,7 +82,7 @@ class OpSpec:
     doc: str = ""
     results: tuple[str, ...] = ("out",)
     kind: FusionKind | None = None
-    """Fusion kind; by default `elemwise` for math ops, `injective` for tensor ops, else `opaque`."""
+    """Fusion kind; by default `elemwise` for math ops, `injective` for tensor ops, or `opaque`."""
     attr_by_name: dict[str, AttrSpec] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -139,8 +139,10 @@ def broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     for i in range(rank):
         dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
         dims.discard(1)
-        need(len(dims) <= 1, "shapes " + ", ".join(str(list(s)) for s in shapes)
-             + " are not broadcast-compatible")
+        need(
+            len(dims) <= 1,
+            "shapes " + ", ".join(str(list(s)) for s in shapes) + " are not broadcast-compatible",
+        )
         out.append(dims.pop() if dims else 1)
     return tuple(out)
 
@@ -160,11 +162,13 @@ def ints(attrs: dict[str, object], name: str) -> tuple[int, ...]:
 def layout_block(layout: str, base: str) -> int:
     """`NCHW` -> 0, `NCHW8c` -> 8 (the inner block of a blocked layout)."""
     need(layout.startswith(base), f"layout '{layout}' is not {base} or {base}<n>c")
-    rest = layout[len(base):]
+    rest = layout[len(base) :]
     if not rest:
         return 0
-    need(rest.endswith("c") and rest[:-1].isdigit() and int(rest[:-1]) > 0,
-         f"layout '{layout}' is not {base} or {base}<n>c")
+    need(
+        rest.endswith("c") and rest[:-1].isdigit() and int(rest[:-1]) > 0,
+        f"layout '{layout}' is not {base} or {base}<n>c",
+    )
     return int(rest[:-1])
 
 

@@ -40,7 +40,10 @@ def infer_reshape(ins: list[TensorT | None], attrs: dict[str, object]) -> list[T
 def infer_transpose(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
     perm = ints(attrs, "perm")
-    need(sorted(perm) == list(range(x.rank)), f"perm {list(perm)} is not a permutation of rank {x.rank}")
+    need(
+        sorted(perm) == list(range(x.rank)),
+        f"perm {list(perm)} is not a permutation of rank {x.rank}",
+    )
     return [TensorT(tuple(x.shape[p] for p in perm), x.dtype)]
 
 
@@ -53,8 +56,10 @@ def slice_extent(dim: int, start: int, end: int, step: int) -> int:
 def infer_slice(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
     starts, ends, axes, steps = (ints(attrs, k) for k in ("starts", "ends", "axes", "steps"))
-    need(len(starts) == len(ends) == len(axes) == len(steps),
-         "starts, ends, axes and steps must have the same length")
+    need(
+        len(starts) == len(ends) == len(axes) == len(steps),
+        "starts, ends, axes and steps must have the same length",
+    )
     shape = list(x.shape)
     seen: set[int] = set()
     for s, e, a, st in zip(starts, ends, axes, steps):
@@ -70,13 +75,16 @@ def infer_gather(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Te
     assert idx is not None
     need(idx.dtype in ("i32", "i64"), f"indices must be i32 or i64, got {idx.dtype}")
     axis = norm_axis(int(attrs["axis"]), data.rank)  # type: ignore[arg-type]
-    return [TensorT(data.shape[:axis] + idx.shape + data.shape[axis + 1:], data.dtype)]
+    return [TensorT(data.shape[:axis] + idx.shape + data.shape[axis + 1 :], data.dtype)]
 
 
 def infer_pad(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
     pads = ints(attrs, "pads")
-    need(len(pads) == 2 * x.rank, f"pads needs {2 * x.rank} values (begins then ends), got {len(pads)}")
+    need(
+        len(pads) == 2 * x.rank,
+        f"pads needs {2 * x.rank} values (begins then ends), got {len(pads)}",
+    )
     mode = str(attrs["mode"])
     need(mode in ("constant", "reflect", "edge"), f"mode '{mode}' is not constant, reflect or edge")
     shape = tuple(d + pads[i] + pads[i + x.rank] for i, d in enumerate(x.shape))
@@ -118,8 +126,10 @@ def infer_expand(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Te
 def infer_tile(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
     reps = ints(attrs, "repeats")
-    need(len(reps) == x.rank and all(r >= 0 for r in reps),
-         f"repeats must be {x.rank} non-negative ints")
+    need(
+        len(reps) == x.rank and all(r >= 0 for r in reps),
+        f"repeats must be {x.rank} non-negative ints",
+    )
     return [TensorT(tuple(d * r for d, r in zip(x.shape, reps)), x.dtype)]
 
 
@@ -137,36 +147,122 @@ def infer_layout_transform(ins: list[TensorT | None], attrs: dict[str, object]) 
 
 
 register(
-    OpSpec("constant", (), (AttrSpec("value", "any", doc="#graph.param<\"name\"> or dense<...>"),),
-           "A named parameter (resolved from the params table) or a small literal.", "tensor",
-           infer_constant, "Constant / initializer", kind="opaque"),
-    OpSpec("reshape", ("input",), (AttrSpec("shape", "ints"),),
-           "Same elements, new static shape.", "tensor", infer_reshape, "Reshape"),
-    OpSpec("transpose", ("input",), (AttrSpec("perm", "ints"),),
-           "Permute dims: out.shape[i] = in.shape[perm[i]].", "tensor", infer_transpose, "Transpose"),
-    OpSpec("slice", ("input",),
-           (AttrSpec("starts", "ints"), AttrSpec("ends", "ints"), AttrSpec("axes", "ints"),
-            AttrSpec("steps", "ints")),
-           "Strided slice with static, ONNX-clamped bounds.", "tensor", infer_slice, "Slice"),
-    OpSpec("gather", ("input", "indices"), (AttrSpec("axis", "int", 0),),
-           "Take entries of `input` along `axis` at `indices` (negative indices wrap).", "tensor",
-           infer_gather, "Gather"),
-    OpSpec("pad", ("input",),
-           (AttrSpec("pads", "ints"), AttrSpec("mode", "str", "constant"),
-            AttrSpec("value", "float", 0.0)),
-           "Pad with a constant, by reflection or by edge replication.", "tensor", infer_pad, "Pad"),
-    OpSpec("squeeze", ("input",), (AttrSpec("axes", "ints"),),
-           "Remove size-1 dims.", "tensor", infer_squeeze, "Squeeze"),
-    OpSpec("unsqueeze", ("input",), (AttrSpec("axes", "ints"),),
-           "Insert size-1 dims at `axes` of the result.", "tensor", infer_unsqueeze, "Unsqueeze"),
-    OpSpec("flatten", ("input",), (AttrSpec("axis", "int", 1),),
-           "Collapse to 2-D: [prod(dims[:axis]), prod(dims[axis:])].", "tensor", infer_flatten,
-           "Flatten"),
-    OpSpec("expand", ("input",), (AttrSpec("shape", "ints"),),
-           "Broadcast to `shape` (numpy rules, both ways).", "tensor", infer_expand, "Expand"),
-    OpSpec("tile", ("input",), (AttrSpec("repeats", "ints"),),
-           "Repeat the tensor `repeats[i]` times along each dim.", "tensor", infer_tile, "Tile"),
-    OpSpec("layout_transform", ("input",),
-           (AttrSpec("src_layout", "str"), AttrSpec("dst_layout", "str")),
-           "Convert between NCHW and blocked NCHW<n>c layouts.", "tensor", infer_layout_transform, ""),
+    OpSpec(
+        "constant",
+        (),
+        (AttrSpec("value", "any", doc='#graph.param<"name"> or dense<...>'),),
+        "A named parameter (resolved from the params table) or a small literal.",
+        "tensor",
+        infer_constant,
+        "Constant / initializer",
+        kind="opaque",
+    ),
+    OpSpec(
+        "reshape",
+        ("input",),
+        (AttrSpec("shape", "ints"),),
+        "Same elements, new static shape.",
+        "tensor",
+        infer_reshape,
+        "Reshape",
+    ),
+    OpSpec(
+        "transpose",
+        ("input",),
+        (AttrSpec("perm", "ints"),),
+        "Permute dims: out.shape[i] = in.shape[perm[i]].",
+        "tensor",
+        infer_transpose,
+        "Transpose",
+    ),
+    OpSpec(
+        "slice",
+        ("input",),
+        (
+            AttrSpec("starts", "ints"),
+            AttrSpec("ends", "ints"),
+            AttrSpec("axes", "ints"),
+            AttrSpec("steps", "ints"),
+        ),
+        "Strided slice with static, ONNX-clamped bounds.",
+        "tensor",
+        infer_slice,
+        "Slice",
+    ),
+    OpSpec(
+        "gather",
+        ("input", "indices"),
+        (AttrSpec("axis", "int", 0),),
+        "Take entries of `input` along `axis` at `indices` (negative indices wrap).",
+        "tensor",
+        infer_gather,
+        "Gather",
+    ),
+    OpSpec(
+        "pad",
+        ("input",),
+        (
+            AttrSpec("pads", "ints"),
+            AttrSpec("mode", "str", "constant"),
+            AttrSpec("value", "float", 0.0),
+        ),
+        "Pad with a constant, by reflection or by edge replication.",
+        "tensor",
+        infer_pad,
+        "Pad",
+    ),
+    OpSpec(
+        "squeeze",
+        ("input",),
+        (AttrSpec("axes", "ints"),),
+        "Remove size-1 dims.",
+        "tensor",
+        infer_squeeze,
+        "Squeeze",
+    ),
+    OpSpec(
+        "unsqueeze",
+        ("input",),
+        (AttrSpec("axes", "ints"),),
+        "Insert size-1 dims at `axes` of the result.",
+        "tensor",
+        infer_unsqueeze,
+        "Unsqueeze",
+    ),
+    OpSpec(
+        "flatten",
+        ("input",),
+        (AttrSpec("axis", "int", 1),),
+        "Collapse to 2-D: [prod(dims[:axis]), prod(dims[axis:])].",
+        "tensor",
+        infer_flatten,
+        "Flatten",
+    ),
+    OpSpec(
+        "expand",
+        ("input",),
+        (AttrSpec("shape", "ints"),),
+        "Broadcast to `shape` (numpy rules, both ways).",
+        "tensor",
+        infer_expand,
+        "Expand",
+    ),
+    OpSpec(
+        "tile",
+        ("input",),
+        (AttrSpec("repeats", "ints"),),
+        "Repeat the tensor `repeats[i]` times along each dim.",
+        "tensor",
+        infer_tile,
+        "Tile",
+    ),
+    OpSpec(
+        "layout_transform",
+        ("input",),
+        (AttrSpec("src_layout", "str"), AttrSpec("dst_layout", "str")),
+        "Convert between NCHW and blocked NCHW<n>c layouts.",
+        "tensor",
+        infer_layout_transform,
+        "",
+    ),
 )

@@ -48,8 +48,10 @@ def check_op(op: ir.Operation) -> str | None:
     actual = [tensor_t(r.type) for r in op.results]
     for i, (want, got) in enumerate(zip(inferred, actual)):
         if want != got:
-            return (f"result #{i} has type {op.results[i].type} but the operands and attributes "
-                    f"give {want}")
+            return (
+                f"result #{i} has type {op.results[i].type} but the operands and attributes "
+                f"give {want}"
+            )
     return None
 
 
@@ -64,7 +66,7 @@ def _check_constant(op: ir.Operation) -> str | None:
         if value.type != result:
             return f"value has type {value.type} but the result is {result}"
         return None
-    return f"value must be #graph.param<\"name\"> or a dense elements literal, got {value}"
+    return f'value must be #graph.param<"name"> or a dense elements literal, got {value}'
 
 
 def verify_graph(root: ir.Operation) -> list[DiagnosticError]:

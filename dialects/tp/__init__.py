@@ -15,5 +15,18 @@ from .ops import (
 )
 from .schedule import Loop, Schedule
 
-__all__ = ["COMBINERS", "KERNEL_ATTR", "BlockHandle", "BlockView", "Loop", "Schedule", "axis_map",
-           "block", "index", "kernels", "load", "read", "yield_"]
+__all__ = [
+    "COMBINERS",
+    "KERNEL_ATTR",
+    "BlockHandle",
+    "BlockView",
+    "Loop",
+    "Schedule",
+    "axis_map",
+    "block",
+    "index",
+    "kernels",
+    "load",
+    "read",
+    "yield_",
+]

@@ -50,7 +50,9 @@ def out_of_bounds(amap: ir.AffineMap, extents: Sequence[int], shape: Sequence[in
     for i, (expr, dim) in enumerate(zip(amap.results, shape)):
         lo, hi = expr_range(expr, ranges)
         if lo < 0 or hi >= dim:
-            problems.append(f"index {i} ({expr}) ranges over [{lo}, {hi}] but the dim has size {dim}")
+            problems.append(
+                f"index {i} ({expr}) ranges over [{lo}, {hi}] but the dim has size {dim}"
+            )
     return problems
 
 

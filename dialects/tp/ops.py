@@ -134,7 +134,9 @@ def block(
         "init": init_attr,
         "schedule": (schedule or Schedule()).to_attr(),
     }
-    op = ir.Operation.create("tp.block", operands=[out], attributes=attrs, regions=1, loc=loc, ip=ip)
+    op = ir.Operation.create(
+        "tp.block", operands=[out], attributes=attrs, regions=1, loc=loc, ip=ip
+    )
     op.regions[0].blocks.append()
     return BlockHandle(op)
 
@@ -143,31 +145,54 @@ def _axes_of(where: BlockHandle | Sequence[str]) -> Sequence[str]:
     return where.axes if isinstance(where, BlockHandle) else where
 
 
-def read(buffer: ir.Value, where: BlockHandle | Sequence[str], exprs: str, *,
-         pad: float | int | None = None, loc: ir.Location | None = None) -> ir.Value:
+def read(
+    buffer: ir.Value,
+    where: BlockHandle | Sequence[str],
+    exprs: str,
+    *,
+    pad: float | int | None = None,
+    loc: ir.Location | None = None,
+) -> ir.Value:
     """Element of `buffer` at `exprs`; with `pad`, out-of-bounds positions read `pad`."""
     mtype = ir.MemRefType(buffer.type)
     amap = ir.AffineMapAttr.get(axis_map(_axes_of(where), exprs))
     if pad is None:
-        op = ir.Operation.create("tp.read", results=[mtype.element_type], operands=[buffer],
-                                 attributes={"map": amap}, loc=loc)
+        op = ir.Operation.create(
+            "tp.read",
+            results=[mtype.element_type],
+            operands=[buffer],
+            attributes={"map": amap},
+            loc=loc,
+        )
     else:
-        op = ir.Operation.create("tp.read_padded", results=[mtype.element_type], operands=[buffer],
-                                 attributes={"map": amap, "value": _scalar_attr(mtype.element_type, pad)},
-                                 loc=loc)
+        op = ir.Operation.create(
+            "tp.read_padded",
+            results=[mtype.element_type],
+            operands=[buffer],
+            attributes={"map": amap, "value": _scalar_attr(mtype.element_type, pad)},
+            loc=loc,
+        )
     return op.result
 
 
-def load(buffer: ir.Value, indices: Sequence[ir.Value], *, loc: ir.Location | None = None) -> ir.Value:
+def load(
+    buffer: ir.Value, indices: Sequence[ir.Value], *, loc: ir.Location | None = None
+) -> ir.Value:
     """Element of `buffer` at computed `index` values (for data-dependent access: gather)."""
     elem = ir.MemRefType(buffer.type).element_type
-    return ir.Operation.create("tp.load", results=[elem], operands=[buffer, *indices], loc=loc).result
+    return ir.Operation.create(
+        "tp.load", results=[elem], operands=[buffer, *indices], loc=loc
+    ).result
 
 
 def index(axis: str, *, loc: ir.Location | None = None) -> ir.Value:
     """The current value of a block axis, as `index`."""
-    return ir.Operation.create("tp.index", results=[ir.IndexType.get()],
-                               attributes={"axis": ir.StringAttr.get(axis)}, loc=loc).result
+    return ir.Operation.create(
+        "tp.index",
+        results=[ir.IndexType.get()],
+        attributes={"axis": ir.StringAttr.get(axis)},
+        loc=loc,
+    ).result
 
 
 def yield_(value: ir.Value, *, loc: ir.Location | None = None) -> None:
@@ -177,5 +202,8 @@ def yield_(value: ir.Value, *, loc: ir.Location | None = None) -> None:
 def kernels(module: ir.Module | ir.Operation) -> list[ir.Operation]:
     """Every `func.func` marked as a tensor program, in module order."""
     op = module.operation if isinstance(module, ir.Module) else module
-    return [f.operation for f in op.regions[0].blocks[0].operations
-            if f.operation.name == "func.func" and KERNEL_ATTR in f.operation.attributes]
+    return [
+        f.operation
+        for f in op.regions[0].blocks[0].operations
+        if f.operation.name == "func.func" and KERNEL_ATTR in f.operation.attributes
+    ]

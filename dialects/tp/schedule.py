@@ -77,9 +77,11 @@ class Schedule:
             prev = extent_of[axis]
             for i, s in enumerate(sizes):
                 if s < 1 or s > prev or (i > 0 and prev % s):
-                    errors.append(f"tile sizes {list(sizes)} of axis '{axis}' (extent "
-                                  f"{extent_of[axis]}) must be decreasing, positive, each "
-                                  f"dividing the previous one")
+                    errors.append(
+                        f"tile sizes {list(sizes)} of axis '{axis}' (extent "
+                        f"{extent_of[axis]}) must be decreasing, positive, each "
+                        f"dividing the previous one"
+                    )
                     break
                 prev = s
         if errors:
@@ -99,14 +101,18 @@ class Schedule:
         if self.vectorize:
             lp = info.get(self.vectorize)
             if lp is None:
-                errors.append(f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})")
+                errors.append(
+                    f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})"
+                )
             elif pos[lp.name] != len(loops) - 1:
                 errors.append(f"vectorized loop '{lp.name}' must be the innermost loop")
             elif lp.kind != "S":
                 errors.append(f"vectorized loop '{lp.name}' must be a spatial loop")
             elif not lp.exact or lp.trip > MAX_VECTOR_LANES:
-                errors.append(f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
-                              f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})")
+                errors.append(
+                    f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
+                    f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})"
+                )
         for i, name in enumerate(self.parallel):
             lp = info.get(name)
             if lp is None:
@@ -114,7 +120,9 @@ class Schedule:
             elif lp.kind != "S":
                 errors.append(f"parallel loop '{name}' must be a spatial loop")
             elif pos[name] != i:
-                errors.append(f"parallel loops {list(self.parallel)} must be the outermost loops in order")
+                errors.append(
+                    f"parallel loops {list(self.parallel)} must be the outermost loops in order"
+                )
         return errors
 
     # -- attribute form ---------------------------------------------------------------------
@@ -123,12 +131,14 @@ class Schedule:
         entries: dict[str, ir.Attribute] = {}
         if self.tile:
             entries["tile"] = ir.DictAttr.get(
-                {k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in self.tile.items()})
+                {k: ir.DenseI64ArrayAttr.get(list(v)) for k, v in self.tile.items()}
+            )
         if self.order:
             entries["order"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in self.order])
         if self.unroll:
             entries["unroll"] = ir.DictAttr.get(
-                {k: ir.IntegerAttr.get(i64, v) for k, v in self.unroll.items()})
+                {k: ir.IntegerAttr.get(i64, v) for k, v in self.unroll.items()}
+            )
         if self.vectorize:
             entries["vectorize"] = ir.StringAttr.get(self.vectorize)
         if self.parallel:
@@ -143,16 +153,31 @@ class Schedule:
         if unknown:
             raise ValueError(f"unknown schedule key(s) {unknown}; expected {list(KEYS)}")
         try:
-            tile = ({na.name: tuple(ir.DenseI64ArrayAttr(na.attr)) for na in ir.DictAttr(d["tile"])}
-                    if "tile" in d else {})
-            order = tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["order"])) if "order" in d else ()
-            unroll = ({na.name: ir.IntegerAttr(na.attr).value for na in ir.DictAttr(d["unroll"])}
-                      if "unroll" in d else {})
+            tile = (
+                {na.name: tuple(ir.DenseI64ArrayAttr(na.attr)) for na in ir.DictAttr(d["tile"])}
+                if "tile" in d
+                else {}
+            )
+            order = (
+                tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["order"]))
+                if "order" in d
+                else ()
+            )
+            unroll = (
+                {na.name: ir.IntegerAttr(na.attr).value for na in ir.DictAttr(d["unroll"])}
+                if "unroll" in d
+                else {}
+            )
             vectorize = ir.StringAttr(d["vectorize"]).value if "vectorize" in d else ""
-            parallel = (tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["parallel"]))
-                        if "parallel" in d else ())
+            parallel = (
+                tuple(ir.StringAttr(a).value for a in ir.ArrayAttr(d["parallel"]))
+                if "parallel" in d
+                else ()
+            )
         except (ValueError, TypeError) as e:
             raise ValueError(
-                "malformed schedule: expected tile = {axis = array<i64: ...>}, order = [\"loop\", ...], "
-                "unroll = {loop = N}, vectorize = \"loop\", parallel = [\"loop\", ...]") from e
+                "malformed schedule: expected tile = {axis = array<i64: ...>}, "
+                'order = ["loop", ...], unroll = {loop = N}, vectorize = "loop", '
+                'parallel = ["loop", ...]'
+            ) from e
         return cls(tile, order, unroll, vectorize, parallel)

@@ -44,12 +44,17 @@ def _check_block(op: ir.Operation) -> list[str]:
     elif (combiner == "none") != (not reduce_dims):
         problems.append("a block with reduce axes needs a combiner other than 'none', and only it")
     init = b.init
-    if combiner != "none" and (not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type):
+    if combiner != "none" and (
+        not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type
+    ):
         problems.append(f"init must be a {out.element_type} constant, got {init}")
     if combiner == "none" and not isinstance(init, ir.UnitAttr):
         problems.append("init must be `unit` for a block without reduction")
     try:
-        problems += [f"schedule: {m}" for m in Schedule.from_attr(op.attributes["schedule"]).check(axes, kinds, extents)]
+        problems += [
+            f"schedule: {m}"
+            for m in Schedule.from_attr(op.attributes["schedule"]).check(axes, kinds, extents)
+        ]
     except ValueError as e:
         problems.append(f"schedule: {e}")
     problems += _check_body(op, b, out)
@@ -62,7 +67,8 @@ def _check_body(op: ir.Operation, b: BlockView, out: ir.MemRefType) -> list[str]
         return ["body must end with gpu.yield of the computed element"]
     yielded = list(body[-1].operation.operands)
     if len(yielded) != 1 or yielded[0].type != out.element_type:
-        return [f"body must yield one {out.element_type}, got ({', '.join(str(v.type) for v in yielded)})"]
+        got = ", ".join(str(v.type) for v in yielded)
+        return [f"body must yield one {out.element_type}, got ({got})"]
     return []
 
 

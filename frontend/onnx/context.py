@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
-from mlc.dialects.attrs import param_attr, tensor_t, to_type
-from mlc.dialects.graph import builders
-from mlc.dialects.graph.spec import ShapeError, TensorT
 from mlir import ir
 from mlir.dialects import tensor
 
+from mlc.dialects.attrs import param_attr, tensor_t, to_type
+from mlc.dialects.graph import builders
+from mlc.dialects.graph.spec import ShapeError, TensorT
 from mlc.errors import DiagnosticError, ModelLoadError, UnsupportedOpError
 
 from .attributes import Attrs
@@ -77,16 +77,19 @@ class ImportContext:
             return value
         if name in self.missing:
             raise UnsupportedOpError(f"{self.where} uses {self.missing[name]}")
-        raise ModelLoadError(f"{self.where}: input '{name}' is not produced by any earlier node, "
-                             "graph input or initializer (nodes must be topologically sorted)")
+        raise ModelLoadError(
+            f"{self.where}: input '{name}' is not produced by any earlier node, "
+            "graph input or initializer (nodes must be topologically sorted)"
+        )
 
     def graph_output(self, name: str) -> ir.Value:
         """The value returned for graph output `name`."""
         if name in self.missing:
             raise UnsupportedOpError(f"graph output '{name}' is {self.missing[name]}")
         if name not in self.values and name not in self.constants:
-            raise ModelLoadError(f"graph output '{name}' is not produced by any node, graph input "
-                                 "or initializer")
+            raise ModelLoadError(
+                f"graph output '{name}' is not produced by any node, graph input or initializer"
+            )
         return self.value(name)
 
     def const(self, node: onnx.NodeProto, i: int) -> np.ndarray | None:
@@ -99,8 +102,10 @@ class ImportContext:
         if not name:
             return None
         if name not in self.constants:
-            raise self.unsupported(f"{what} ('{name}') must be computable at import time "
-                                   "(a constant or a function of static shapes)")
+            raise self.unsupported(
+                f"{what} ('{name}') must be computable at import time "
+                "(a constant or a function of static shapes)"
+            )
         return self.constants[name]
 
     def type(self, node: onnx.NodeProto, i: int) -> TensorT:
@@ -150,15 +155,19 @@ class ImportContext:
         assert first is not None
         rank = first.rank
         if not -rank <= axis < rank:
-            raise DiagnosticError(f"{self.where}: axis {axis} is out of range for rank {rank}", self.loc)
+            raise DiagnosticError(
+                f"{self.where}: axis {axis} is out of range for rank {rank}", self.loc
+            )
         axis %= rank
         for t in types[1:]:
             assert t is not None
-            same = t.rank == rank and all(a == b for k, (a, b) in enumerate(zip(t.shape, first.shape))
-                                          if k != axis)
+            same = t.rank == rank and all(
+                a == b for k, (a, b) in enumerate(zip(t.shape, first.shape)) if k != axis
+            )
             if not same or t.dtype != first.dtype:
-                raise DiagnosticError(f"{self.where}: cannot concatenate {first} and {t} along axis "
-                                      f"{axis}", self.loc)
+                raise DiagnosticError(
+                    f"{self.where}: cannot concatenate {first} and {t} along axis {axis}", self.loc
+                )
         shape = list(first.shape)
         shape[axis] = sum(t.shape[axis] for t in types if t is not None)
         result = to_type(TensorT(tuple(shape), first.dtype))

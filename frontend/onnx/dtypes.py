@@ -49,8 +49,10 @@ def onnx_type_name(onnx_type: int) -> str:
 def mlir_type_of(onnx_type: int, what: str) -> str:
     """MLIR element type name of an ONNX element type; `what` names the value for the error."""
     if onnx_type not in _SUPPORTED:
-        raise UnsupportedOpError(f"{what} has element type {onnx_type_name(onnx_type)}, which mlc does "
-                                 f"not support (supported: {supported_names()})")
+        raise UnsupportedOpError(
+            f"{what} has element type {onnx_type_name(onnx_type)}, which mlc does "
+            f"not support (supported: {supported_names()})"
+        )
     return _SUPPORTED[onnx_type][0]
 
 
@@ -65,8 +67,10 @@ def onnx_type_of(mlir_type: str) -> int:
 def mlir_type_of_array(array: np.ndarray, what: str) -> str:
     name = _BY_NUMPY.get(array.dtype)
     if name is None:
-        raise UnsupportedOpError(f"{what} has element type {array.dtype}, which mlc does not support "
-                                 f"(supported: {supported_names()})")
+        raise UnsupportedOpError(
+            f"{what} has element type {array.dtype}, which mlc does not support "
+            f"(supported: {supported_names()})"
+        )
     return name
 
 
@@ -81,8 +85,10 @@ def mlir_type_of_numpy_name(name: str) -> str:
     except TypeError:
         raise ValueError(f"dtype '{name}' is not a numpy dtype name such as 'float32'") from None
     if dtype not in _BY_NUMPY:
-        raise ValueError(f"dtype '{name}' is not supported; use one of "
-                         + ", ".join(sorted(str(d) for d in _BY_NUMPY)))
+        raise ValueError(
+            f"dtype '{name}' is not supported; use one of "
+            + ", ".join(sorted(str(d) for d in _BY_NUMPY))
+        )
     return _BY_NUMPY[dtype]
 
 
@@ -99,8 +105,11 @@ def check_model_dtypes(graph: onnx.GraphProto, used: set[str]) -> None:
         if init.name in used and init.data_type not in _SUPPORTED:
             problems.append(f"initializer '{init.name}' is {onnx_type_name(init.data_type)}")
     if problems:
-        raise UnsupportedOpError("unsupported element types: " + "; ".join(problems)
-                                 + f". mlc supports {supported_names()}")
+        raise UnsupportedOpError(
+            "unsupported element types: "
+            + "; ".join(problems)
+            + f". mlc supports {supported_names()}"
+        )
 
 
 def supported_type_names() -> tuple[str, ...]:
@@ -118,7 +127,7 @@ def element_type(mlir_type: str) -> ir.Type:
 
 
 def dense_attr(array: np.ndarray) -> ir.DenseElementsAttr:
-    """A dense literal of `array` with the mlc element type of its dtype (unsigned stays unsigned)."""
+    """A dense literal of `array` with the mlc element type of its dtype (unsigned stays so)."""
     mlir_type = mlir_type_of_array(array, "literal")
     shaped = ir.RankedTensorType.get(list(array.shape), element_type(mlir_type))
     if array.size == 1:

@@ -16,10 +16,13 @@ from .importer import from_onnx
 _log = logging.getLogger(__name__)
 
 
-def import_model_files(model_path: str | os.PathLike[str], output_path: str | os.PathLike[str],
-                       params_path: str | os.PathLike[str] | None = None,
-                       shape_dict: Mapping[str, Sequence[int]] | None = None,
-                       debuginfo: bool = False) -> None:
+def import_model_files(
+    model_path: str | os.PathLike[str],
+    output_path: str | os.PathLike[str],
+    params_path: str | os.PathLike[str] | None = None,
+    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    debuginfo: bool = False,
+) -> None:
     """Write the module text (with `loc(...)` only when `debuginfo`) and the parameters.
 
     The parameters go to `params_path`, by default `<output_path>.npz`; with output `-` the
@@ -39,7 +42,9 @@ def import_model_files(model_path: str | os.PathLike[str], output_path: str | os
     if params_path is not None:
         save_params(params_path, params)
     elif params:
-        _log.warning("%d parameters were not written: with output '-', pass --params FILE", len(params))
+        _log.warning(
+            "%d parameters were not written: with output '-', pass --params FILE", len(params)
+        )
 
 
 def save_params(path: str | os.PathLike[str], params: Mapping[str, np.ndarray]) -> None:

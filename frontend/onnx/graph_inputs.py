@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mlc.dialects.graph.spec import TensorT
-
 from mlc.errors import UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
@@ -19,8 +18,9 @@ if TYPE_CHECKING:
     import onnx
 
 
-def resolve_inputs(graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int]] | None,
-                   dtype: str) -> list[tuple[str, TensorT]]:
+def resolve_inputs(
+    graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int]] | None, dtype: str
+) -> list[tuple[str, TensorT]]:
     """(name, static type) of every true graph input, in model order.
 
     Raises:
@@ -32,24 +32,33 @@ def resolve_inputs(graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int
     overrides = dict(shape_dict or {})
     unknown = sorted(set(overrides) - {i.name for i in inputs})
     if unknown:
-        raise ValueError(f"shape_dict names {unknown}, which are not graph inputs of the model; "
-                         f"its inputs are {[i.name for i in inputs]}")
+        raise ValueError(
+            f"shape_dict names {unknown}, which are not graph inputs of the model; "
+            f"its inputs are {[i.name for i in inputs]}"
+        )
     default_type = mlir_type_of_numpy_name(dtype)
     resolved: list[tuple[str, TensorT]] = []
     dynamic: list[tuple[str, str]] = []  # (name, description)
     for value in inputs:
         if not value.type.HasField("tensor_type"):
-            raise UnsupportedOpError(f"graph input '{value.name}' is not a tensor "
-                                     f"({value.type.WhichOneof('value')}); mlc imports tensors only")
+            raise UnsupportedOpError(
+                f"graph input '{value.name}' is not a tensor "
+                f"({value.type.WhichOneof('value')}); mlc imports tensors only"
+            )
         tensor = value.type.tensor_type
-        elem = default_type if tensor.elem_type == 0 else mlir_type_of(
-            tensor.elem_type, f"graph input '{value.name}'")
+        elem = (
+            default_type
+            if tensor.elem_type == 0
+            else mlir_type_of(tensor.elem_type, f"graph input '{value.name}'")
+        )
         declared = _declared_dims(tensor)
         if value.name in overrides:
             shape = tuple(int(d) for d in overrides[value.name])
             if declared is not None and len(declared) != len(shape):
-                raise ValueError(f"shape_dict gives input '{value.name}' rank {len(shape)} "
-                                 f"{list(shape)}, but the model declares rank {len(declared)}")
+                raise ValueError(
+                    f"shape_dict gives input '{value.name}' rank {len(shape)} "
+                    f"{list(shape)}, but the model declares rank {len(declared)}"
+                )
         elif declared is None or any(isinstance(d, str) for d in declared):
             dynamic.append((value.name, _describe_dynamic(value.name, declared)))
             continue
@@ -59,8 +68,11 @@ def resolve_inputs(graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int
     if dynamic:
         example = " ".join(f"{name}:[...]" for name, _ in dynamic)
         raise UnsupportedOpError(
-            "mlc needs static input shapes, but " + "; ".join(d for _, d in dynamic) + ". Give every "
-            f"dimension with shape_dict={{name: [dims]}} or `mlc import --input-shapes \"{example}\"`")
+            "mlc needs static input shapes, but "
+            + "; ".join(d for _, d in dynamic)
+            + ". Give every "
+            f'dimension with shape_dict={{name: [dims]}} or `mlc import --input-shapes "{example}"`'
+        )
     return resolved
 
 

@@ -13,13 +13,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
+from mlir import ir
+from mlir.dialects import func
+
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
 from mlc.dialects.graph.verify import verify_graph
 from mlc.errors import DiagnosticError
-from mlir import ir
-from mlir.dialects import func
 
 from .context import ImportContext
 from .dtypes import check_model_dtypes, mlir_type_of_dtype
@@ -33,9 +34,13 @@ if TYPE_CHECKING:
     import onnx
 
 
-def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
-              shape_dict: Mapping[str, Sequence[int]] | None = None, dtype: str = "float32", *,
-              context: ir.Context | None = None) -> tuple[ir.Module, dict[str, np.ndarray]]:
+def from_onnx(
+    model: str | os.PathLike[str] | onnx.ModelProto,
+    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    dtype: str = "float32",
+    *,
+    context: ir.Context | None = None,
+) -> tuple[ir.Module, dict[str, np.ndarray]]:
     """Import an ONNX model into the graph dialect.
 
     Args:
@@ -76,7 +81,8 @@ def from_onnx(model: str | os.PathLike[str] | onnx.ModelProto,
         results = [ctx.graph_output(o.name) for o in graph.output]
         func.ReturnOp(results, ip=ctx.ip)
         main.attributes["function_type"] = ir.TypeAttr.get(
-            ir.FunctionType.get([to_type(t) for _, t in inputs], [r.type for r in results]))
+            ir.FunctionType.get([to_type(t) for _, t in inputs], [r.type for r in results])
+        )
         main.attributes["mlc.input_names"] = _names([n for n, _ in inputs])
         main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
     check_against_onnx(proto, dict(inputs), _types(ctx), planned)
@@ -101,7 +107,7 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
         ctx.begin(node, p.name, p.opset)
         assert p.entry is not None
         results = list(p.entry.fn(ctx, node))
-        assert all(r is None for r in results[len(node.output):]), f"{ctx.where}: extra results"
+        assert all(r is None for r in results[len(node.output) :]), f"{ctx.where}: extra results"
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None
             if not out:
@@ -112,8 +118,10 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
                 ctx.constants[out] = result
                 ctx.origins[out] = p.name
             else:
-                ctx.missing[out] = (f"output #{k} ('{out}') of {ctx.where}, which mlc does not "
-                                    "produce (only inference outputs are supported)")
+                ctx.missing[out] = (
+                    f"output #{k} ('{out}') of {ctx.where}, which mlc does not "
+                    "produce (only inference outputs are supported)"
+                )
 
 
 def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:

@@ -44,10 +44,14 @@ def _read(path: str, where: str) -> onnx.ModelProto:
     try:
         return onnx.load(path, load_external_data=True)
     except DecodeError as e:
-        raise ModelLoadError(f"{where} is not an ONNX model (the protobuf does not parse: {e})") from None
+        raise ModelLoadError(
+            f"{where} is not an ONNX model (the protobuf does not parse: {e})"
+        ) from None
     except (onnx.checker.ValidationError, OSError) as e:
-        raise ModelLoadError(f"cannot load the external data of {where}: {e}. Keep the data files "
-                             "at the locations the model names, relative to the model file") from None
+        raise ModelLoadError(
+            f"cannot load the external data of {where}: {e}. Keep the data files "
+            "at the locations the model names, relative to the model file"
+        ) from None
 
 
 def _check_external_data_loaded(proto: onnx.ModelProto) -> None:
@@ -57,8 +61,10 @@ def _check_external_data_loaded(proto: onnx.ModelProto) -> None:
         if init.data_location == onnx.TensorProto.EXTERNAL:
             location = next((e.value for e in init.external_data if e.key == "location"), "?")
             raise ModelLoadError(
-                f"initializer '{init.name}' keeps its data in the external file '{location}', which "
-                "is not loaded; pass the model's path instead, or load it with onnx.load(path)")
+                f"initializer '{init.name}' keeps its data in the external file '{location}', "
+                "which is not loaded; pass the model's path instead, or load it with "
+                "onnx.load(path)"
+            )
 
 
 def _check_structure(proto: onnx.ModelProto, where: str) -> None:
@@ -68,12 +74,16 @@ def _check_structure(proto: onnx.ModelProto, where: str) -> None:
         raise ModelLoadError(f"{where} is not an ONNX model (no IR version or no graph outputs)")
     versions = opset_versions(proto)
     if "" not in versions:
-        raise ModelLoadError(f"{where} does not import the default ONNX operator set "
-                             "(opset_import has no entry for domain ''); re-export the model")
+        raise ModelLoadError(
+            f"{where} does not import the default ONNX operator set "
+            "(opset_import has no entry for domain ''); re-export the model"
+        )
     newest = onnx.defs.onnx_opset_version()
     if versions[""] > newest:
-        raise ModelLoadError(f"{where} uses opset {versions['']}, newer than the installed onnx "
-                             f"{onnx.__version__} knows (up to {newest}); upgrade onnx")
+        raise ModelLoadError(
+            f"{where} uses opset {versions['']}, newer than the installed onnx "
+            f"{onnx.__version__} knows (up to {newest}); upgrade onnx"
+        )
 
 
 def opset_versions(proto: onnx.ModelProto) -> dict[str, int]:

@@ -20,8 +20,16 @@ if TYPE_CHECKING:
     import onnx
 
 # Results differ from run to run: never folded.
-NONDETERMINISTIC = frozenset({"RandomNormal", "RandomNormalLike", "RandomUniform",
-                              "RandomUniformLike", "Multinomial", "Bernoulli"})
+NONDETERMINISTIC = frozenset(
+    {
+        "RandomNormal",
+        "RandomNormalLike",
+        "RandomUniform",
+        "RandomUniformLike",
+        "Multinomial",
+        "Bernoulli",
+    }
+)
 # Depend only on the (always static) type of their input.
 SHAPE_ONLY = frozenset({"Shape", "Size"})
 # Ops mlc supports only as part of a constant sub-graph: say so when they are not constant.
@@ -63,8 +71,9 @@ def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNo
     return planned
 
 
-def _converter(node: onnx.NodeProto, domain: str, opset: int,
-               opsets: dict[str, int]) -> ConverterEntry | tuple[str, Exception | None]:
+def _converter(
+    node: onnx.NodeProto, domain: str, opset: int, opsets: dict[str, int]
+) -> ConverterEntry | tuple[str, Exception | None]:
     """The node's converter, or why there is none (and the error behind it)."""
     if domain not in opsets:
         return f"domain '{domain}' is not in the model's opset_import", None
@@ -109,7 +118,9 @@ def _node_names(graph: onnx.GraphProto) -> list[str]:
     return names
 
 
-def _report(problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]]) -> UnsupportedOpError:
+def _report(
+    problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]],
+) -> UnsupportedOpError:
     lines = []
     count = 0
     for (domain, op_type, opset), (reason, _, nodes) in sorted(problems.items()):
@@ -117,8 +128,10 @@ def _report(problems: dict[tuple[str, str, int], tuple[str, Exception | None, li
         shown = ", ".join(nodes[:8]) + (f", ... ({len(nodes)} nodes)" if len(nodes) > 8 else "")
         lines.append(f"  {op} (opset {opset}): {reason}; nodes: {shown}")
         count += len(nodes)
-    message = (f"the model uses {len(problems)} unsupported operator(s) in {count} node(s):\n"
-               + "\n".join(lines))
+    message = (
+        f"the model uses {len(problems)} unsupported operator(s) in {count} node(s):\n"
+        + "\n".join(lines)
+    )
     errors = [e for _, e, _ in problems.values()]
     if all(isinstance(e, UnsupportedOpsetError) for e in errors):
         first = errors[0]

@@ -27,8 +27,12 @@ _log = logging.getLogger(__name__)
 _KEEP_INITIALIZER_ELEMENTS = 4096
 
 
-def check_against_onnx(proto: onnx.ModelProto, inputs: dict[str, TensorT],
-                       types: dict[str, TensorT], planned: list[PlannedNode]) -> None:
+def check_against_onnx(
+    proto: onnx.ModelProto,
+    inputs: dict[str, TensorT],
+    types: dict[str, TensorT],
+    planned: list[PlannedNode],
+) -> None:
     """Raise AssertionError if ONNX infers a static type that differs from mlc's."""
     inferred = _onnx_types(proto, inputs)
     producers = {out: p for p in planned for out in p.node.output if out}
@@ -40,13 +44,19 @@ def check_against_onnx(proto: onnx.ModelProto, inputs: dict[str, TensorT],
         if tuple(dims) != mine.shape or (elem and elem != onnx_type_of(mine.dtype)):
             p = producers.get(name)
             where = f"{p.node.op_type} node '{p.name}'" if p else "graph"
-            mismatches.append(f"{where}: value '{name}' is {mine} in mlc but ONNX infers "
-                              f"shape {list(dims)} (element type {elem})")
-    assert not mismatches, ("mlc's types disagree with ONNX shape inference (a converter bug):\n  "
-                            + "\n  ".join(mismatches[:10]))
+            mismatches.append(
+                f"{where}: value '{name}' is {mine} in mlc but ONNX infers "
+                f"shape {list(dims)} (element type {elem})"
+            )
+    assert not mismatches, (
+        "mlc's types disagree with ONNX shape inference (a converter bug):\n  "
+        + "\n  ".join(mismatches[:10])
+    )
 
 
-def _onnx_types(proto: onnx.ModelProto, inputs: dict[str, TensorT]) -> dict[str, tuple[int, list[int] | None]]:
+def _onnx_types(
+    proto: onnx.ModelProto, inputs: dict[str, TensorT]
+) -> dict[str, tuple[int, list[int] | None]]:
     import onnx
     from onnx import helper, shape_inference
 
@@ -54,7 +64,9 @@ def _onnx_types(proto: onnx.ModelProto, inputs: dict[str, TensorT]) -> dict[str,
     light = onnx.GraphProto(name=graph.name)
     light.node.extend(graph.node)
     for name, t in inputs.items():
-        light.input.append(helper.make_tensor_value_info(name, onnx_type_of(t.dtype), list(t.shape)))
+        light.input.append(
+            helper.make_tensor_value_info(name, onnx_type_of(t.dtype), list(t.shape))
+        )
     for init in graph.initializer:
         size = 1
         for d in init.dims:
@@ -62,11 +74,15 @@ def _onnx_types(proto: onnx.ModelProto, inputs: dict[str, TensorT]) -> dict[str,
         if size <= _KEEP_INITIALIZER_ELEMENTS:
             light.initializer.append(init)
         else:
-            light.input.append(helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
+            light.input.append(
+                helper.make_tensor_value_info(init.name, init.data_type, list(init.dims))
+            )
     for out in graph.output:
         elem = out.type.tensor_type.elem_type if out.type.HasField("tensor_type") else 0
         light.output.append(helper.make_tensor_value_info(out.name, elem, None))
-    model = helper.make_model(light, opset_imports=list(proto.opset_import), ir_version=proto.ir_version)
+    model = helper.make_model(
+        light, opset_imports=list(proto.opset_import), ir_version=proto.ir_version
+    )
     try:
         inferred = shape_inference.infer_shapes(model, strict_mode=False, data_prop=True)
     except Exception as e:  # noqa: BLE001 - ONNX's inference is only a cross-check

@@ -55,7 +55,12 @@ def load_light_model(name: str, seed: int = 0, *, drop_softmax: bool = False):  
         else:
             value = rng.uniform(0.5, 1.5, shape)
         generated.append(numpy_helper.from_array(value.astype(np.float32), node.output[0]))
-    if drop_softmax and kept and kept[-1].op_type == "Softmax" and kept[-1].output[0] == graph.output[0].name:
+    if (
+        drop_softmax
+        and kept
+        and kept[-1].op_type == "Softmax"
+        and kept[-1].output[0] == graph.output[0].name
+    ):
         logits = kept.pop().input[0]
         graph.output[0].name = logits
     used = {name for node in kept for name in node.input}
@@ -90,7 +95,9 @@ def calibrate_classifier(model, seed: int = 0, logit_std: float = 2.0):  # type:
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
     del probe.graph.output[:]
-    probe.graph.output.append(onnx.helper.make_tensor_value_info(fc.output[0], onnx.TensorProto.FLOAT, None))
+    probe.graph.output.append(
+        onnx.helper.make_tensor_value_info(fc.output[0], onnx.TensorProto.FLOAT, None)
+    )
     session = ort.InferenceSession(probe.SerializeToString())
     rng = np.random.default_rng(seed)
     feed = {i.name: rng.standard_normal(i.shape).astype(np.float32) for i in session.get_inputs()}
@@ -99,15 +106,27 @@ def calibrate_classifier(model, seed: int = 0, logit_std: float = 2.0):  # type:
     if not np.isfinite(spread) or spread == 0.0:
         return model
     w = weights[fc.input[1]]
-    w.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(w) * np.float32(logit_std / spread), w.name))
+    w.CopyFrom(
+        numpy_helper.from_array(numpy_helper.to_array(w) * np.float32(logit_std / spread), w.name)
+    )
     if len(fc.input) > 2 and fc.input[2] in weights:  # keep the bias small next to the logits
         b = weights[fc.input[2]]
-        b.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(b) * np.float32(0.1 * logit_std / spread), b.name))
+        b.CopyFrom(
+            numpy_helper.from_array(
+                numpy_helper.to_array(b) * np.float32(0.1 * logit_std / spread), b.name
+            )
+        )
     return model
 
 
-def save_light_model(name: str, path: str | pathlib.Path, seed: int = 0, *,
-                     drop_softmax: bool = False, calibrate: bool = True) -> pathlib.Path:
+def save_light_model(
+    name: str,
+    path: str | pathlib.Path,
+    seed: int = 0,
+    *,
+    drop_softmax: bool = False,
+    calibrate: bool = True,
+) -> pathlib.Path:
     """Write the random-weight version of a light model to `path` (for the CLI, demo and
     benchmarks); `calibrate` rescales the classifier (see `calibrate_classifier`)."""
     import onnx

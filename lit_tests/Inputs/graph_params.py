@@ -1,7 +1,7 @@
 """Write or print the parameter tables of the graph-* pass lit tests.
 
-    graph_params.py write <name> <out.npz>   # a named table defined below
-    graph_params.py print <in.npz>           # one line per array: name dtype shape values
+graph_params.py write <name> <out.npz>   # a named table defined below
+graph_params.py print <in.npz>           # one line per array: name dtype shape values
 """
 
 import sys
@@ -35,8 +35,13 @@ def main(argv: list[str]) -> None:
     with np.load(argv[1]) as data:
         for name in sorted(data.files):
             value = data[name]
-            text = np.array2string(value.reshape(-1), precision=4, separator=" ", max_line_width=10**6,
-                                   suppress_small=True)
+            text = np.array2string(
+                value.reshape(-1),
+                precision=4,
+                separator=" ",
+                max_line_width=10**6,
+                suppress_small=True,
+            )
             print(f"{name} {value.dtype} {list(value.shape)} {text}")
 
 

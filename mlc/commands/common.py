@@ -22,11 +22,14 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
         m = _SHAPE.match(text, pos)
         if not m:
             raise argparse.ArgumentTypeError(
-                f"cannot parse input shapes at '{text[pos:]}': expected name:[d0,d1,...]")
+                f"cannot parse input shapes at '{text[pos:]}': expected name:[d0,d1,...]"
+            )
         try:
             dims = [int(d) for d in m.group(2).split(",") if d.strip()]
         except ValueError:
-            raise argparse.ArgumentTypeError(f"dims of '{m.group(1)}' must be integers: [{m.group(2)}]") from None
+            raise argparse.ArgumentTypeError(
+                f"dims of '{m.group(1)}' must be integers: [{m.group(2)}]"
+            ) from None
         if any(d < 0 for d in dims):
             raise argparse.ArgumentTypeError(f"dims of '{m.group(1)}' must be non-negative")
         out[m.group(1)] = dims

@@ -14,10 +14,18 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from mlc.dialects.tp import BlockView
-from mlc.dialects.tp.affine import expr_range
+from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
 
-from .emit_util import CONTRACTIBLE, apply, broadcast, contract, index_const, lane_indices, linear_coeff, scalar_const
+from .emit_util import (
+    CONTRACTIBLE,
+    apply,
+    broadcast,
+    contract,
+    index_const,
+    lane_indices,
+    scalar_const,
+)
 
 
 @dataclass
@@ -46,7 +54,9 @@ class BodyEmitter:
         self.overrides: dict[ir.Value, ir.Value] = {}
 
     # -- indices ---------------------------------------------------------------------------
-    def exprs(self, amap: ir.AffineMap, point: Point, extra_dim: bool = False) -> list[ir.AffineExpr]:
+    def exprs(
+        self, amap: ir.AffineMap, point: Point, extra_dim: bool = False
+    ) -> list[ir.AffineExpr]:
         """`amap` results over the loop dims (plus a lane dim at the end when extra_dim)."""
         n = len(point.dims) + (1 if extra_dim else 0)
         terms = []
@@ -78,7 +88,9 @@ class BodyEmitter:
                 env[old] = new
         return env.get(self.result, self.result)
 
-    def _emit(self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point) -> list[ir.Value]:
+    def _emit(
+        self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point
+    ) -> list[ir.Value]:
         name = op.name
         if name == "tp.read" or name == "tp.read_padded":
             return [self._read(op, point)]
@@ -87,20 +99,29 @@ class BodyEmitter:
         if name == "tp.load":
             return [self._load(op, env, point)]
         if op.regions and len(op.regions) and any(len(r.blocks) for r in op.regions):
-            raise DiagnosticError(f"tp-to-loops: '{name}' has regions, which tp.block bodies do not "
-                                  "support; use arith.select instead of scf.if", op.location)
+            raise DiagnosticError(
+                f"tp-to-loops: '{name}' has regions, which tp.block bodies do not "
+                "support; use arith.select instead of scf.if",
+                op.location,
+            )
         operands = [env.get(v, v) for v in op.operands]
         vtypes = [v.type for v in operands if isinstance(v.type, ir.VectorType)]
         results = [r.type for r in op.results]
         if vtypes:
             lanes = ir.VectorType(vtypes[0]).shape
-            operands = [v if isinstance(v.type, ir.VectorType) else broadcast(v, ir.VectorType.get(lanes, v.type))
-                        for v in operands]
+            operands = [
+                v
+                if isinstance(v.type, ir.VectorType)
+                else broadcast(v, ir.VectorType.get(lanes, v.type))
+                for v in operands
+            ]
             results = [ir.VectorType.get(lanes, t) for t in results]
         attrs = {k: op.attributes[k] for k in op.attributes}  # iteration yields names
         if name in CONTRACTIBLE:
             attrs["fastmath"] = contract()
-        new = ir.Operation.create(name, results=results, operands=operands, attributes=attrs, loc=op.location)
+        new = ir.Operation.create(
+            name, results=results, operands=operands, attributes=attrs, loc=op.location
+        )
         return list(new.results)
 
     def _index(self, axis: str, point: Point) -> ir.Value:
@@ -130,13 +151,28 @@ class BodyEmitter:
             return self._padded_vector_read(op, buf, amap, point, vtype)
         return self._gather(op, buf, amap, point, vtype, padded)
 
-    def _gather(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
-                vtype: ir.VectorType, padded: bool) -> ir.Value:
-        lanes = [self._scalar_read(op, buf, amap, point.with_lane(i), padded) for i in range(point.lanes)]
+    def _gather(
+        self,
+        op: ir.Operation,
+        buf: ir.Value,
+        amap: ir.AffineMap,
+        point: Point,
+        vtype: ir.VectorType,
+        padded: bool,
+    ) -> ir.Value:
+        lanes = [
+            self._scalar_read(op, buf, amap, point.with_lane(i), padded) for i in range(point.lanes)
+        ]
         return vector.FromElementsOp(vtype, lanes).result
 
-    def _padded_vector_read(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
-                            vtype: ir.VectorType) -> ir.Value:
+    def _padded_vector_read(
+        self,
+        op: ir.Operation,
+        buf: ir.Value,
+        amap: ir.AffineMap,
+        point: Point,
+        vtype: ir.VectorType,
+    ) -> ir.Value:
         """One vector load when all lanes are inside the buffer, lane by lane at the borders."""
         idx = self.indices(amap, point)
         shape = ir.MemRefType(buf.type).shape
@@ -149,7 +185,9 @@ class BodyEmitter:
                 checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
             if hi >= dim or last:
                 limit = dim - point.lanes + 1 if last else dim
-                checks.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(limit)).result)
+                checks.append(
+                    arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(limit)).result
+                )
             for c in checks:
                 inside = c if inside is None else arith.AndIOp(inside, c).result
         assert inside is not None
@@ -160,8 +198,9 @@ class BodyEmitter:
             scf.YieldOp([self._gather(op, buf, amap, point, vtype, True)])
         return branch.results[0]
 
-    def _scalar_read(self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point,
-                     padded: bool) -> ir.Value:
+    def _scalar_read(
+        self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point, padded: bool
+    ) -> ir.Value:
         idx = self.indices(amap, point)
         if not padded:
             return memref.LoadOp(buf, idx).result
@@ -197,8 +236,9 @@ class BodyEmitter:
         elem = ir.MemRefType(buf.type).element_type
         values = []
         for lane in range(lanes):
-            lane_idx = [vector.ExtractOp(v, [], [lane]).result if isinstance(v.type, ir.VectorType) else v
-                        for v in idx]
+            lane_idx = [
+                vector.ExtractOp(v, [], [lane]).result if isinstance(v.type, ir.VectorType) else v
+                for v in idx
+            ]
             values.append(memref.LoadOp(buf, lane_idx).result)
         return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
-

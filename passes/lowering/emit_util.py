@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import affine, arith, vector
 
-from mlc.dialects.tp.affine import dims_used, linear_coeff
+from mlc.dialects.tp.affine import dims_used
 
 
 def index_const(value: int) -> ir.Value:
@@ -23,15 +23,22 @@ def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
     the dims it uses first (a constant, a bare induction variable, or a small affine.apply), so
     that unrolled bodies do not hand canonicalize hundreds of maps to compose."""
     used = sorted(dims_used(expr))
-    squeeze = ir.AffineMap.get(len(used), 0, [
-        ir.AffineDimExpr.get(used.index(i)) if i in used else ir.AffineConstantExpr.get(0)
-        for i in range(len(dims))])
+    squeeze = ir.AffineMap.get(
+        len(used),
+        0,
+        [
+            ir.AffineDimExpr.get(used.index(i)) if i in used else ir.AffineConstantExpr.get(0)
+            for i in range(len(dims))
+        ],
+    )
     small = ir.AffineExpr.simplify_affine_expr(expr.compose(squeeze), len(used), 0).maybe_downcast()
     if isinstance(small, ir.AffineConstantExpr):
         return index_const(small.value)
     if isinstance(small, ir.AffineDimExpr):
         return dims[used[small.position]]
-    return affine.AffineApplyOp(ir.AffineMap.get(len(used), 0, [small]), [dims[i] for i in used]).result
+    return affine.AffineApplyOp(
+        ir.AffineMap.get(len(used), 0, [small]), [dims[i] for i in used]
+    ).result
 
 
 def is_float_type(t: ir.Type) -> bool:
@@ -78,5 +85,6 @@ def lane_indices(lanes: int) -> ir.Value:
     """The constant vector [0, 1, ..., lanes-1] of `index`."""
     vtype = ir.VectorType.get([lanes], ir.IndexType.get())
     attr = ir.DenseElementsAttr.get(
-        [ir.IntegerAttr.get(ir.IndexType.get(), i) for i in range(lanes)], type=vtype)
+        [ir.IntegerAttr.get(ir.IndexType.get(), i) for i in range(lanes)], type=vtype
+    )
     return arith.ConstantOp(vtype, attr).result

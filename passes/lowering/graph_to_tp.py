@@ -1,4 +1,4 @@
-"""graph-to-tp: each fused graph kernel becomes a tp program; @main becomes mlc_main over buffers."""
+"""graph-to-tp: each fused graph kernel becomes a tp program; @main becomes mlc_main on buffers."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
 
 @dataclass(frozen=True)
 class GraphToTpPass(ModulePass):
-    """Lower fused graph kernels to tp programs and @main to mlc_main(inputs, outputs, params, workspace)."""
+    """Lower fused graph kernels to tp programs, @main to mlc_main(ins, outs, params, workspace)."""
 
     name: ClassVar[str] = "graph-to-tp"
 
@@ -61,8 +61,11 @@ class GraphToTpPass(ModulePass):
         funcs = {_sym(f): f for f in top_level_funcs(module)}
         main = funcs.get(self.entry)
         if main is None:
-            raise DiagnosticError(f"graph-to-tp: no function @{self.entry} to lower (the model entry; "
-                                  f"set entry=<name>)", module.location)
+            raise DiagnosticError(
+                f"graph-to-tp: no function @{self.entry} to lower (the model entry; "
+                f"set entry=<name>)",
+                module.location,
+            )
         leftovers = GraphFusePass(max_group_size=1).partition(main)
         outliner = Outliner(module)
         for group in leftovers:

@@ -30,7 +30,9 @@ class BlockLowering:
     """Emits one block at the current insertion point. `epilogue`: an elementwise block to
     apply to the register tile before it is stored (see `fusable_epilogue`)."""
 
-    def __init__(self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0) -> None:
+    def __init__(
+        self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0
+    ) -> None:
         self.threads = threads
         self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
         self.view = view
@@ -61,8 +63,13 @@ class BlockLowering:
         if 1 < self.threads < total:
             self._chunked(par, total, point)
             return
-        op = scf.ParallelOp([], [index_const(0)] * n_par, [index_const(lp.trip) for lp in par],
-                            [index_const(1)] * n_par, [])
+        op = scf.ParallelOp(
+            [],
+            [index_const(0)] * n_par,
+            [index_const(lp.trip) for lp in par],
+            [index_const(1)] * n_par,
+            [],
+        )
         block = op.regions[0].blocks.append(*([ir.IndexType.get()] * n_par))
         with ir.InsertionPoint(block):
             for lp, iv in zip(par, block.arguments):
@@ -101,7 +108,9 @@ class BlockLowering:
             assert first_r is None, "reduce loops cannot be parallel"
             self._nest(self.loops[start:], point, [], self._store_body)
             return
-        self._nest(self.loops[start:first_r], point, [], lambda p, c: self._reduce(first_r, p) or [])
+        self._nest(
+            self.loops[start:first_r], point, [], lambda p, c: self._reduce(first_r, p) or []
+        )
 
     # -- generic loops ---------------------------------------------------------------------
     def _nest(self, loops: Sequence[Loop], point: Point, carried: Carried, inner: Inner) -> Carried:
@@ -126,8 +135,17 @@ class BlockLowering:
             carried = self._for(main, lp.trip, 1, lp, point, carried, inner, 1)
         return carried
 
-    def _for(self, lo: int, hi: int, step: int, lp: Loop, point: Point, carried: Carried,
-             inner: Inner, copies: int) -> Carried:
+    def _for(
+        self,
+        lo: int,
+        hi: int,
+        step: int,
+        lp: Loop,
+        point: Point,
+        carried: Carried,
+        inner: Inner,
+        copies: int,
+    ) -> Carried:
         loop = scf.ForOp(index_const(lo), index_const(hi), index_const(step), carried)
         with ir.InsertionPoint(loop.body):
             state = list(loop.inner_iter_args)
@@ -161,22 +179,37 @@ class BlockLowering:
             self._register_tile(point, [lp for lp in inner if lp.kind == "R"], unrolled)
             return
         init = self._init_value(point)
-        self._nest(spatial, point, [], lambda p, c: self._guarded(p, c, lambda: self._store(init(p), p) or []))
+        self._nest(
+            spatial,
+            point,
+            [],
+            lambda p, c: self._guarded(p, c, lambda: self._store(init(p), p) or []),
+        )
         tail = self._register_tail(inner)
         if tail is not None:
             # Blocked reduction (outer reduce loops around spatial ones, e.g. input-channel
             # blocks around the pixels): a register tile per visit, loaded from and stored to
             # the output, which the loops above sweep while one block of weights stays in cache.
             loops = inner[tail:]
-            regs = [lp for lp in loops if lp.kind == "S" and (self.vec is None or lp.name != self.vec.name)]
+            regs = [
+                lp
+                for lp in loops
+                if lp.kind == "S" and (self.vec is None or lp.name != self.vec.name)
+            ]
             reduce = [lp for lp in loops if lp.kind == "R"]
-            self._nest(inner[:tail], point, [],
-                       lambda p, c: self._register_tile(p, reduce, regs, from_memory=True) or [])
+            self._nest(
+                inner[:tail],
+                point,
+                [],
+                lambda p, c: self._register_tile(p, reduce, regs, from_memory=True) or [],
+            )
             return
         self._nest(inner, point, [], self._update_body)
 
     def _in_registers(self, lp: Loop) -> bool:
-        return (self.vec is not None and lp.name == self.vec.name) or self.schedule.unroll.get(lp.name, 1) >= lp.trip
+        return (self.vec is not None and lp.name == self.vec.name) or self.schedule.unroll.get(
+            lp.name, 1
+        ) >= lp.trip
 
     def _register_tail(self, inner: Sequence[Loop]) -> int | None:
         """Where a register tile can start inside a reduction whose outer loops mix reduce and
@@ -184,14 +217,21 @@ class BlockLowering:
         if self.inexact or self.epilogue is not None:
             return None
         for q, lp in enumerate(inner):
-            if q > 0 and lp.kind == "R" and all(self._in_registers(x) for x in inner[q:] if x.kind == "S"):
+            if (
+                q > 0
+                and lp.kind == "R"
+                and all(self._in_registers(x) for x in inner[q:] if x.kind == "S")
+            ):
                 return q
         return None
 
-    def _register_tile(self, point: Point, reduce: list[Loop], unrolled: list[Loop],
-                       from_memory: bool = False) -> None:
-        combos = [self._combo_point(point, unrolled, c)
-                  for c in itertools.product(*(range(lp.trip) for lp in unrolled))]
+    def _register_tile(
+        self, point: Point, reduce: list[Loop], unrolled: list[Loop], from_memory: bool = False
+    ) -> None:
+        combos = [
+            self._combo_point(point, unrolled, c)
+            for c in itertools.product(*(range(lp.trip) for lp in unrolled))
+        ]
         if from_memory:
             accs = [self._load_out(p) for p in combos]
         else:
@@ -202,8 +242,13 @@ class BlockLowering:
             out = []
             for p, acc in zip(combos, state):
                 q = self._merge(p, rpoint)
-                out.append(self._guarded(q, [acc], lambda q=q, acc=acc: [
-                    combine(self.combiner, acc, self.body.value(q))])[0])
+                out.append(
+                    self._guarded(
+                        q,
+                        [acc],
+                        lambda q=q, acc=acc: [combine(self.combiner, acc, self.body.value(q))],
+                    )[0]
+                )
             return out
 
         accs = self._nest(reduce, point, accs, accumulate)
@@ -215,8 +260,10 @@ class BlockLowering:
         if self.epilogue is None:
             return acc
         # The epilogue's axes are the output dims: its point is the out_map of ours.
-        exprs = [r.compose(ir.AffineMap.get(len(point.dims), 0, [point.terms[a] for a in self.axes]))
-                 for r in self.out_map.results]
+        exprs = [
+            r.compose(ir.AffineMap.get(len(point.dims), 0, [point.terms[a] for a in self.axes]))
+            for r in self.out_map.results
+        ]
         terms = dict(zip(self.epilogue.axes, exprs))
         vec_axis = None
         if point.vec_axis is not None:
@@ -248,24 +295,32 @@ class BlockLowering:
         def make(p: Point) -> ir.Value:
             v = scalar_const(self.view.init)
             return broadcast(v, ir.VectorType.get([p.lanes], self.elem)) if p.vec_axis else v
+
         return make
 
     # -- innermost bodies ------------------------------------------------------------------
     def _store_body(self, point: Point, carried: Carried) -> Carried:
-        return self._guarded(point, carried, lambda: self._store(self.body.value(point), point) or carried)
+        return self._guarded(
+            point, carried, lambda: self._store(self.body.value(point), point) or carried
+        )
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:
             new = combine(self.combiner, self._load_out(point), self.body.value(point))
             self._store(new, point)
             return carried
+
         return self._guarded(point, carried, update)
 
     def _guarded(self, point: Point, carried: Carried, then: Callable[[], Carried]) -> Carried:
         conds = []
         for axis in self.inexact:
             value = apply(point.terms[axis], point.dims)
-            conds.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])).result)
+            conds.append(
+                arith.CmpIOp(
+                    arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])
+                ).result
+            )
         if not conds:
             return then()
         cond = conds[0]
@@ -307,8 +362,10 @@ class BlockLowering:
         vtype = ir.VectorType.get([point.lanes], self.elem)
         if contiguous:
             return vector.LoadOp(vtype, self.out, idx).result
-        lanes = [memref.LoadOp(self.out, self.body.indices(self.out_map, point.with_lane(i))).result
-                 for i in range(point.lanes)]
+        lanes = [
+            memref.LoadOp(self.out, self.body.indices(self.out_map, point.with_lane(i))).result
+            for i in range(point.lanes)
+        ]
         return vector.FromElementsOp(vtype, lanes).result
 
 
@@ -333,7 +390,9 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         if op.name == "tp.load" and op.operands[0] == block.out:
             return False
         if op.name in ("tp.read", "tp.read_padded") and op.operands[0] == block.out:
-            if op.name != "tp.read" or not _is_identity(ir.AffineMapAttr(op.attributes["map"]).value):
+            if op.name != "tp.read" or not _is_identity(
+                ir.AffineMapAttr(op.attributes["map"]).value
+            ):
                 return False
     # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
     return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
@@ -342,7 +401,8 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
 def _is_identity(amap: ir.AffineMap) -> bool:
     return amap.n_dims == len(amap.results) and all(
         isinstance(r.maybe_downcast(), ir.AffineDimExpr) and r.maybe_downcast().position == i
-        for i, r in enumerate(amap.results))
+        for i, r in enumerate(amap.results)
+    )
 
 
 def _register_mode(lowering: BlockLowering, first_r: int) -> bool:

@@ -45,8 +45,13 @@ class TpToLoopsPass(ModulePass):
                 continue
             view = BlockView(op)
             epilogue = None
-            if self.fuse_epilogues and nxt is not None and nxt.parent == op.parent and \
-                    _next_op(op) == nxt and fusable_epilogue(view, BlockView(nxt)):
+            if (
+                self.fuse_epilogues
+                and nxt is not None
+                and nxt.parent == op.parent
+                and _next_op(op) == nxt
+                and fusable_epilogue(view, BlockView(nxt))
+            ):
                 epilogue = BlockView(nxt)
                 fused.add(nxt)
             with ir.InsertionPoint(op), op.location:

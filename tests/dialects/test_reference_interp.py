@@ -36,8 +36,11 @@ def module() -> ir.Module:
 
 def _inputs() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(0)
-    return (rng.standard_normal((2, 3)).astype(np.float32), rng.standard_normal((1, 3)).astype(np.float32),
-            rng.standard_normal(3).astype(np.float32))
+    return (
+        rng.standard_normal((2, 3)).astype(np.float32),
+        rng.standard_normal((1, 3)).astype(np.float32),
+        rng.standard_normal(3).astype(np.float32),
+    )
 
 
 def test_run_module_matches_numpy(module: ir.Module) -> None:
@@ -54,7 +57,10 @@ def test_missing_and_mismatched_params(module: ir.Module) -> None:
     x, y, bias = _inputs()
     with pytest.raises(DiagnosticError, match='#graph.param<"bias"> is not in the params table'):
         run_module(module, {}, [x, y])
-    with pytest.raises(DiagnosticError, match="parameter 'bias' is float64\\[3\\] but the constant has type tensor<3xf32>"):
+    with pytest.raises(
+        DiagnosticError,
+        match="parameter 'bias' is float64\\[3\\] but the constant has type tensor<3xf32>",
+    ):
         run_module(module, {"bias": bias.astype(np.float64)}, [x, y])
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers.reference_oracle import OrtCase, assert_same, check_against_ort, rand, run_ort
+from helpers.reference_oracle import assert_same, rand, run_ort
 
 
 def test_oracle_runs_a_node() -> None:

@@ -2,45 +2,99 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from mlir import ir
 
 import mlc
+from helpers.reference_oracle import OrtCase, cases_of, check_against_ort, i64, rand
 from mlc.dialects.graph import OPS
 from mlc.dialects.graph.reference import IMPLS, UnsupportedDtypeError, evaluate, has_reference
 from mlc.dialects.graph.spec import TensorT
-
-from helpers.reference_oracle import OrtCase, cases_of, check_against_ort, i64, rand
 
 X = rand(2, 3, 4)
 
 CASES: list[OrtCase] = [
     OrtCase("reshape", [X], {"shape": (4, 6)}, "Reshape", consts=[i64(4, 6)]),
     OrtCase("transpose", [X], {"perm": (2, 0, 1)}, "Transpose", {"perm": [2, 0, 1]}),
-    OrtCase("slice", [rand(5, 10)], {"starts": (1, 8), "ends": (100, -100), "axes": (0, 1), "steps": (2, -3)},
-            "Slice", consts=[i64(1, 8), i64(100, -100), i64(0, 1), i64(2, -3)], id="slice_clamped_negative_step"),
-    OrtCase("slice", [rand(5, 10)], {"starts": (-3,), "ends": (-1,), "axes": (-1,), "steps": (1,)},
-            "Slice", consts=[i64(-3), i64(-1), i64(-1), i64(1)], id="slice_negative_bounds"),
-    OrtCase("gather", [X, i64(-1, 0, 2, -3)], {"axis": 1}, "Gather", {"axis": 1}, id="gather_negative_indices"),
-    OrtCase("gather", [X, np.array([[1, 0], [1, 1]], np.int32)], {}, "Gather", id="gather_2d_i32_indices"),
-    OrtCase("pad", [X], {"pads": (0, 1, 2, 1, 0, 1), "value": 1.5}, "Pad",
-            consts=[i64(0, 1, 2, 1, 0, 1), np.float32(1.5)], id="pad_constant"),
-    OrtCase("pad", [X], {"pads": (0, 2, 1, 0, 1, 3), "mode": "reflect"}, "Pad", {"mode": "reflect"},
-            consts=[i64(0, 2, 1, 0, 1, 3)], id="pad_reflect"),
-    OrtCase("pad", [X], {"pads": (1, 2, 0, 0, 1, 3), "mode": "edge"}, "Pad", {"mode": "edge"},
-            consts=[i64(1, 2, 0, 0, 1, 3)], id="pad_edge"),
-    OrtCase("pad", [X], {"pads": (0, -1, 1, 0, 0, -2)}, "Pad", consts=[i64(0, -1, 1, 0, 0, -2)],
-            id="pad_negative_crops"),
+    OrtCase(
+        "slice",
+        [rand(5, 10)],
+        {"starts": (1, 8), "ends": (100, -100), "axes": (0, 1), "steps": (2, -3)},
+        "Slice",
+        consts=[i64(1, 8), i64(100, -100), i64(0, 1), i64(2, -3)],
+        id="slice_clamped_negative_step",
+    ),
+    OrtCase(
+        "slice",
+        [rand(5, 10)],
+        {"starts": (-3,), "ends": (-1,), "axes": (-1,), "steps": (1,)},
+        "Slice",
+        consts=[i64(-3), i64(-1), i64(-1), i64(1)],
+        id="slice_negative_bounds",
+    ),
+    OrtCase(
+        "gather",
+        [X, i64(-1, 0, 2, -3)],
+        {"axis": 1},
+        "Gather",
+        {"axis": 1},
+        id="gather_negative_indices",
+    ),
+    OrtCase(
+        "gather",
+        [X, np.array([[1, 0], [1, 1]], np.int32)],
+        {},
+        "Gather",
+        id="gather_2d_i32_indices",
+    ),
+    OrtCase(
+        "pad",
+        [X],
+        {"pads": (0, 1, 2, 1, 0, 1), "value": 1.5},
+        "Pad",
+        consts=[i64(0, 1, 2, 1, 0, 1), np.float32(1.5)],
+        id="pad_constant",
+    ),
+    OrtCase(
+        "pad",
+        [X],
+        {"pads": (0, 2, 1, 0, 1, 3), "mode": "reflect"},
+        "Pad",
+        {"mode": "reflect"},
+        consts=[i64(0, 2, 1, 0, 1, 3)],
+        id="pad_reflect",
+    ),
+    OrtCase(
+        "pad",
+        [X],
+        {"pads": (1, 2, 0, 0, 1, 3), "mode": "edge"},
+        "Pad",
+        {"mode": "edge"},
+        consts=[i64(1, 2, 0, 0, 1, 3)],
+        id="pad_edge",
+    ),
+    OrtCase(
+        "pad",
+        [X],
+        {"pads": (0, -1, 1, 0, 0, -2)},
+        "Pad",
+        consts=[i64(0, -1, 1, 0, 0, -2)],
+        id="pad_negative_crops",
+    ),
     OrtCase("squeeze", [rand(1, 3, 1, 2)], {"axes": (0, -2)}, "Squeeze", consts=[i64(0, -2)]),
     OrtCase("unsqueeze", [X], {"axes": (0, -1)}, "Unsqueeze", consts=[i64(0, -1)]),
     OrtCase("flatten", [X], {"axis": 2}, "Flatten", {"axis": 2}),
     OrtCase("flatten", [X], {"axis": 0}, "Flatten", {"axis": 0}, id="flatten_axis0"),
     OrtCase("expand", [rand(3, 1)], {"shape": (2, 1, 4)}, "Expand", consts=[i64(2, 1, 4)]),
     OrtCase("tile", [X], {"repeats": (1, 2, 3)}, "Tile", consts=[i64(1, 2, 3)]),
-    OrtCase("tensor.concat", [X, rand(2, 1, 4, seed=1), rand(2, 2, 4, seed=2)], {"dim": 1}, "Concat",
-            {"axis": 1}),
+    OrtCase(
+        "tensor.concat",
+        [X, rand(2, 1, 4, seed=1), rand(2, 2, 4, seed=2)],
+        {"dim": 1},
+        "Concat",
+        {"axis": 1},
+    ),
 ]
 
 
@@ -57,7 +111,9 @@ def test_layout_transform_by_hand() -> None:
         np.testing.assert_array_equal(blocked[:, c // 4, :, :, c % 4], x[:, c])
     back = evaluate("layout_transform", [blocked], {"src_layout": "NCHW4c", "dst_layout": "NCHW"})
     np.testing.assert_array_equal(back, x)
-    reblocked = evaluate("layout_transform", [blocked], {"src_layout": "NCHW4c", "dst_layout": "NCHW2c"})
+    reblocked = evaluate(
+        "layout_transform", [blocked], {"src_layout": "NCHW4c", "dst_layout": "NCHW2c"}
+    )
     for c in range(8):
         np.testing.assert_array_equal(reblocked[:, c // 2, :, :, c % 2], x[:, c])
 
@@ -100,7 +156,9 @@ def test_every_op_has_a_reference() -> None:
 
 def test_every_op_is_checked_by_a_test() -> None:
     """An op added later needs an oracle case here, in test_reference_math or test_reference_nn."""
-    by_oracle = {c.op for c in CASES + cases_of("test_reference_math.py") + cases_of("test_reference_nn.py")}
+    by_oracle = {
+        c.op for c in CASES + cases_of("test_reference_math.py") + cases_of("test_reference_nn.py")
+    }
     by_hand = {"constant", "layout_transform"}  # checked by the hand-written tests above
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
     assert not untested, f"reference implementations without an oracle test: {untested}"

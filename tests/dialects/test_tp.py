@@ -21,31 +21,45 @@ def test_multi_level_and_inexact_tiles() -> None:
     s = tp.Schedule(tile={"oc": (32, 8)})
     loops = s.loops(["oc"], "S", [100])
     assert [(lp.name, lp.trip, lp.stride, lp.exact) for lp in loops] == [
-        ("oc.0", 4, 32, False), ("oc.1", 4, 8, False), ("oc.2", 8, 1, False)]
+        ("oc.0", 4, 32, False),
+        ("oc.1", 4, 8, False),
+        ("oc.2", 8, 1, False),
+    ]
     assert s.check(["oc"], "S", [100]) == []
 
 
-@pytest.mark.parametrize("schedule, message", [
-    (tp.Schedule(tile={"z": (2,)}), "tile names unknown axis 'z'"),
-    (tp.Schedule(tile={"i": (0,)}), "must be decreasing, positive"),
-    (tp.Schedule(tile={"i": (8, 3)}), "must be decreasing, positive"),
-    (tp.Schedule(tile={"i": (128,)}), "must be decreasing, positive"),
-    (tp.Schedule(order=("j", "i")), "must list every loop exactly once"),
-    (tp.Schedule(unroll={"i": 0}), "unroll factor of 'i' must be >= 1"),
-    (tp.Schedule(vectorize="i"), "must be the innermost loop"),
-    (tp.Schedule(order=("i", "j", "k"), vectorize="k"), "must be a spatial loop"),
-    (tp.Schedule(order=("i", "k", "j"), vectorize="j", tile={}), "needs tiles that divide its axis"),
-    (tp.Schedule(parallel=("j",)), "must be the outermost loops in order"),
-    (tp.Schedule(order=("k", "i", "j"), parallel=("k",)), "must be a spatial loop"),
-])
+@pytest.mark.parametrize(
+    "schedule, message",
+    [
+        (tp.Schedule(tile={"z": (2,)}), "tile names unknown axis 'z'"),
+        (tp.Schedule(tile={"i": (0,)}), "must be decreasing, positive"),
+        (tp.Schedule(tile={"i": (8, 3)}), "must be decreasing, positive"),
+        (tp.Schedule(tile={"i": (128,)}), "must be decreasing, positive"),
+        (tp.Schedule(order=("j", "i")), "must list every loop exactly once"),
+        (tp.Schedule(unroll={"i": 0}), "unroll factor of 'i' must be >= 1"),
+        (tp.Schedule(vectorize="i"), "must be the innermost loop"),
+        (tp.Schedule(order=("i", "j", "k"), vectorize="k"), "must be a spatial loop"),
+        (
+            tp.Schedule(order=("i", "k", "j"), vectorize="j", tile={}),
+            "needs tiles that divide its axis",
+        ),
+        (tp.Schedule(parallel=("j",)), "must be the outermost loops in order"),
+        (tp.Schedule(order=("k", "i", "j"), parallel=("k",)), "must be a spatial loop"),
+    ],
+)
 def test_schedule_errors(schedule: tp.Schedule, message: str) -> None:
     errors = schedule.check(["i", "j", "k"], "SSR", [64, 100, 32])
     assert any(message in e for e in errors), errors
 
 
 def test_schedule_attribute_round_trip(ctx: ir.Context) -> None:
-    s = tp.Schedule(tile={"oc": (32, 8)}, order=("oc.0", "oc.1", "oc.2"), unroll={"oc.1": 4},
-                    vectorize="oc.2", parallel=("oc.0",))
+    s = tp.Schedule(
+        tile={"oc": (32, 8)},
+        order=("oc.0", "oc.1", "oc.2"),
+        unroll={"oc.1": 4},
+        vectorize="oc.2",
+        parallel=("oc.0",),
+    )
     with ctx:
         attr = s.to_attr()
         assert tp.Schedule.from_attr(ir.Attribute.parse(str(attr))) == s
@@ -66,9 +80,17 @@ def test_block_builder_and_verifier(ctx: ir.Context) -> None:
             entry = f.add_entry_block()
             with ir.InsertionPoint(entry):
                 a_buf, b_buf, c_buf = entry.arguments
-                blk = tp.block(c_buf, name="mm", axes="i j k", kinds="SSR", extents=[8, 6, 4],
-                               out_map="(i, j)", combiner="add", init=0.0,
-                               schedule=tp.Schedule(tile={"j": (2,)}, vectorize="j.1"))
+                blk = tp.block(
+                    c_buf,
+                    name="mm",
+                    axes="i j k",
+                    kinds="SSR",
+                    extents=[8, 6, 4],
+                    out_map="(i, j)",
+                    combiner="add",
+                    init=0.0,
+                    schedule=tp.Schedule(tile={"j": (2,)}, vectorize="j.1"),
+                )
                 with ir.InsertionPoint(blk.body):
                     a = tp.read(a_buf, blk, "(i, k)")
                     b = tp.read(b_buf, blk, "(k, j)")
@@ -77,7 +99,12 @@ def test_block_builder_and_verifier(ctx: ir.Context) -> None:
         assert module.operation.verify()
         assert verify_tp(module.operation) == []
         view = tp.BlockView(blk.op)
-        assert (view.axes, view.kinds, view.extents, view.combiner) == (["i", "j", "k"], "SSR", [8, 6, 4], "add")
+        assert (view.axes, view.kinds, view.extents, view.combiner) == (
+            ["i", "j", "k"],
+            "SSR",
+            [8, 6, 4],
+            "add",
+        )
         assert tp.kernels(module) and tp.kernels(module)[0].name == "func.func"
         # A read past the end is caught by the verifier, at the read.
         with ir.InsertionPoint.at_block_begin(blk.body):

@@ -23,25 +23,37 @@ def manifest_dict(m: int = M, n: int = N) -> dict:
     assert 4 * n <= 64 and 4 * m <= 64, "w and b must fit their 64-byte slots"
     return {
         "entry": "mlc_main",
-        "inputs": [{"name": "x", "shape": [m, n], "dtype": "float32"},
-                   {"name": "k", "shape": [m], "dtype": "float32"}],
-        "outputs": [{"name": "y", "shape": [m, n], "dtype": "float32"},
-                    {"name": "r", "shape": [m], "dtype": "float32"}],
-        "params": [{"name": "w", "shape": [n], "dtype": "float32", "offset": 0},
-                   {"name": "b", "shape": [m], "dtype": "float32", "offset": 64}],
+        "inputs": [
+            {"name": "x", "shape": [m, n], "dtype": "float32"},
+            {"name": "k", "shape": [m], "dtype": "float32"},
+        ],
+        "outputs": [
+            {"name": "y", "shape": [m, n], "dtype": "float32"},
+            {"name": "r", "shape": [m], "dtype": "float32"},
+        ],
+        "params": [
+            {"name": "w", "shape": [n], "dtype": "float32", "offset": 0},
+            {"name": "b", "shape": [m], "dtype": "float32", "offset": 64},
+        ],
         "params_size": PARAMS_SIZE,
         "workspace_size": 4 * m * n,
     }
 
 
-def module_text(manifest: dict | None = None, m: int = M, n: int = N, *,
-                internal_helper: bool = False) -> str:
+def module_text(
+    manifest: dict | None = None, m: int = M, n: int = N, *, internal_helper: bool = False
+) -> str:
     """The module; `internal_helper` computes x*w in a private function with internal LLVM
     linkage (as mlc's kernels are), which has no packed wrapper in the ExecutionEngine."""
     manifest = manifest or manifest_dict(m, n)
     attr = json.dumps(json.dumps(manifest))  # a JSON string, quoted as an MLIR string literal
     ws = 4 * m * n
-    x, v, p, w = f"memref<{m}x{n}xf32>", f"memref<{m}xf32>", f"memref<{PARAMS_SIZE}xi8>", f"memref<{ws}xi8>"
+    x, v, p, w = (
+        f"memref<{m}x{n}xf32>",
+        f"memref<{m}xf32>",
+        f"memref<{PARAMS_SIZE}xi8>",
+        f"memref<{ws}xi8>",
+    )
     mul = "%prod = arith.mulf %xv, %wv : f32"
     helper = ""
     if internal_helper:
@@ -95,16 +107,22 @@ module attributes {{mlc.manifest = {attr}}} {{{helper}
 
 def make_params(seed: int = 0, m: int = M, n: int = N) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {"w": rng.standard_normal(n).astype(np.float32),
-            "b": rng.standard_normal(m).astype(np.float32)}
+    return {
+        "w": rng.standard_normal(n).astype(np.float32),
+        "b": rng.standard_normal(m).astype(np.float32),
+    }
 
 
 def make_inputs(seed: int = 1, m: int = M, n: int = N) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    return {"x": rng.standard_normal((m, n)).astype(np.float32),
-            "k": rng.standard_normal(m).astype(np.float32)}
+    return {
+        "x": rng.standard_normal((m, n)).astype(np.float32),
+        "k": rng.standard_normal(m).astype(np.float32),
+    }
 
 
-def reference(inputs: dict[str, np.ndarray], params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     t = inputs["x"] * params["w"]
     return {"y": t + 1.0, "r": t.sum(axis=1) * inputs["k"] + params["b"]}

@@ -1,4 +1,4 @@
-"""Helpers of the ONNX frontend tests: tiny models, import, IR inspection, numerics vs onnxruntime."""
+"""Helpers of the ONNX frontend tests: tiny models, import, IR inspection, numerics vs ORT."""
 
 from __future__ import annotations
 
@@ -8,16 +8,23 @@ from typing import Any
 import numpy as np
 import onnx
 import pytest
-from mlc.dialects.attrs import from_attr, param_name, tensor_t
-from mlc.dialects.graph.spec import TensorT
-from mlc.frontend import from_onnx
 from mlir import ir
 from onnx import helper, numpy_helper
 
-_ONNX_TYPES = {np.dtype(np.float32): onnx.TensorProto.FLOAT, np.dtype(np.float64): onnx.TensorProto.DOUBLE,
-               np.dtype(np.float16): onnx.TensorProto.FLOAT16, np.dtype(np.int64): onnx.TensorProto.INT64,
-               np.dtype(np.int32): onnx.TensorProto.INT32, np.dtype(np.bool_): onnx.TensorProto.BOOL,
-               np.dtype(np.uint8): onnx.TensorProto.UINT8, np.dtype(np.int8): onnx.TensorProto.INT8}
+from mlc.dialects.attrs import from_attr, param_name, tensor_t
+from mlc.dialects.graph.spec import TensorT
+from mlc.frontend import from_onnx
+
+_ONNX_TYPES = {
+    np.dtype(np.float32): onnx.TensorProto.FLOAT,
+    np.dtype(np.float64): onnx.TensorProto.DOUBLE,
+    np.dtype(np.float16): onnx.TensorProto.FLOAT16,
+    np.dtype(np.int64): onnx.TensorProto.INT64,
+    np.dtype(np.int32): onnx.TensorProto.INT32,
+    np.dtype(np.bool_): onnx.TensorProto.BOOL,
+    np.dtype(np.uint8): onnx.TensorProto.UINT8,
+    np.dtype(np.int8): onnx.TensorProto.INT8,
+}
 
 Spec = tuple[Any, Sequence[int | str] | None]  # (numpy dtype, shape)
 
@@ -26,25 +33,41 @@ def value_info(name: str, dtype: Any, shape: Sequence[int | str] | None) -> onnx
     return helper.make_tensor_value_info(name, _ONNX_TYPES[np.dtype(dtype)], shape)
 
 
-def make_model(nodes: Sequence[onnx.NodeProto], inputs: Mapping[str, Spec], outputs: Mapping[str, Any] | Sequence[str],
-               initializers: Mapping[str, np.ndarray] | None = None, opset: int = 13,
-               extra_opsets: Mapping[str, int] | None = None) -> onnx.ModelProto:
-    """A model of `nodes`; `outputs` maps names to dtypes (default float32), shapes left to inference."""
+def make_model(
+    nodes: Sequence[onnx.NodeProto],
+    inputs: Mapping[str, Spec],
+    outputs: Mapping[str, Any] | Sequence[str],
+    initializers: Mapping[str, np.ndarray] | None = None,
+    opset: int = 13,
+    extra_opsets: Mapping[str, int] | None = None,
+) -> onnx.ModelProto:
+    """A model of `nodes`; `outputs` maps names to dtypes (default float32); shapes inferred."""
     outs = outputs if isinstance(outputs, Mapping) else {o: np.float32 for o in outputs}
     graph = helper.make_graph(
-        list(nodes), "test",
+        list(nodes),
+        "test",
         [value_info(n, dt, shape) for n, (dt, shape) in inputs.items()],
         [value_info(n, dt, None) for n, dt in outs.items()],
-        [numpy_helper.from_array(np.asarray(a), n) for n, a in (initializers or {}).items()])
-    opsets = [helper.make_opsetid("", opset)] + [helper.make_opsetid(d, v) for d, v in (extra_opsets or {}).items()]
+        [numpy_helper.from_array(np.asarray(a), n) for n, a in (initializers or {}).items()],
+    )
+    opsets = [helper.make_opsetid("", opset)] + [
+        helper.make_opsetid(d, v) for d, v in (extra_opsets or {}).items()
+    ]
     # IR version 8 keeps onnxruntime happy for every opset used in the tests.
     return helper.make_model(graph, opset_imports=opsets, ir_version=8 if opset < 21 else 10)
 
 
-def node_model(op_type: str, inputs: Mapping[str, np.ndarray], *, opset: int,
-               consts: Mapping[str, np.ndarray] | None = None, outputs: Sequence[str] = ("out",),
-               out_dtypes: Sequence[Any] | None = None, order: Sequence[str] | None = None,
-               **attrs: Any) -> onnx.ModelProto:
+def node_model(
+    op_type: str,
+    inputs: Mapping[str, np.ndarray],
+    *,
+    opset: int,
+    consts: Mapping[str, np.ndarray] | None = None,
+    outputs: Sequence[str] = ("out",),
+    out_dtypes: Sequence[Any] | None = None,
+    order: Sequence[str] | None = None,
+    **attrs: Any,
+) -> onnx.ModelProto:
     """One node whose runtime inputs are `inputs` (example arrays) and constant inputs `consts`.
 
     `order` lists the node's input names ("" for an absent optional input); by default the
@@ -54,8 +77,13 @@ def node_model(op_type: str, inputs: Mapping[str, np.ndarray], *, opset: int,
     names = list(order) if order is not None else list(inputs) + list(consts)
     node = helper.make_node(op_type, names, list(outputs), name=f"{op_type.lower()}_node", **attrs)
     dtypes = out_dtypes or [np.float32] * len(outputs)
-    return make_model([node], {n: (a.dtype, a.shape) for n, a in inputs.items()},
-                      dict(zip(outputs, dtypes)), consts, opset)
+    return make_model(
+        [node],
+        {n: (a.dtype, a.shape) for n, a in inputs.items()},
+        dict(zip(outputs, dtypes)),
+        consts,
+        opset,
+    )
 
 
 def import_model(model: onnx.ModelProto, **kwargs: Any) -> tuple[ir.Module, dict[str, np.ndarray]]:
@@ -65,7 +93,11 @@ def import_model(model: onnx.ModelProto, **kwargs: Any) -> tuple[ir.Module, dict
 def main_ops(module: ir.Module) -> list[ir.Operation]:
     """The ops of `@main`, in order, without the return."""
     main = module.body.operations[0]
-    return [op.operation for op in main.regions[0].blocks[0].operations if op.operation.name != "func.return"]
+    return [
+        op.operation
+        for op in main.regions[0].blocks[0].operations
+        if op.operation.name != "func.return"
+    ]
 
 
 def op_names(module: ir.Module, *, constants: bool = False) -> list[str]:
@@ -105,7 +137,9 @@ def params_used(module: ir.Module) -> list[str]:
     return out
 
 
-def run_mlc(module: ir.Module, params: Mapping[str, np.ndarray], feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+def run_mlc(
+    module: ir.Module, params: Mapping[str, np.ndarray], feeds: Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
     from mlc.dialects.graph.reference import run_module
 
     return run_module(module, params, dict(feeds))
@@ -127,12 +161,20 @@ def run_ort(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> list[np.
     ort = pytest.importorskip("onnxruntime")
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     return session.run(None, dict(feeds))
 
 
-def check_numerics(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], *, rtol: float = 1e-5,
-                   atol: float = 1e-6, **import_kwargs: Any) -> ir.Module:
+def check_numerics(
+    model: onnx.ModelProto,
+    feeds: Mapping[str, np.ndarray],
+    *,
+    rtol: float = 1e-5,
+    atol: float = 1e-6,
+    **import_kwargs: Any,
+) -> ir.Module:
     """Import `model`, run it with mlc's reference and onnxruntime, compare every output."""
     expected = run_ort(model, feeds)
     module, params = import_model(model, **import_kwargs)
@@ -145,5 +187,7 @@ def check_numerics(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], *, r
     return module
 
 
-def rand(*shape: int, seed: int = 0, dtype: Any = np.float32, low: float = -1.0, high: float = 1.0) -> np.ndarray:
+def rand(
+    *shape: int, seed: int = 0, dtype: Any = np.float32, low: float = -1.0, high: float = 1.0
+) -> np.ndarray:
     return np.random.default_rng(seed).uniform(low, high, shape).astype(dtype)

@@ -45,8 +45,14 @@ class OrtCase:
         return self.id or self.op
 
 
-def run_ort(op_type: str, inputs: list[np.ndarray], attrs: dict[str, Any], consts: list[np.ndarray],
-            onnx_inputs: list[str] | None = None, opset: int = OPSET) -> np.ndarray:
+def run_ort(
+    op_type: str,
+    inputs: list[np.ndarray],
+    attrs: dict[str, Any],
+    consts: list[np.ndarray],
+    onnx_inputs: list[str] | None = None,
+    opset: int = OPSET,
+) -> np.ndarray:
     """Run one ONNX node (inputs `in<i>`, initializers `c<i>`) on the CPU provider."""
     ort = pytest.importorskip("onnxruntime")
     pytest.importorskip("onnx")
@@ -54,18 +60,25 @@ def run_ort(op_type: str, inputs: list[np.ndarray], attrs: dict[str, Any], const
 
     names = [f"in{i}" for i in range(len(inputs))]
     const_names = [f"c{i}" for i in range(len(consts))]
-    node = helper.make_node(op_type, onnx_inputs if onnx_inputs is not None else names + const_names,
-                            ["out"], **attrs)
+    node = helper.make_node(
+        op_type, onnx_inputs if onnx_inputs is not None else names + const_names, ["out"], **attrs
+    )
     graph = helper.make_graph(
-        [node], "single",
-        [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
-         for n, x in zip(names, inputs)],
+        [node],
+        "single",
+        [
+            helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(x.dtype), x.shape)
+            for n, x in zip(names, inputs)
+        ],
         [helper.make_empty_tensor_value_info("out")],
-        initializer=[numpy_helper.from_array(c, n) for n, c in zip(const_names, consts)])
+        initializer=[numpy_helper.from_array(c, n) for n, c in zip(const_names, consts)],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     return session.run(None, dict(zip(names, inputs)))[0]
 
 
@@ -74,8 +87,9 @@ def result_type_of(expected: np.ndarray) -> TensorT:
 
 
 def check_against_ort(case: OrtCase) -> None:
-    expected = run_ort(case.onnx_op, case.inputs, case.onnx_attrs, case.consts, case.onnx_inputs,
-                       case.opset)
+    expected = run_ort(
+        case.onnx_op, case.inputs, case.onnx_attrs, case.consts, case.onnx_inputs, case.opset
+    )
     got = evaluate(case.op, case.inputs, case.attrs, result_type_of(expected))
     assert_same(got, expected, case.rtol, case.atol)
 
@@ -89,7 +103,9 @@ def assert_same(got: np.ndarray, expected: np.ndarray, rtol: float, atol: float)
         np.testing.assert_array_equal(got, expected)
 
 
-def rand(*shape: int, dtype: Any = np.float32, seed: int = 0, low: float = -2.0, high: float = 2.0) -> np.ndarray:
+def rand(
+    *shape: int, dtype: Any = np.float32, seed: int = 0, low: float = -2.0, high: float = 2.0
+) -> np.ndarray:
     rng = np.random.default_rng(seed)
     if np.issubdtype(np.dtype(dtype), np.integer):
         return rng.integers(int(low), int(high) + 1, size=shape).astype(dtype)

@@ -10,4 +10,3 @@ def test_every_graph_op_has_a_lowering() -> None:
     missing = sorted(set(OPS) - set(INLINE) - set(ANCHOR) - {"constant"})
     assert missing == []
     assert "tensor.concat" in ANCHOR
-

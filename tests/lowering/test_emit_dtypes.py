@@ -3,19 +3,19 @@ computed on as i1; casts, comparisons, where and logical ops; bool literals in t
 
 from __future__ import annotations
 
-
 import numpy as np
 from mlir import ir
 
-from mlc.dialects.graph import builders as g
-
 from helpers.graph_exec import check, lower_to_tp, rand, run_graph
+from mlc.dialects.graph import builders as g
 
 
 def test_where_with_bool_input_and_compare_output() -> None:
     cond = np.array([[True, False, True], [False, False, True]])
     a, b = rand((2, 3), seed=1), rand((1, 3), seed=2)
-    got, ref = run_graph(lambda c, x, y: [g.where(c, x, y), g.greater(x, y), g.not_(c)], [cond, a, b])
+    got, ref = run_graph(
+        lambda c, x, y: [g.where(c, x, y), g.greater(x, y), g.not_(c)], [cond, a, b]
+    )
     check(got[0], ref[0], np.where(cond, a, b), rtol=0, atol=0, what="where")
     check(got[1], ref[1], a > b, what="greater")
     check(got[2], ref[2], ~cond, what="not")
@@ -23,9 +23,16 @@ def test_where_with_bool_input_and_compare_output() -> None:
 
 def test_casts_between_float_int_and_bool() -> None:
     x = np.array([[-2.7, -0.0, 0.4], [1.5, 3.0, -1e-3]], np.float32)
-    got, ref = run_graph(lambda v: [g.cast(v, to="i1"), g.cast(g.cast(v, to="i1"), to="f32"),
-                                    g.cast(v, to="i64"), g.cast(g.cast(v, to="i64"), to="f32"),
-                                    g.cast(g.cast(v, to="i1"), to="i32")], [x])
+    got, ref = run_graph(
+        lambda v: [
+            g.cast(v, to="i1"),
+            g.cast(g.cast(v, to="i1"), to="f32"),
+            g.cast(v, to="i64"),
+            g.cast(g.cast(v, to="i64"), to="f32"),
+            g.cast(g.cast(v, to="i1"), to="i32"),
+        ],
+        [x],
+    )
     nz = x != 0
     check(got[0], ref[0], nz, what="f32->i1")
     check(got[1], ref[1], nz.astype(np.float32), rtol=0, atol=0, what="i1->f32")
@@ -53,12 +60,15 @@ def test_bool_literal_constant() -> None:
         t = ir.RankedTensorType.get([4], ir.IntegerType.get_signless(1))
         lit = ir.DenseElementsAttr.get(np.packbits(mask, bitorder="little"), type=t)
         return g.where(g.constant(lit, t), v, g.neg(v))
+
     got, ref = run_graph(body, [x])
     check(got[0], ref[0], np.where(mask, x, -x), rtol=0, atol=0)
 
 
 def test_int64_arithmetic_and_max() -> None:
     a, b = rand((3, 4), "int64", seed=6), rand((3, 4), "int64", seed=7)
-    got, ref = run_graph(lambda x, y: [g.max(x, y), g.reduce_max(g.mul(x, y), axes=(1,), keepdims=0)], [a, b])
+    got, ref = run_graph(
+        lambda x, y: [g.max(x, y), g.reduce_max(g.mul(x, y), axes=(1,), keepdims=0)], [a, b]
+    )
     check(got[0], ref[0], np.maximum(a, b), what="max")
     check(got[1], ref[1], (a * b).max(axis=1), what="reduce_max of a product")

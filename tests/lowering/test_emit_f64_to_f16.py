@@ -15,11 +15,10 @@ import pytest
 from mlir import ir
 
 import mlc
-from mlc.dialects.graph import builders as g
-from mlc.errors import ToolError
-
 from helpers.graph_exec import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph
 from helpers.runtime import lower_library
+from mlc.dialects.graph import builders as g
+from mlc.errors import ToolError
 
 
 def double_rounding_traps() -> np.ndarray:
@@ -29,26 +28,55 @@ def double_rounding_traps() -> np.ndarray:
     down = 1.0 + 2.0**-11  # between 1 (even) and 1 + 2**-10
     up = 1.0 + 3 * 2.0**-11  # between 1 + 2**-10 and 1 + 2**-9 (even)
     tiny = 2.0**-25  # between 0 (even) and the smallest f16 subnormal 2**-24
-    values = [down + 2.0**-40, -(down + 2.0**-40), up - 2.0**-40, tiny + 2.0**-60, 3 * tiny - 2.0**-70]
+    values = [
+        down + 2.0**-40,
+        -(down + 2.0**-40),
+        up - 2.0**-40,
+        tiny + 2.0**-60,
+        3 * tiny - 2.0**-70,
+    ]
     return np.array(values, np.float64)
 
 
 @pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
 def test_f64_to_f16_is_correctly_rounded(pipeline: str) -> None:
     rng = np.random.default_rng(0)
-    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65520.0, 65519.99, 1e300, -1e300,
-                        1e-300, -1e-300, 6.0e-8, 2.0**-24, 5.96e-8, 3.0e-5], np.float64)
+    special = np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            65504.0,
+            65520.0,
+            65519.99,
+            1e300,
+            -1e300,
+            1e-300,
+            -1e-300,
+            6.0e-8,
+            2.0**-24,
+            5.96e-8,
+            3.0e-5,
+        ],
+        np.float64,
+    )
     random = rng.standard_normal(4096) * np.exp2(rng.integers(-26, 17, 4096))
     x = np.concatenate([double_rounding_traps(), special, random]).astype(np.float64)
     traps = double_rounding_traps()
     via_f32 = traps.astype(np.float32).astype(np.float16)
-    assert (via_f32 != traps.astype(np.float16)).all(), "the traps must defeat plain double rounding"
+    assert (via_f32 != traps.astype(np.float16)).all(), (
+        "the traps must defeat plain double rounding"
+    )
     got, ref = run_graph(lambda v: g.cast(v, to="f16"), [x], pipeline=pipeline)
     with np.errstate(over="ignore"):
         want = x.astype(np.float16)
     check(got[0], ref[0], want, rtol=0, atol=0, what="f64 -> f16")
     np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(want))  # zeros keep their sign
-    np.testing.assert_array_equal(got[0].view(np.uint16)[~np.isnan(want)], want.view(np.uint16)[~np.isnan(want)])
+    np.testing.assert_array_equal(
+        got[0].view(np.uint16)[~np.isnan(want)], want.view(np.uint16)[~np.isnan(want)]
+    )
 
 
 def test_f64_to_f16_goes_through_f32() -> None:
@@ -57,9 +85,14 @@ def test_f64_to_f16_goes_through_f32() -> None:
     assert ": f64 to f16" not in text
 
 
-MANIFEST = {"entry": "mlc_main", "inputs": [{"name": "x", "shape": [4], "dtype": "float64"}],
-            "outputs": [{"name": "y", "shape": [4], "dtype": "float16"}], "params": [],
-            "params_size": 1, "workspace_size": 1}
+MANIFEST = {
+    "entry": "mlc_main",
+    "inputs": [{"name": "x", "shape": [4], "dtype": "float64"}],
+    "outputs": [{"name": "y", "shape": [4], "dtype": "float16"}],
+    "params": [],
+    "params_size": 1,
+    "workspace_size": 1,
+}
 DIRECT_TRUNCATION = """
 func.func @mlc_main(%x: memref<4xf64>, %y: memref<4xf16>, %p: memref<1xi8>, %w: memref<1xi8>)
     attributes {llvm.emit_c_interface} {

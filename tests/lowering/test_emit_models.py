@@ -9,18 +9,31 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import tensor
 
-from mlc.dialects.graph import builders as g
-
 from helpers.graph_exec import check, rand, run_graph
+from mlc.dialects.graph import builders as g
 
 S, H, HEADS = 4, 8, 2  # sequence, hidden, attention heads
 D = H // HEADS
 
 
 def _encoder_params() -> dict[str, np.ndarray]:
-    names = {"emb": (11, H), "pos": (S, H), "ln1.s": (H,), "ln1.b": (H,), "wq": (H, H), "wk": (H, H),
-             "wv": (H, H), "wo": (H, H), "bo": (H,), "ln2.s": (H,), "ln2.b": (H,), "w1": (H, 2 * H),
-             "b1": (2 * H,), "w2": (2 * H, H), "b2": (H,)}
+    names = {
+        "emb": (11, H),
+        "pos": (S, H),
+        "ln1.s": (H,),
+        "ln1.b": (H,),
+        "wq": (H, H),
+        "wk": (H, H),
+        "wv": (H, H),
+        "wo": (H, H),
+        "bo": (H,),
+        "ln2.s": (H,),
+        "ln2.b": (H,),
+        "w1": (H, 2 * H),
+        "b1": (2 * H,),
+        "w2": (2 * H, H),
+        "b2": (H,),
+    }
     return {k: rand(shape, seed=i + 20, scale=0.5) for i, (k, shape) in enumerate(names.items())}
 
 
@@ -33,13 +46,29 @@ def _encoder(ids: ir.Value, keep: ir.Value, *p: ir.Value) -> list[ir.Value]:
     x = g.add(g.gather(w["emb"], ids, axis=0), w["pos"])
     h = g.layer_norm(x, w["ln1.s"], w["ln1.b"], axis=-1)
     q, k, v = (_heads(g.matmul(h, w[n])) for n in ("wq", "wk", "wv"))
-    scores = g.mul(g.matmul(q, g.transpose(k, perm=(0, 1, 3, 2))), g.constant(
-        ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], ir.F32Type.get()),
-                                       ir.FloatAttr.get_f32(1 / math.sqrt(D))),
-        ir.RankedTensorType.get([1], ir.F32Type.get())))
-    neg = g.mul(g.cast(g.not_(keep), to="f32"), g.neg(g.exp(g.cast(g.cast(keep, to="i64"), to="f32"))))
-    probs = g.softmax(g.add(scores, g.mul(g.reshape(neg, shape=(1, 1, 1, S)), g.reduce_max(
-        g.abs(g.reshape(neg, shape=(1, S))), axes=(1,), keepdims=1))), axis=-1)
+    scores = g.mul(
+        g.matmul(q, g.transpose(k, perm=(0, 1, 3, 2))),
+        g.constant(
+            ir.DenseElementsAttr.get_splat(
+                ir.RankedTensorType.get([1], ir.F32Type.get()),
+                ir.FloatAttr.get_f32(1 / math.sqrt(D)),
+            ),
+            ir.RankedTensorType.get([1], ir.F32Type.get()),
+        ),
+    )
+    neg = g.mul(
+        g.cast(g.not_(keep), to="f32"), g.neg(g.exp(g.cast(g.cast(keep, to="i64"), to="f32")))
+    )
+    probs = g.softmax(
+        g.add(
+            scores,
+            g.mul(
+                g.reshape(neg, shape=(1, 1, 1, S)),
+                g.reduce_max(g.abs(g.reshape(neg, shape=(1, S))), axes=(1,), keepdims=1),
+            ),
+        ),
+        axis=-1,
+    )
     ctx = g.reshape(g.transpose(g.matmul(probs, v), perm=(0, 2, 1, 3)), shape=(1, S, H))
     x = g.add(x, g.add(g.matmul(ctx, w["wo"]), w["bo"]))
     h = g.layer_norm(x, w["ln2.s"], w["ln2.b"], axis=-1)
@@ -54,7 +83,9 @@ def _np_encoder(ids: np.ndarray, keep: np.ndarray, w: dict[str, np.ndarray]) -> 
 
     def ln(x: np.ndarray, s: np.ndarray, b: np.ndarray) -> np.ndarray:
         mu = x.mean(-1, keepdims=True)
-        return (x - mu) / np.sqrt(((x - mu) ** 2).mean(-1, keepdims=True) + np.float32(1e-5)) * s + b
+        return (x - mu) / np.sqrt(
+            ((x - mu) ** 2).mean(-1, keepdims=True) + np.float32(1e-5)
+        ) * s + b
 
     w = {k: v.astype(np.float64) for k, v in w.items()}
     x = w["emb"][ids] + w["pos"]
@@ -85,19 +116,31 @@ def _conv(x: ir.Value, w: ir.Value, pads: int) -> ir.Value:
 
 
 def _inception(x: ir.Value, w1: ir.Value, w3: ir.Value, w5: ir.Value, fc: ir.Value) -> ir.Value:
-    stem = g.max_pool2d(g.lrn(_conv(x, w1, 0), size=3, alpha=1e-2), kernel_shape=(2, 2), strides=(2, 2))
-    a, b = _conv(stem, w3, 1), _conv(g.pad(stem, pads=(0, 0, 1, 1, 0, 0, 1, 1), mode="reflect"), w5, 0)
+    stem = g.max_pool2d(
+        g.lrn(_conv(x, w1, 0), size=3, alpha=1e-2), kernel_shape=(2, 2), strides=(2, 2)
+    )
+    a, b = (
+        _conv(stem, w3, 1),
+        _conv(g.pad(stem, pads=(0, 0, 1, 1, 0, 0, 1, 1), mode="reflect"), w5, 0),
+    )
     t = [ir.RankedTensorType(v.type) for v in (a, b)]
-    cat = tensor.ConcatOp(ir.RankedTensorType.get([1, t[0].shape[1] + t[1].shape[1], 3, 3], ir.F32Type.get()),
-                          1, [a, b]).result
+    cat = tensor.ConcatOp(
+        ir.RankedTensorType.get([1, t[0].shape[1] + t[1].shape[1], 3, 3], ir.F32Type.get()),
+        1,
+        [a, b],
+    ).result
     pooled = g.flatten(g.global_avg_pool2d(cat), axis=1)
     return g.softmax(g.dense(pooled, fc, transB=1), axis=1)
 
 
 def test_inception_style_cnn() -> None:
     x = rand((1, 2, 7, 7), seed=40)
-    params = {"w1": rand((4, 2, 1, 1), seed=41), "w3": rand((3, 4, 3, 3), seed=42),
-              "w5": rand((2, 4, 3, 3), seed=43), "fc": rand((5, 5), seed=44)}
+    params = {
+        "w1": rand((4, 2, 1, 1), seed=41),
+        "w3": rand((3, 4, 3, 3), seed=42),
+        "w5": rand((2, 4, 3, 3), seed=43),
+        "fc": rand((5, 5), seed=44),
+    }
     got, ref = run_graph(_inception, [x], params)
     # numpy forward pass
     x64 = x.astype(np.float64)
@@ -109,15 +152,20 @@ def test_inception_style_cnn() -> None:
         out = np.zeros((1, w.shape[0], oh, ow))
         for i in range(oh):
             for j in range(ow):
-                out[0, :, i, j] = np.einsum("chw,ochw->o", vp[0, :, i:i + kh, j:j + kw], w)
+                out[0, :, i, j] = np.einsum("chw,ochw->o", vp[0, :, i : i + kh, j : j + kw], w)
         return np.maximum(out, 0)
 
     c = conv(x64, params["w1"], 0)
     sq = np.pad(c * c, ((0, 0), (1, 1), (0, 0), (0, 0)))
     n = c / (1 + np.float32(1e-2) / 3 * (sq[:, :-2] + sq[:, 1:-1] + sq[:, 2:])) ** np.float32(0.75)
     stem = n[:, :, :6, :6].reshape(1, 4, 3, 2, 3, 2).max(axis=(3, 5))
-    cat = np.concatenate([conv(stem, params["w3"], 1),
-                          conv(np.pad(stem, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect"), params["w5"], 0)], 1)
+    cat = np.concatenate(
+        [
+            conv(stem, params["w3"], 1),
+            conv(np.pad(stem, ((0, 0), (0, 0), (1, 1), (1, 1)), mode="reflect"), params["w5"], 0),
+        ],
+        1,
+    )
     logits = cat.mean(axis=(2, 3)) @ params["fc"].T
     e = np.exp(logits - logits.max())
     check(got[0], ref[0], (e / e.sum()).astype(np.float32), rtol=1e-4, atol=1e-6)

@@ -3,13 +3,11 @@ the reference interpreter and independent numpy expressions."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 
-from mlc.dialects.graph import builders as g
-
 from helpers.graph_exec import check, lower_to_tp, rand, run_graph
+from mlc.dialects.graph import builders as g
 
 
 def _np_softmax(x: np.ndarray, axis: int) -> np.ndarray:
@@ -24,7 +22,14 @@ def test_softmax_and_log_softmax(axis: int) -> None:
     got, ref = run_graph(lambda v: [g.softmax(v, axis=axis), g.log_softmax(v, axis=axis)], [x])
     expected = _np_softmax(x, axis)
     check(got[0], ref[0], expected.astype(np.float32), rtol=1e-5, atol=1e-7, what="softmax")
-    check(got[1], ref[1], np.log(expected).astype(np.float32), rtol=1e-5, atol=1e-5, what="log_softmax")
+    check(
+        got[1],
+        ref[1],
+        np.log(expected).astype(np.float32),
+        rtol=1e-5,
+        atol=1e-5,
+        what="log_softmax",
+    )
 
 
 def test_softmax_large_magnitudes_are_stable() -> None:
@@ -75,7 +80,9 @@ def test_layer_norm_params_broadcast() -> None:
     x64 = x.astype(np.float64)
     mean = x64.mean(axis=(1, 2), keepdims=True)
     var = ((x64 - mean) ** 2).mean(axis=(1, 2), keepdims=True)
-    expected = (x64 - mean) / np.sqrt(var + np.float32(1e-5)) * params["ln.scale"] + params["ln.bias"]
+    expected = (x64 - mean) / np.sqrt(var + np.float32(1e-5)) * params["ln.scale"] + params[
+        "ln.bias"
+    ]
     check(got[0], ref[0], expected.astype(np.float32), rtol=1e-4, atol=1e-5)
 
 
@@ -85,12 +92,14 @@ def _np_lrn(x: np.ndarray, size: int, alpha: float, beta: float, bias: float) ->
     out = np.empty_like(x64)
     for ch in range(c):
         lo, hi = max(0, ch - (size - 1) // 2), min(c - 1, ch + size // 2)
-        total = (x64[:, lo:hi + 1] ** 2).sum(axis=1)
+        total = (x64[:, lo : hi + 1] ** 2).sum(axis=1)
         out[:, ch] = x64[:, ch] / (bias + alpha / size * total) ** beta
     return out
 
 
-@pytest.mark.parametrize("size,alpha,beta,bias", [(3, 1e-2, 0.75, 1.0), (4, 0.5, 0.6, 2.0), (1, 1.0, 1.0, 0.5)])
+@pytest.mark.parametrize(
+    "size,alpha,beta,bias", [(3, 1e-2, 0.75, 1.0), (4, 0.5, 0.6, 2.0), (1, 1.0, 1.0, 0.5)]
+)
 def test_lrn(size: int, alpha: float, beta: float, bias: float) -> None:
     x = rand((2, 5, 3, 2), seed=size)
     got, ref = run_graph(lambda v: g.lrn(v, size=size, alpha=alpha, beta=beta, bias=bias), [x])

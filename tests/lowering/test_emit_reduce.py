@@ -1,15 +1,13 @@
-"""graph-to-tp reductions (reduce_*, argmax, argmin), compiled and run against the reference and numpy."""
+"""graph-to-tp reductions (reduce_*, argmax, argmin), run against the reference and numpy."""
 
 from __future__ import annotations
-
 
 import numpy as np
 import pytest
 
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
 from mlc.errors import PassFailedError
-
-from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 NUMPY = {
     "reduce_sum": lambda x, ax, k: np.sum(x, axis=ax, keepdims=k),
@@ -22,12 +20,16 @@ NUMPY = {
 }
 
 
-def _reduce(name: str, x: np.ndarray, axes: tuple[int, ...], keep: bool) -> tuple[np.ndarray, np.ndarray]:
+def _reduce(
+    name: str, x: np.ndarray, axes: tuple[int, ...], keep: bool
+) -> tuple[np.ndarray, np.ndarray]:
     (got,), (ref,) = run_graph(lambda v: g.make(name, v, axes=axes, keepdims=int(keep)), [x])
     return got, ref
 
 
-@pytest.mark.parametrize("axes,keep", [((1,), True), ((0, 2), False), ((0, 1, 2), False), ((2,), False)])
+@pytest.mark.parametrize(
+    "axes,keep", [((1,), True), ((0, 2), False), ((0, 1, 2), False), ((2,), False)]
+)
 def test_reduce_f32(axes: tuple[int, ...], keep: bool) -> None:
     """Every reduction in one module (one compile), each output checked on its own."""
     x = rand((3, 4, 5), seed=len(axes))
@@ -40,18 +42,27 @@ def test_reduce_f32(axes: tuple[int, ...], keep: bool) -> None:
         check(gi, ri, expected, rtol=2e-5, atol=1e-5, what=n)
 
 
-def _reduce_all(names: list[str], x: np.ndarray, near_one: np.ndarray, axes: tuple[int, ...],
-                keep: bool) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    return run_graph(lambda v, w: [g.make(n, w if n == "reduce_prod" else v, axes=axes, keepdims=int(keep))
-                                   for n in names], [x, near_one])
+def _reduce_all(
+    names: list[str], x: np.ndarray, near_one: np.ndarray, axes: tuple[int, ...], keep: bool
+) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    return run_graph(
+        lambda v, w: [
+            g.make(n, w if n == "reduce_prod" else v, axes=axes, keepdims=int(keep)) for n in names
+        ],
+        [x, near_one],
+    )
 
 
 def test_reduce_int64() -> None:
     x = rand((4, 3), "int64", seed=3)
     small = np.clip(x, -6, 6)
     names = sorted(NUMPY)
-    got, ref = run_graph(lambda v, w: [g.make(n, w if n == "reduce_prod" else v, axes=(0,), keepdims=0)
-                                       for n in names], [x, small])
+    got, ref = run_graph(
+        lambda v, w: [
+            g.make(n, w if n == "reduce_prod" else v, axes=(0,), keepdims=0) for n in names
+        ],
+        [x, small],
+    )
     for n, gi, ri in zip(names, got, ref):
         if n == "reduce_mean":  # integer mean truncates toward zero, like C division
             expected = np.trunc(np.sum(x, axis=0) / 4).astype(np.int64)
@@ -98,9 +109,12 @@ def test_reduce_without_axes_is_rejected() -> None:
         run_graph(lambda v: g.reduce_max(v, axes=(), keepdims=1), [rand((2, 2))])
 
 
-def _arg(name: str, x: np.ndarray, axis: int, keep: bool, last: bool) -> tuple[np.ndarray, np.ndarray]:
+def _arg(
+    name: str, x: np.ndarray, axis: int, keep: bool, last: bool
+) -> tuple[np.ndarray, np.ndarray]:
     (got,), (ref,) = run_graph(
-        lambda v: g.make(name, v, axis=axis, keepdims=int(keep), select_last_index=int(last)), [x])
+        lambda v: g.make(name, v, axis=axis, keepdims=int(keep), select_last_index=int(last)), [x]
+    )
     return got, ref
 
 
@@ -114,7 +128,9 @@ def _np_arg(name: str, x: np.ndarray, axis: int, keep: bool, last: bool) -> np.n
 
 
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
-@pytest.mark.parametrize("axis,keep,last", [(0, True, False), (1, False, True), (-1, True, True), (2, False, False)])
+@pytest.mark.parametrize(
+    "axis,keep,last", [(0, True, False), (1, False, True), (-1, True, True), (2, False, False)]
+)
 def test_arg_reduce_ties(name: str, axis: int, keep: bool, last: bool) -> None:
     # Few distinct values: many ties, so first vs last index matters.
     x = rand((3, 4, 5), "int64", seed=7) % 3

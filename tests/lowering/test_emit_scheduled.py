@@ -4,22 +4,24 @@ in vectors. Shapes are chosen so that the schedules vectorize; the tp text check
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from mlir import ir
 from mlir.dialects import tensor
 
-from mlc.dialects.graph import builders as g
-
 from helpers.graph_exec import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph
+from mlc.dialects.graph import builders as g
 
 TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
 
 
 def _vectorized_blocks(body: object, inputs: list[np.ndarray]) -> list[str]:
     text = lower_to_tp(body, inputs, TP_SCHEDULED)  # type: ignore[arg-type]
-    return [part.split('"')[0] for part in text.split('name = "')[1:] if 'vectorize = "' in part.split("}}")[0]]
+    return [
+        part.split('"')[0]
+        for part in text.split('name = "')[1:]
+        if 'vectorize = "' in part.split("}}")[0]
+    ]
 
 
 def test_reductions_scheduled() -> None:
@@ -27,8 +29,13 @@ def test_reductions_scheduled() -> None:
     xi = rand((4, 16), "int64", seed=2) % 5
 
     def body(v: ir.Value, w: ir.Value) -> list[ir.Value]:
-        return [g.reduce_sum(v, axes=(0,), keepdims=0), g.reduce_max(v, axes=(1,), keepdims=1),
-                g.argmax(w, axis=0, keepdims=0, select_last_index=1), g.argmin(v, axis=1, keepdims=0)]
+        return [
+            g.reduce_sum(v, axes=(0,), keepdims=0),
+            g.reduce_max(v, axes=(1,), keepdims=1),
+            g.argmax(w, axis=0, keepdims=0, select_last_index=1),
+            g.argmin(v, axis=1, keepdims=0),
+        ]
+
     got, ref = run_graph(body, [x, xi], pipeline=SCHEDULED)
     check(got[0], ref[0], x.sum(axis=0), rtol=1e-5, atol=1e-5, what="reduce_sum")
     check(got[1], ref[1], x.max(axis=1, keepdims=True), rtol=0, atol=0, what="reduce_max")
@@ -40,12 +47,17 @@ def test_reductions_scheduled() -> None:
 def test_normalizations_scheduled() -> None:
     x = rand((3, 16), seed=3, scale=5.0)
     scale, bias = rand((16,), seed=4), rand((16,), seed=5)
-    got, ref = run_graph(lambda v, s, b: [g.softmax(v, axis=0), g.layer_norm(v, s, b, axis=1)], [x, scale, bias],
-                         pipeline=SCHEDULED)
+    got, ref = run_graph(
+        lambda v, s, b: [g.softmax(v, axis=0), g.layer_norm(v, s, b, axis=1)],
+        [x, scale, bias],
+        pipeline=SCHEDULED,
+    )
     e = np.exp(x - x.max(axis=0))
     check(got[0], ref[0], e / e.sum(axis=0), rtol=1e-5, atol=1e-7, what="softmax")
     mu = x.mean(axis=1, keepdims=True)
-    ln = (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True) + np.float32(1e-5)) * scale + bias
+    ln = (x - mu) / np.sqrt(
+        ((x - mu) ** 2).mean(axis=1, keepdims=True) + np.float32(1e-5)
+    ) * scale + bias
     check(got[1], ref[1], ln, rtol=1e-4, atol=1e-5, what="layer_norm")
 
 
@@ -56,13 +68,19 @@ def test_gather_pad_concat_scheduled() -> None:
     x = rand((2, 12), seed=7)
 
     def body(t: ir.Value, i: ir.Value, v: ir.Value) -> list[ir.Value]:
-        cat = tensor.ConcatOp(ir.RankedTensorType.get([2, 32], ir.F32Type.get()), 1,
-                              [g.pad(v, pads=(0, 2, 0, 2), mode="reflect"), g.pad(v, pads=(0, 3, 0, 1), mode="edge")])
+        cat = tensor.ConcatOp(
+            ir.RankedTensorType.get([2, 32], ir.F32Type.get()),
+            1,
+            [g.pad(v, pads=(0, 2, 0, 2), mode="reflect"), g.pad(v, pads=(0, 3, 0, 1), mode="edge")],
+        )
         return [g.gather(t, i, axis=0), cat.result]
+
     got, ref = run_graph(body, [table, ids, x], pipeline=SCHEDULED)
     check(got[0], ref[0], table[ids % 10], rtol=0, atol=0, what="gather")
-    expected = np.concatenate([np.pad(x, ((0, 0), (2, 2)), mode="reflect"),
-                               np.pad(x, ((0, 0), (3, 1)), mode="edge")], axis=1)
+    expected = np.concatenate(
+        [np.pad(x, ((0, 0), (2, 2)), mode="reflect"), np.pad(x, ((0, 0), (3, 1)), mode="edge")],
+        axis=1,
+    )
     check(got[1], ref[1], expected, rtol=0, atol=0, what="pad + concat")
     vectorized = _vectorized_blocks(body, [table, ids, x])
     assert any(n.startswith("gather") for n in vectorized), vectorized
@@ -75,9 +93,13 @@ def test_bool_bytes_in_vectors() -> None:
     a, b = rand((2, 32), seed=9), rand((2, 32), seed=10)
 
     def body(c: ir.Value, x: ir.Value, y: ir.Value) -> list[ir.Value]:
-        both = tensor.ConcatOp(ir.RankedTensorType.get([4, 32], ir.IntegerType.get_signless(1)), 0,
-                               [c, g.greater(x, y)])
+        both = tensor.ConcatOp(
+            ir.RankedTensorType.get([4, 32], ir.IntegerType.get_signless(1)),
+            0,
+            [c, g.greater(x, y)],
+        )
         return [g.where(c, x, y), both.result, g.reduce_max(both.result, axes=(0,), keepdims=0)]
+
     got, ref = run_graph(body, [m, a, b], pipeline=SCHEDULED)
     check(got[0], ref[0], np.where(m, a, b), rtol=0, atol=0, what="where")
     both = np.concatenate([m, a > b], axis=0)
@@ -93,9 +115,14 @@ def test_streaming_matrix_vector_product(threads: int) -> None:
     from mlc.runtime import GraphModule
 
     x, w = rand((1, 1024), seed=8), rand((1024, 1000), seed=9)
-    text = lower_to_tp(lambda a, b: g.relu(g.matmul(a, b)), [x, w],
-                       f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})")
-    assert ('"k", "s1.1", "s1.2"], parallel = ["s1.0"]' if threads == 2 else '"k", "s1.0", "s1.1"]') in text, text
+    text = lower_to_tp(
+        lambda a, b: g.relu(g.matmul(a, b)),
+        [x, w],
+        f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})",
+    )
+    assert (
+        '"k", "s1.1", "s1.2"], parallel = ["s1.0"]' if threads == 2 else '"k", "s1.0", "s1.1"]'
+    ) in text, text
     with mlc.Context(), ir.Location.unknown():
         module = build_main(lambda a, b: g.relu(g.matmul(a, b)), [x, w], None)
         gm = GraphModule(mlc.build(module, {}, threads=threads).jit())

@@ -3,26 +3,27 @@ reference interpreter and independent numpy expressions."""
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from mlir import ir
 from mlir.dialects import tensor
 
+from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
 from mlc.errors import PassFailedError
-
-from helpers.graph_exec import check, lower_to_tp, rand, run_graph
 
 
 def concat(values: list[ir.Value], dim: int) -> ir.Value:
     types = [ir.RankedTensorType(v.type) for v in values]
     shape = list(types[0].shape)
     shape[dim] = sum(t.shape[dim] for t in types)
-    return tensor.ConcatOp(ir.RankedTensorType.get(shape, types[0].element_type), dim, values).result
+    return tensor.ConcatOp(
+        ir.RankedTensorType.get(shape, types[0].element_type), dim, values
+    ).result
 
 
 # -- gather -------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("index_dtype", ["int64", "int32"])
 def test_gather_negative_indices_wrap(index_dtype: str) -> None:
@@ -59,6 +60,7 @@ def test_gather_bool_data_and_fused_consumer() -> None:
 
 # -- pad ----------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("mode", ["reflect", "edge"])
 @pytest.mark.parametrize("pads", [(0, 1, 2, 0, 2, 1), (2, 0, 0, 1, 0, 3), (-1, 2, 1, 0, 1, -2)])
 def test_pad_reflect_edge(mode: str, pads: tuple[int, ...]) -> None:
@@ -82,8 +84,13 @@ def test_pad_reflect_wider_than_the_input() -> None:
 
 def test_pad_edge_int64_and_single_element_reflect() -> None:
     x = rand((1, 4), "int64", seed=7)
-    got, ref = run_graph(lambda v: [g.pad(v, pads=(2, 1, 1, 2), mode="edge"),
-                                    g.pad(v, pads=(2, 0, 1, 0), mode="reflect")], [x])
+    got, ref = run_graph(
+        lambda v: [
+            g.pad(v, pads=(2, 1, 1, 2), mode="edge"),
+            g.pad(v, pads=(2, 0, 1, 0), mode="reflect"),
+        ],
+        [x],
+    )
     check(got[0], ref[0], np.pad(x, ((2, 1), (1, 2)), mode="edge"), what="edge")
     check(got[1], ref[1], np.pad(x, ((2, 1), (0, 0)), mode="reflect"), what="reflect of one row")
 
@@ -91,19 +98,29 @@ def test_pad_edge_int64_and_single_element_reflect() -> None:
 def test_pad_after_elementwise_in_one_kernel() -> None:
     """pad follows a fused elementwise op; the constant-mode pad stays an inline padded read."""
     x = rand((2, 3), seed=8)
-    got, ref = run_graph(lambda v: [g.neg(g.pad(g.exp(v), pads=(1, 1, 1, 1), mode="reflect")),
-                                    g.pad(g.exp(v), pads=(1, 0, 0, 2), mode="constant", value=-1.0)], [x])
+    got, ref = run_graph(
+        lambda v: [
+            g.neg(g.pad(g.exp(v), pads=(1, 1, 1, 1), mode="reflect")),
+            g.pad(g.exp(v), pads=(1, 0, 0, 2), mode="constant", value=-1.0),
+        ],
+        [x],
+    )
     check(got[0], ref[0], -np.pad(np.exp(x), 1, mode="reflect"), what="reflect")
-    check(got[1], ref[1], np.pad(np.exp(x), ((1, 0), (0, 2)), constant_values=-1.0), what="constant")
+    check(
+        got[1], ref[1], np.pad(np.exp(x), ((1, 0), (0, 2)), constant_values=-1.0), what="constant"
+    )
 
 
 def test_pad_edge_of_emptied_dim_is_rejected() -> None:
     x = rand((2, 3), seed=9)
-    with pytest.raises(PassFailedError, match="graph.pad' in edge mode pads a dimension with no elements"):
+    with pytest.raises(
+        PassFailedError, match="graph.pad' in edge mode pads a dimension with no elements"
+    ):
         lower_to_tp(lambda v: g.pad(v, pads=(0, -3, 0, 1), mode="edge"), [x])
 
 
 # -- tensor.concat ------------------------------------------------------------------------------
+
 
 def test_concat_three_inputs_of_different_sizes() -> None:
     a, b, c = rand((2, 1, 3), seed=10), rand((2, 4, 3), seed=11), rand((2, 2, 3), seed=12)
@@ -112,9 +129,15 @@ def test_concat_three_inputs_of_different_sizes() -> None:
 
 
 def test_concat_int64_and_bool_on_axis_0() -> None:
-    a, b, c = rand((1, 3), "int64", seed=13), rand((3, 3), "int64", seed=14), rand((2, 3), "int64", seed=15)
-    got, ref = run_graph(lambda x, y, z: [concat([x, y, z], 0), concat([g.greater(x, y), g.less(z, z)], 0)],
-                         [a, b, c])
+    a, b, c = (
+        rand((1, 3), "int64", seed=13),
+        rand((3, 3), "int64", seed=14),
+        rand((2, 3), "int64", seed=15),
+    )
+    got, ref = run_graph(
+        lambda x, y, z: [concat([x, y, z], 0), concat([g.greater(x, y), g.less(z, z)], 0)],
+        [a, b, c],
+    )
     check(got[0], ref[0], np.concatenate([a, b, c], axis=0), what="int64")
     check(got[1], ref[1], np.concatenate([a > b, c < c], axis=0), what="bool")
 
@@ -126,6 +149,7 @@ def test_concat_fuses_producers_and_consumers() -> None:
 
     def body(x: ir.Value, y: ir.Value, w: ir.Value) -> ir.Value:
         return g.add(concat([g.relu(x), y], 1), w)
+
     got, ref = run_graph(body, [a, b, one])
     check(got[0], ref[0], np.concatenate([np.maximum(a, 0), b], axis=1) + 1, rtol=0, atol=0)
     text = lower_to_tp(body, [a, b, one])

@@ -6,14 +6,12 @@ negative, so each check fails if a signed op (divsi, maxsi, cmpi slt, sitofp ...
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from mlir import ir
 
-from mlc.dialects.graph import builders as g
-
 from helpers.graph_exec import PIPELINE, SCHEDULED, check, lower_to_tp, run_graph
+from mlc.dialects.graph import builders as g
 
 UNSIGNED = ["uint8", "uint16", "uint32", "uint64"]
 PIPELINES = pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
@@ -32,14 +30,25 @@ def high_values(shape: tuple[int, ...], dtype: str, seed: int) -> np.ndarray:
 @pytest.mark.parametrize("dtype", UNSIGNED)
 def test_arithmetic_and_comparisons(pipeline: str, dtype: str) -> None:
     a, b = high_values((4, 16), dtype, seed=1), high_values((4, 16), dtype, seed=2)
-    ops = {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.floor_divide,
-           "max": np.maximum, "min": np.minimum, "mod": np.mod, "less": np.less,
-           "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal,
-           "equal": np.equal}
+    ops = {
+        "add": np.add,
+        "sub": np.subtract,
+        "mul": np.multiply,
+        "div": np.floor_divide,
+        "max": np.maximum,
+        "min": np.minimum,
+        "mod": np.mod,
+        "less": np.less,
+        "less_equal": np.less_equal,
+        "greater": np.greater,
+        "greater_equal": np.greater_equal,
+        "equal": np.equal,
+    }
 
     def body(x: ir.Value, y: ir.Value) -> list[ir.Value]:
-        return [g.make(name, x, y, **({"fmod": 0} if name == "mod" else {})) for name in ops] + \
-            [g.mod(x, y, fmod=1)]
+        return [g.make(name, x, y, **({"fmod": 0} if name == "mod" else {})) for name in ops] + [
+            g.mod(x, y, fmod=1)
+        ]
 
     got, ref = run_graph(body, [a, b], pipeline=pipeline)
     with np.errstate(over="ignore"):
@@ -56,12 +65,25 @@ def test_unary_ops(pipeline: str, dtype: str) -> None:
     hi = 100 if dtype == "uint8" else 1000  # the bounds are f32 attributes: keep them exact
 
     def body(v: ir.Value) -> list[ir.Value]:
-        return [g.abs(v), g.sign(v), g.relu(v), g.neg(v), g.clip(v, min=2.5, max=hi + 0.5),
-                g.clip(v, min=float("-inf"), max=float(hi))]
+        return [
+            g.abs(v),
+            g.sign(v),
+            g.relu(v),
+            g.neg(v),
+            g.clip(v, min=2.5, max=hi + 0.5),
+            g.clip(v, min=float("-inf"), max=float(hi)),
+        ]
 
     got, ref = run_graph(body, [x], pipeline=pipeline)
     with np.errstate(over="ignore"):
-        want = [x, (x != 0).astype(dtype), x, (0 - x).astype(dtype), np.clip(x, 3, hi), np.minimum(x, hi)]
+        want = [
+            x,
+            (x != 0).astype(dtype),
+            x,
+            (0 - x).astype(dtype),
+            np.clip(x, 3, hi),
+            np.minimum(x, hi),
+        ]
     for k, (name, w) in enumerate(zip(["abs", "sign", "relu", "neg", "clip", "clip-inf"], want)):
         check(got[k], ref[k], np.asarray(w, dtype), what=f"{name} {dtype}")
 
@@ -76,8 +98,14 @@ def test_casts_zero_extend_and_convert_as_unsigned(pipeline: str, dtype: str) ->
 
     def body(v: ir.Value, fv: ir.Value) -> list[ir.Value]:
         mlir = {"uint8": "ui8", "uint16": "ui16", "uint32": "ui32", "uint64": "ui64"}[dtype]
-        return [g.cast(v, to="f64"), g.cast(v, to="f32"), g.cast(v, to="i64" if wide == "int64" else "ui64"),
-                g.cast(v, to="i8"), g.cast(g.cast(v, to="i1"), to=mlir), g.cast(fv, to=mlir)]
+        return [
+            g.cast(v, to="f64"),
+            g.cast(v, to="f32"),
+            g.cast(v, to="i64" if wide == "int64" else "ui64"),
+            g.cast(v, to="i8"),
+            g.cast(g.cast(v, to="i1"), to=mlir),
+            g.cast(fv, to=mlir),
+        ]
 
     got, ref = run_graph(body, [x, f], pipeline=pipeline)
     check(got[0], ref[0], x.astype(np.float64), rtol=0, atol=0, what="to f64")
@@ -87,7 +115,9 @@ def test_casts_zero_extend_and_convert_as_unsigned(pipeline: str, dtype: str) ->
     check(got[4], ref[4], (x != 0).astype(dtype), what="bool to unsigned")
     valid = f >= 0 if dtype == "uint64" else np.ones(f.shape, bool)
     want = np.trunc(f[valid]).astype(np.int64).astype(dtype)
-    np.testing.assert_array_equal(got[5][valid], ref[5][valid], err_msg="float to unsigned vs reference")
+    np.testing.assert_array_equal(
+        got[5][valid], ref[5][valid], err_msg="float to unsigned vs reference"
+    )
     np.testing.assert_array_equal(got[5][valid], want, err_msg="float to unsigned vs numpy")
 
 
@@ -98,18 +128,33 @@ def test_reductions(pipeline: str, dtype: str) -> None:
     small = (x % 16).astype(dtype)
 
     def body(v: ir.Value, s: ir.Value) -> list[ir.Value]:
-        return [g.reduce_max(v, axes=(1,), keepdims=0), g.reduce_min(v, axes=(0, 2), keepdims=1),
-                g.argmax(v, axis=2, keepdims=0), g.argmin(v, axis=1, keepdims=1, select_last_index=1),
-                g.reduce_mean(s, axes=(2,), keepdims=0), g.reduce_l2(s, axes=(1,), keepdims=0),
-                g.reduce_sum(v, axes=(1,), keepdims=0)]
+        return [
+            g.reduce_max(v, axes=(1,), keepdims=0),
+            g.reduce_min(v, axes=(0, 2), keepdims=1),
+            g.argmax(v, axis=2, keepdims=0),
+            g.argmin(v, axis=1, keepdims=1, select_last_index=1),
+            g.reduce_mean(s, axes=(2,), keepdims=0),
+            g.reduce_l2(s, axes=(1,), keepdims=0),
+            g.reduce_sum(v, axes=(1,), keepdims=0),
+        ]
 
     got, ref = run_graph(body, [x, small], pipeline=pipeline)
     flipped = np.flip(x, axis=1)
     check(got[0], ref[0], x.max(axis=1), what="reduce_max")
     check(got[1], ref[1], x.min(axis=(0, 2), keepdims=True), what="reduce_min")
     check(got[2], ref[2], x.argmax(axis=2).astype(np.int64), what="argmax")
-    check(got[3], ref[3], (4 - flipped.argmin(axis=1, keepdims=True)).astype(np.int64), what="argmin last")
-    check(got[4], ref[4], (small.astype(np.uint64).sum(axis=2) // 7).astype(dtype), what="integer mean")
+    check(
+        got[3],
+        ref[3],
+        (4 - flipped.argmin(axis=1, keepdims=True)).astype(np.int64),
+        what="argmin last",
+    )
+    check(
+        got[4],
+        ref[4],
+        (small.astype(np.uint64).sum(axis=2) // 7).astype(dtype),
+        what="integer mean",
+    )
     l2 = np.trunc(np.sqrt((small.astype(np.float64) ** 2).sum(axis=1))).astype(dtype)
     check(got[5], ref[5], l2, what="integer l2")
     with np.errstate(over="ignore"):
@@ -123,16 +168,20 @@ def test_max_pools(pipeline: str, dtype: str) -> None:
     x[0, 1, :3, :3] = 0  # a window of zeros: the init (0) must not be read as a value > 0
 
     def body(v: ir.Value) -> list[ir.Value]:
-        return [g.max_pool2d(v, kernel_shape=[3, 3], strides=[3, 3], pads=[0, 0, 0, 0]),
-                g.max_pool2d(v, kernel_shape=[2, 2], strides=[1, 1], pads=[1, 1, 1, 1]),
-                g.global_max_pool2d(v)]
+        return [
+            g.max_pool2d(v, kernel_shape=[3, 3], strides=[3, 3], pads=[0, 0, 0, 0]),
+            g.max_pool2d(v, kernel_shape=[2, 2], strides=[1, 1], pads=[1, 1, 1, 1]),
+            g.global_max_pool2d(v),
+        ]
 
     got, ref = run_graph(body, [x], pipeline=pipeline)
     blocks = x.reshape(1, 2, 2, 3, 2, 3).max(axis=(3, 5))
     check(got[0], ref[0], blocks, what="max_pool2d")
     padded = np.zeros((1, 2, 8, 8), dtype)  # padding never wins: any value >= 0 replaces it
     padded[:, :, 1:7, 1:7] = x
-    windows = np.stack([padded[:, :, i:i + 7, j:j + 7] for i in (0, 1) for j in (0, 1)]).max(axis=0)
+    windows = np.stack([padded[:, :, i : i + 7, j : j + 7] for i in (0, 1) for j in (0, 1)]).max(
+        axis=0
+    )
     check(got[1], ref[1], windows, what="padded max_pool2d")
     check(got[2], ref[2], x.max(axis=(2, 3), keepdims=True), what="global_max_pool2d")
 
@@ -144,7 +193,9 @@ def test_unsigned_constants_keep_their_bits() -> None:
 
     def body(v: ir.Value, t: ir.Value) -> list[ir.Value]:
         ui16 = ir.IntegerType.get_unsigned(16)
-        big = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([8], ui16), ir.IntegerAttr.get(ui16, 65000))
+        big = ir.DenseElementsAttr.get_splat(
+            ir.RankedTensorType.get([8], ui16), ir.IntegerAttr.get(ui16, 65000)
+        )
         return [g.max(v, t), g.min(v, g.constant(big, big.type))]
 
     got, ref = run_graph(body, [x], params={"table": table})

@@ -24,20 +24,20 @@ func.func @mm(%A: memref<{M}x{K}xf32>, %B: memref<{K}x{N}xf32>, %C: memref<{M}x{
 SCHEDULES = {
     "default": "{}",
     "register_tile": '{tile = {i = array<i64: 3>, j = array<i64: 8>}, order = ["i.0", "j.0", "k", "i.1", "j.1"], '
-                     'unroll = {"i.1" = 3}, vectorize = "j.1"}',
+    'unroll = {"i.1" = 3}, vectorize = "j.1"}',
     "parallel_tile": '{tile = {i = array<i64: 2>, j = array<i64: 8>}, order = ["i.0", "j.0", "k", "i.1", "j.1"], '
-                     'unroll = {"i.1" = 2}, vectorize = "j.1", parallel = ["i.0", "j.0"]}',
+    'unroll = {"i.1" = 2}, vectorize = "j.1", parallel = ["i.0", "j.0"]}',
     "memory_mode": '{tile = {j = array<i64: 4>}, order = ["k", "i", "j.0", "j.1"], vectorize = "j.1"}',
-    "inexact_tiles": '{tile = {i = array<i64: 4>, k = array<i64: 3>}}',
+    "inexact_tiles": "{tile = {i = array<i64: 4>, k = array<i64: 3>}}",
     "partial_unroll": '{unroll = {"k" = 2, "j" = 3}}',
     # k in slices around the row blocks: the register tile is loaded and stored per slice
-    "blocked_reduction": '{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 2>}, '
-                         'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
+    "blocked_reduction": "{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 2>}, "
+    'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
     # the same with a tile that does not divide k: falls back to updates in memory
-    "blocked_inexact": '{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 3>}, '
-                       'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
+    "blocked_inexact": "{tile = {i = array<i64: 2>, j = array<i64: 8>, k = array<i64: 3>}, "
+    'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 2}, vectorize = "j.1"}',
     "multi_level": '{tile = {j = array<i64: 8, 4>, k = array<i64: 2>}, order = ["j.0", "i", "k.0", "j.1", "k.1", "j.2"], '
-                   'unroll = {"k.1" = 2}, vectorize = "j.2"}',
+    'unroll = {"k.1" = 2}, vectorize = "j.2"}',
 }
 
 
@@ -78,16 +78,19 @@ def _conv_ref(x: np.ndarray, w: np.ndarray) -> np.ndarray:
     out = np.zeros((1, 3, 3, 3), np.float32)
     for oh in range(3):
         for ow in range(3):
-            patch = xp[:, :, oh * 2:oh * 2 + 3, ow * 2:ow * 2 + 3]
+            patch = xp[:, :, oh * 2 : oh * 2 + 3, ow * 2 : ow * 2 + 3]
             out[0, :, oh, ow] = np.einsum("cij,ocij->o", patch[0], w)
     return out
 
 
-@pytest.mark.parametrize("sched", [
-    "{}",
-    '{order = ["n", "oc", "oh", "ic", "kh", "kw", "ow"], unroll = {"ow" = 3}, vectorize = "ow"}',
-    '{order = ["n", "oh", "ow", "ic", "kh", "kw", "oc"], unroll = {"kw" = 3}}',
-])
+@pytest.mark.parametrize(
+    "sched",
+    [
+        "{}",
+        '{order = ["n", "oc", "oh", "ic", "kh", "kw", "ow"], unroll = {"ow" = 3}, vectorize = "ow"}',
+        '{order = ["n", "oh", "ow", "ic", "kh", "kw", "oc"], unroll = {"kw" = 3}}',
+    ],
+)
 def test_padded_conv(sched: str) -> None:
     engine, _ = jit_kernels(CONV.replace("SCHED", sched))
     rng = np.random.default_rng(1)
@@ -140,8 +143,11 @@ def test_parallel_loops_split_into_static_chunks(threads: int) -> None:
     """tp-to-loops{threads=N}: the collapsed i.0 x j.0 space (3 x 2 = 6 trips) in N contiguous
     chunks, uneven ones included; N >= 6 keeps one parallel iteration per trip. The chunks run
     sequentially here (no threading runtime): this checks the index arithmetic of the split."""
-    _check_matmul(SCHEDULES["parallel_tile"], LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}"),
-                  seed=3)
+    _check_matmul(
+        SCHEDULES["parallel_tile"],
+        LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}"),
+        seed=3,
+    )
 
 
 def test_parallel_chunks_in_the_loop_ir() -> None:
@@ -155,10 +161,14 @@ def test_parallel_chunks_in_the_loop_ir() -> None:
         module = ir.Module.parse(source, mlc.Context())
         mlc.PassManager.parse(f"builtin.module(tp-to-loops{{threads={threads}}})").run(module)
         texts[threads] = str(module)
-    assert "scf.parallel" in texts[0] and "to (%c3, %c2)" in texts[0]     # one iteration per trip
-    assert "scf.parallel" not in texts[1]                                # sequential loops
+    assert "scf.parallel" in texts[0] and "to (%c3, %c2)" in texts[0]  # one iteration per trip
+    assert "scf.parallel" not in texts[1]  # sequential loops
     # four chunks of 6 / 4 trips: [c * 6 / 4, (c + 1) * 6 / 4)
-    assert "to (%c4)" in texts[4] and "((d0 * 3) floordiv 2)" in texts[4] and "((d0 * 3 + 3) floordiv 2)" in texts[4]
+    assert (
+        "to (%c4)" in texts[4]
+        and "((d0 * 3) floordiv 2)" in texts[4]
+        and "((d0 * 3 + 3) floordiv 2)" in texts[4]
+    )
 
 
 def test_blocked_reduction_keeps_the_tile_in_registers_per_slice() -> None:

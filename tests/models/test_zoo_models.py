@@ -26,8 +26,17 @@ MODELS = light_model_names()
 
 
 def test_all_nine_models_are_here() -> None:
-    assert MODELS == ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50",
-                      "shufflenet", "squeezenet", "vgg19", "zfnet512"]
+    assert MODELS == [
+        "bvlc_alexnet",
+        "densenet121",
+        "inception_v1",
+        "inception_v2",
+        "resnet50",
+        "shufflenet",
+        "squeezenet",
+        "vgg19",
+        "zfnet512",
+    ]
 
 
 def _onnxruntime(model: object, x: np.ndarray) -> np.ndarray:
@@ -45,7 +54,7 @@ def test_python_api_jit_matches_onnxruntime(name: str) -> None:
     model = load_light_model(name, seed=0, drop_softmax=True)
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params).jit())
-    (input_name, info), = gm.get_input_info().items()
+    ((input_name, info),) = gm.get_input_info().items()
     x = np.random.default_rng(1).standard_normal(info.shape).astype(np.float32)
     gm.set_input(input_name, x)
     gm.run()
@@ -62,13 +71,19 @@ def test_cli_compile_and_run_verify(name: str, tmp_path: pathlib.Path) -> None:
     model_path = save_light_model(name, tmp_path / f"{name}.onnx", seed=0)
     package = tmp_path / f"{name}.tar"
     mlc_cli = [sys.executable, "-m", "mlc.driver"]
-    compiled = subprocess.run(mlc_cli + ["compile", str(model_path), "-o", str(package)],
-                              capture_output=True, text=True)
+    compiled = subprocess.run(
+        mlc_cli + ["compile", str(model_path), "-o", str(package)], capture_output=True, text=True
+    )
     assert compiled.returncode == 0, compiled.stderr
-    ran = subprocess.run(mlc_cli + ["run", str(package), "--verify", "onnxruntime", "--json",
-                                    "--print-top", "5"], capture_output=True, text=True)
+    ran = subprocess.run(
+        mlc_cli + ["run", str(package), "--verify", "onnxruntime", "--json", "--print-top", "5"],
+        capture_output=True,
+        text=True,
+    )
     assert ran.returncode == 0, ran.stderr
     report = json.loads(ran.stdout)
     verify = report["verify"]
-    assert verify["ok"] and verify["outputs"] and all(o["ok"] for o in verify["outputs"].values()), verify
+    assert (
+        verify["ok"] and verify["outputs"] and all(o["ok"] for o in verify["outputs"].values())
+    ), verify
     assert [c["rank"] for c in report["top"]["classes"]] == [1, 2, 3, 4, 5]

@@ -38,7 +38,9 @@ def _cnn() -> tuple[ir.Module, dict[str, np.ndarray]]:
             entry = f.add_entry_block()
             with ir.InsertionPoint(entry):
                 x = entry.arguments[0]
-                c1 = gb.relu(gb.conv2d(x, const("w1", 16, 3, 3, 3), const("b1", 16), pads=(1, 1, 1, 1)))
+                c1 = gb.relu(
+                    gb.conv2d(x, const("w1", 16, 3, 3, 3), const("b1", 16), pads=(1, 1, 1, 1))
+                )
                 p1 = gb.max_pool2d(c1, kernel_shape=(3, 3), strides=(2, 2), ceil_mode=1)
                 c2 = gb.conv2d(p1, const("w2", 16, 16, 3, 3), strides=(2, 2), pads=(1, 1, 1, 1))
                 scaled = gb.mul(c2, const("s2", 1, 16, 1, 1))
@@ -59,8 +61,9 @@ def test_blocked_cnn_matches_reference() -> None:
     (want,) = run_module(module, params, [x])
     staged = ir.Module.parse(str(module), module.context)
     table = dict(params)
-    mlc.PassManager.parse("builtin.module(graph-alter-layout,graph-simplify,graph-fold-constants)").run(
-        staged, params=table)
+    mlc.PassManager.parse(
+        "builtin.module(graph-alter-layout,graph-simplify,graph-fold-constants)"
+    ).run(staged, params=table)
     ops = Counter(op.name for op in walk(staged.operation))
     assert ops["graph.conv2d"] == 4
     # Activations change layout twice: into the blocked layout once (3 channels: NCHW3c, then the
@@ -70,7 +73,9 @@ def test_blocked_cnn_matches_reference() -> None:
     (staged_out,) = run_module(staged, table, [x])
     np.testing.assert_allclose(staged_out, want, rtol=1e-4, atol=1e-5)
     compiled = ir.Module.parse(str(module), module.context)
-    mlc.PassManager.parse("builtin.module(mlc-default)").run(compiled, params=(table := dict(params)))
+    mlc.PassManager.parse("builtin.module(mlc-default)").run(
+        compiled, params=(table := dict(params))
+    )
     (got,) = run_compiled(compiled, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
@@ -81,16 +86,20 @@ def test_block_sizes(block: int) -> None:
     x = np.random.default_rng(2).standard_normal((1, 3, 15, 15)).astype(np.float32)
     (want,) = run_module(module, params, [x])
     table = dict(params)
-    mlc.PassManager.parse(f"builtin.module(mlc-default{{layout-block={block}}})").run(module, params=table)
+    mlc.PassManager.parse(f"builtin.module(mlc-default{{layout-block={block}}})").run(
+        module, params=table
+    )
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
 
 
 def _grouped_model(groups: int, channels: int) -> tuple[ir.Module, dict[str, np.ndarray]]:
     rng = np.random.default_rng(groups)
-    params = {"w": (rng.standard_normal((channels, channels // groups, 3, 3)) * 0.3).astype(np.float32),
-              "b": rng.standard_normal(channels).astype(np.float32),
-              "w2": (rng.standard_normal((channels, channels, 1, 1)) * 0.3).astype(np.float32)}
+    params = {
+        "w": (rng.standard_normal((channels, channels // groups, 3, 3)) * 0.3).astype(np.float32),
+        "b": rng.standard_normal(channels).astype(np.float32),
+        "w2": (rng.standard_normal((channels, channels, 1, 1)) * 0.3).astype(np.float32),
+    }
     ctx = mlc.Context()
     with ctx, ir.Location.unknown():
         module = ir.Module.create()
@@ -100,23 +109,36 @@ def _grouped_model(groups: int, channels: int) -> tuple[ir.Module, dict[str, np.
             with ir.InsertionPoint(entry):
                 w = gb.constant(param_attr("w"), _t(channels, channels // groups, 3, 3))
                 b = gb.constant(param_attr("b"), _t(channels))
-                y = gb.relu(gb.conv2d(entry.arguments[0], w, b, group=groups, strides=(2, 2), pads=(1, 1, 1, 1)))
+                y = gb.relu(
+                    gb.conv2d(
+                        entry.arguments[0], w, b, group=groups, strides=(2, 2), pads=(1, 1, 1, 1)
+                    )
+                )
                 y = gb.conv2d(y, gb.constant(param_attr("w2"), _t(channels, channels, 1, 1)))
                 func.ReturnOp([y])
     return module, params
 
 
-@pytest.mark.parametrize("groups, channels, kernel_layout", [
-    (16, 16, "OIHW1i8o"),  # depthwise: one input channel per output channel
-    (2, 32, "OIHW8i8o"),  # grouped: 16 channels per group, blocks inside groups
-])
-def test_depthwise_and_grouped_convs_run_blocked(groups: int, channels: int, kernel_layout: str) -> None:
+@pytest.mark.parametrize(
+    "groups, channels, kernel_layout",
+    [
+        (16, 16, "OIHW1i8o"),  # depthwise: one input channel per output channel
+        (2, 32, "OIHW8i8o"),  # grouped: 16 channels per group, blocks inside groups
+    ],
+)
+def test_depthwise_and_grouped_convs_run_blocked(
+    groups: int, channels: int, kernel_layout: str
+) -> None:
     module, params = _grouped_model(groups, channels)
     x = np.random.default_rng(5).standard_normal((1, channels, 10, 10)).astype(np.float32)
     (want,) = run_module(module, params, [x])
     staged = ir.Module.parse(str(module), module.context)
     mlc.PassManager.parse("builtin.module(graph-alter-layout)").run(staged)
-    layouts = [str(op.attributes["kernel_layout"]) for op in walk(staged.operation) if op.name == "graph.conv2d"]
+    layouts = [
+        str(op.attributes["kernel_layout"])
+        for op in walk(staged.operation)
+        if op.name == "graph.conv2d"
+    ]
     assert layouts[0] == f'"{kernel_layout}"'
     table = dict(params)
     mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=table)

@@ -32,8 +32,10 @@ func.func @main(%x: tensor<1x3x5x5xf32>) -> tensor<1x4x5x5xf32> {
 
 def _params() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
-    return {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
-            "s": rng.uniform(0.5, 2, 4).astype(np.float32)}
+    return {
+        "w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32),
+        "s": rng.uniform(0.5, 2, 4).astype(np.float32),
+    }
 
 
 def _parse(text: str) -> ir.Module:
@@ -42,7 +44,9 @@ def _parse(text: str) -> ir.Module:
 
 
 def _fold(module: ir.Module, params: dict[str, np.ndarray] | None, options: str = "") -> None:
-    mlc.PassManager.parse(f"builtin.module(graph-fold-constants{options})").run(module, params=params)
+    mlc.PassManager.parse(f"builtin.module(graph-fold-constants{options})").run(
+        module, params=params
+    )
 
 
 def _counts(module: ir.Module) -> Counter[str]:
@@ -56,10 +60,13 @@ def test_folding_keeps_the_numbers() -> None:
     folded_params = dict(params)
     _fold(module, folded_params)
     counts = _counts(module)
-    assert counts["graph.constant"] == 2 and counts["graph.mul"] == 0 and counts["graph.reshape"] == 0
+    assert (
+        counts["graph.constant"] == 2 and counts["graph.mul"] == 0 and counts["graph.reshape"] == 0
+    )
     assert set(folded_params) == {"conv.w_scaled"}  # w and s are no longer referenced
-    np.testing.assert_allclose(folded_params["conv.w_scaled"], params["w"] * params["s"].reshape(4, 1, 1, 1),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        folded_params["conv.w_scaled"], params["w"] * params["s"].reshape(4, 1, 1, 1), rtol=1e-6
+    )
     after = run_module(module, folded_params, [x])[0]
     np.testing.assert_allclose(after, before, rtol=1e-6, atol=1e-6)
     assert "dense<[2.000000e+00, 4.000000e+00, 6.000000e+00, 8.000000e+00]>" in str(module)
@@ -84,7 +91,10 @@ def test_max_literal_elements_zero_makes_parameters() -> None:
 def test_parameter_of_the_wrong_type_is_an_error() -> None:
     module, params = _parse(MODEL), _params()
     params["s"] = params["s"].astype(np.float64)
-    with pytest.raises(PassFailedError, match="parameter 's' is float64\\[4\\] but the constant has type tensor<4xf32>"):
+    with pytest.raises(
+        PassFailedError,
+        match="parameter 's' is float64\\[4\\] but the constant has type tensor<4xf32>",
+    ):
         _fold(module, params)
 
 
@@ -96,7 +106,9 @@ func.func @main() -> tensor<1xf32> {
   %g = "graph.gather"(%d, %i) {axis = 0 : i64} : (tensor<2xf32>, tensor<1xi64>) -> tensor<1xf32> loc("bad_gather")
   return %g : tensor<1xf32>
 }""")
-    with pytest.raises(PassFailedError, match="cannot evaluate 'graph.gather': gather: indices out of range") as info:
+    with pytest.raises(
+        PassFailedError, match="cannot evaluate 'graph.gather': gather: indices out of range"
+    ) as info:
         _fold(module, None)
     assert "bad_gather" in str(info.value)
 

@@ -53,10 +53,19 @@ def _counts(module: object) -> Counter[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name, left", [
-    ("inception_v2", {"batch_norm": 0, "mul": 0, "add": 0}),  # conv -> bn -> mul -> add, all into convs
-    ("densenet121", {"batch_norm": 0, "mul": 62, "add": 62}),  # 62 pre-activation norms: one mul + add each
-])
+@pytest.mark.parametrize(
+    "name, left",
+    [
+        (
+            "inception_v2",
+            {"batch_norm": 0, "mul": 0, "add": 0},
+        ),  # conv -> bn -> mul -> add, all into convs
+        (
+            "densenet121",
+            {"batch_norm": 0, "mul": 62, "add": 62},
+        ),  # 62 pre-activation norms: one mul + add each
+    ],
+)
 def test_light_model_simplify_fold(name: str, left: dict[str, int]) -> None:
     from mlc.frontend.onnx.importer import from_onnx
 
@@ -67,8 +76,9 @@ def test_light_model_simplify_fold(name: str, left: dict[str, int]) -> None:
     shape = [d.dim_value for d in data.type.tensor_type.shape.dim]
     x = np.random.default_rng(1).standard_normal(shape).astype(np.float32)
 
-    expected = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(
-        None, {data.name: x})[0]
+    expected = ort.InferenceSession(
+        model.SerializeToString(), providers=["CPUExecutionProvider"]
+    ).run(None, {data.name: x})[0]
     before = run_module(module, params, [x])[0]
     scale = float(np.abs(expected).max())
     assert scale > 0 and expected.std() > 0.01 * scale  # logits that differ from each other
@@ -76,7 +86,9 @@ def test_light_model_simplify_fold(name: str, left: dict[str, int]) -> None:
 
     bn_before = _counts(module)["batch_norm"]
     folded = dict(params)
-    mlc.PassManager.parse("builtin.module(graph-simplify,graph-fold-constants)").run(module, params=folded)
+    mlc.PassManager.parse("builtin.module(graph-simplify,graph-fold-constants)").run(
+        module, params=folded
+    )
     after_counts = _counts(module)
     assert bn_before > 0 and {k: after_counts[k] for k in left} == left
     assert len(folded) < len(params)

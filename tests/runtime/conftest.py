@@ -11,10 +11,8 @@ import pathlib
 import numpy as np
 import pytest
 
-
 from helpers import contract_module as cm
 from helpers.runtime import build_library
-
 from mlc.runtime import CompiledLibrary
 
 

@@ -17,7 +17,11 @@ class FakeClock:
         self.costs = costs
 
     def fn(self) -> None:
-        cost = self.costs if isinstance(self.costs, float) else self.costs[self.calls % len(self.costs)]
+        cost = (
+            self.costs
+            if isinstance(self.costs, float)
+            else self.costs[self.calls % len(self.costs)]
+        )
         self.now += cost
         self.calls += 1
 
@@ -42,7 +46,9 @@ def test_samples_are_per_call_means_and_warmup_is_not_timed() -> None:
 
 def test_min_repeat_ms_grows_number_until_a_batch_lasts_long_enough() -> None:
     clock = FakeClock(1e-4)  # 0.1 ms per call; 5 ms wanted -> >= 50 calls per sample
-    result = time_function(clock.fn, number=1, repeat=3, min_repeat_ms=5, warmup=0, timer=clock.timer)
+    result = time_function(
+        clock.fn, number=1, repeat=3, min_repeat_ms=5, warmup=0, timer=clock.timer
+    )
     assert result.number >= 50
     assert result.number * 1e-4 >= 5e-3
     assert result.number <= 1000  # grown by prediction, not by blind doubling to a huge count
@@ -53,7 +59,9 @@ def test_min_repeat_ms_grows_number_until_a_batch_lasts_long_enough() -> None:
 
 def test_min_repeat_ms_keeps_number_when_already_long_enough() -> None:
     clock = FakeClock(0.01)
-    result = time_function(clock.fn, number=4, repeat=2, min_repeat_ms=5, warmup=0, timer=clock.timer)
+    result = time_function(
+        clock.fn, number=4, repeat=2, min_repeat_ms=5, warmup=0, timer=clock.timer
+    )
     assert result.number == 4 and clock.calls == 4 + 4 * 2
 
 
@@ -68,20 +76,45 @@ def test_statistics_and_table() -> None:
     assert r.p99 == pytest.approx(np.percentile(samples, 99))
     lines = str(r).splitlines()
     assert lines[0] == "Execution time summary:"
-    assert lines[1].split() == ["mean", "(ms)", "median", "(ms)", "max", "(ms)", "min", "(ms)",
-                                "std", "(ms)", "p90", "(ms)", "p99", "(ms)"]
+    assert lines[1].split() == [
+        "mean",
+        "(ms)",
+        "median",
+        "(ms)",
+        "max",
+        "(ms)",
+        "min",
+        "(ms)",
+        "std",
+        "(ms)",
+        "p90",
+        "(ms)",
+        "p99",
+        "(ms)",
+    ]
     values = [float(v) for v in lines[2].split()]
-    np.testing.assert_allclose(values, [4.0, 3.0, 10.0, 1.0, np.std(samples) * 1e3,
-                                        np.percentile(samples, 90) * 1e3,
-                                        np.percentile(samples, 99) * 1e3], atol=1e-4)
+    np.testing.assert_allclose(
+        values,
+        [
+            4.0,
+            3.0,
+            10.0,
+            1.0,
+            np.std(samples) * 1e3,
+            np.percentile(samples, 90) * 1e3,
+            np.percentile(samples, 99) * 1e3,
+        ],
+        atol=1e-4,
+    )
     assert "5 samples of 7 runs" in lines[3]
     d = r.to_dict()
     assert d["unit"] == "ms" and d["number"] == 7 and d["repeat"] == 5
     np.testing.assert_allclose(d["samples"], [s * 1e3 for s in samples])
 
 
-@pytest.mark.parametrize("kwargs", [{"number": 0}, {"repeat": 0}, {"warmup": -1},
-                                    {"min_repeat_ms": -1.0}])
+@pytest.mark.parametrize(
+    "kwargs", [{"number": 0}, {"repeat": 0}, {"warmup": -1}, {"min_repeat_ms": -1.0}]
+)
 def test_invalid_arguments(kwargs: dict) -> None:
     with pytest.raises(ValueError):
         time_function(lambda: None, **kwargs)

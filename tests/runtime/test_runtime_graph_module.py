@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 
 from helpers import contract_module as cm
+from helpers.runtime import assert_matches_reference
+from mlc.contract import Manifest
 from mlc.errors import RuntimeInputError
 from mlc.runtime import CompiledLibrary, GraphModule, load_module
 from mlc.runtime.graph_module import TensorInfo, aligned_empty, pack_params
-from mlc.contract import Manifest
-from helpers.runtime import assert_matches_reference
 
 
 @pytest.fixture(params=["jit", "package"])
@@ -22,7 +22,10 @@ def gm(request: pytest.FixtureRequest, lib1: CompiledLibrary, pkg1: pathlib.Path
 
 def test_signature(gm: GraphModule) -> None:
     assert gm.get_num_inputs() == 2 and gm.get_num_outputs() == 2
-    assert gm.get_input_info() == {"x": TensorInfo((4, 8), "float32"), "k": TensorInfo((4,), "float32")}
+    assert gm.get_input_info() == {
+        "x": TensorInfo((4, 8), "float32"),
+        "k": TensorInfo((4,), "float32"),
+    }
     shape, dtype = gm.get_output_info()["r"]
     assert (shape, dtype) == ((4,), "float32")
     assert list(gm.get_output_info()) == ["y", "r"]
@@ -49,7 +52,9 @@ def test_run_with_inputs_and_output_into_out(gm: GraphModule, inputs, params) ->
     out = np.full((4,), np.nan, np.float32)
     assert gm.get_output(1, out=out) is out
     np.testing.assert_allclose(out, cm.reference(inputs, params)["r"], rtol=1e-5, atol=1e-5)
-    with pytest.raises(RuntimeInputError, match=r"out for output 'r' must be float32\[4\], got float64\[4\]"):
+    with pytest.raises(
+        RuntimeInputError, match=r"out for output 'r' must be float32\[4\], got float64\[4\]"
+    ):
         gm.get_output(1, out=np.zeros(4))
 
 
@@ -61,16 +66,36 @@ def test_input_buffer_is_a_copy(gm: GraphModule, inputs, params) -> None:
     assert_matches_reference({"y": gm.get_output(0), "r": gm.get_output(1)}, inputs, params)
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("x", np.zeros((4, 8), np.float64), r"input 'x' expects float32\[4,8\], got float64\[4,8\]"),
-    ("x", np.zeros((8, 4), np.float32), r"input 'x' expects float32\[4,8\], got float32\[8,4\]"),
-    ("k", [1.0, 2.0, 3.0, 4.0], r"input 'k' expects float32\[4\], got list \(pass a numpy array\)"),
-    ("data", np.zeros((4,), np.float32),
-     r"no input named 'data'; the module is \(x: float32\[4,8\], k: float32\[4\]\) -> "),
-    (2, np.zeros((4,), np.float32), r"input index 2 out of range: the module has 2 inputs"),
-    (True, np.zeros((4,), np.float32), r"input index True out of range"),
-])
-def test_wrong_inputs_name_the_expected_signature(gm: GraphModule, key, value, message: str) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        (
+            "x",
+            np.zeros((4, 8), np.float64),
+            r"input 'x' expects float32\[4,8\], got float64\[4,8\]",
+        ),
+        (
+            "x",
+            np.zeros((8, 4), np.float32),
+            r"input 'x' expects float32\[4,8\], got float32\[8,4\]",
+        ),
+        (
+            "k",
+            [1.0, 2.0, 3.0, 4.0],
+            r"input 'k' expects float32\[4\], got list \(pass a numpy array\)",
+        ),
+        (
+            "data",
+            np.zeros((4,), np.float32),
+            r"no input named 'data'; the module is \(x: float32\[4,8\], k: float32\[4\]\) -> ",
+        ),
+        (2, np.zeros((4,), np.float32), r"input index 2 out of range: the module has 2 inputs"),
+        (True, np.zeros((4,), np.float32), r"input index True out of range"),
+    ],
+)
+def test_wrong_inputs_name_the_expected_signature(
+    gm: GraphModule, key, value, message: str
+) -> None:
     with pytest.raises(RuntimeInputError, match=message):
         gm.set_input(key, value)
 

@@ -10,18 +10,17 @@ import numpy as np
 import pytest
 from mlir import ir
 
-from helpers import contract_module as cm
 import mlc
+from helpers import contract_module as cm
+from helpers.runtime import assert_matches_reference, build_library, lower_library, run_python
 from mlc.errors import ToolError
+from mlc.npz import npz_bytes
 from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
-from helpers.runtime import lower_library
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
-from mlc.npz import npz_bytes
 from mlc.runtime.package import MANIFEST, PARAMS
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
-from helpers.runtime import assert_matches_reference, build_library, run_python
 
 
 def _run(gm: GraphModule, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -99,7 +98,10 @@ def _parse(text: str) -> ir.Module:
 def test_contract_mismatch_is_caught_before_lowering(params) -> None:
     manifest = cm.manifest_dict()
     manifest["inputs"][0]["shape"] = [4, 9]
-    with pytest.raises(ManifestError, match=r"argument #0 \(x\) is memref<4x8xf32>; the manifest implies memref<4x9xf32>"):
+    with pytest.raises(
+        ManifestError,
+        match=r"argument #0 \(x\) is memref<4x8xf32>; the manifest implies memref<4x9xf32>",
+    ):
         lower_library(_parse(cm.module_text(manifest)), params)
     manifest = cm.manifest_dict()
     manifest["workspace_size"] = 256
@@ -128,13 +130,18 @@ def test_export_object(lib1: CompiledLibrary, tmp_path: pathlib.Path) -> None:
     assert obj.read_bytes()[:4] == b"\x7fELF"
     from mlc.runtime.toolchain import llvm_bin
 
-    nm = subprocess.run([str(llvm_bin() / "llvm-nm"), "--defined-only", "--format=just-symbols",
-                         str(obj)], capture_output=True, text=True, check=True).stdout.split()
+    nm = subprocess.run(
+        [str(llvm_bin() / "llvm-nm"), "--defined-only", "--format=just-symbols", str(obj)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     assert "_mlir_ciface_mlc_main" in nm and "mlc_main" in nm
 
 
-def test_export_shared_and_load_the_bare_so(lib2: CompiledLibrary, tmp_path: pathlib.Path,
-                                            inputs, params) -> None:
+def test_export_shared_and_load_the_bare_so(
+    lib2: CompiledLibrary, tmp_path: pathlib.Path, inputs, params
+) -> None:
     so = lib2.export_shared(tmp_path / "m.so")
     assert "_mlir_ciface_mlc_main" in defined_symbols(so)
     # a bare .so: manifest.json and params.npz next to it
@@ -155,18 +162,35 @@ def test_bare_so_without_manifest(lib1: CompiledLibrary, tmp_path: pathlib.Path)
 
 
 def test_link_command_is_pure_and_complete(tmp_path: pathlib.Path) -> None:
-    cmd = link_command("cc", tmp_path / "a.o", tmp_path / "a.so", ["mlir_async_runtime"],
-                       ["$ORIGIN"], [pathlib.Path("/m/lib"), pathlib.Path("/l/lib")])
+    cmd = link_command(
+        "cc",
+        tmp_path / "a.o",
+        tmp_path / "a.so",
+        ["mlir_async_runtime"],
+        ["$ORIGIN"],
+        [pathlib.Path("/m/lib"), pathlib.Path("/l/lib")],
+    )
     assert cmd[:5] == ["cc", "-shared", "-o", str(tmp_path / "a.so"), str(tmp_path / "a.o")]
-    for flag in ("-L/m/lib", "-lmlir_async_runtime", "-Wl,-rpath,$ORIGIN",
-                 "-Wl,-rpath-link,/m/lib:/l/lib", "-Wl,--no-undefined", "-lm"):
+    for flag in (
+        "-L/m/lib",
+        "-lmlir_async_runtime",
+        "-Wl,-rpath,$ORIGIN",
+        "-Wl,-rpath-link,/m/lib:/l/lib",
+        "-Wl,--no-undefined",
+        "-lm",
+    ):
         assert flag in cmd
-    assert not any("async" in a for a in link_command("cc", tmp_path / "a.o", tmp_path / "a.so",
-                                                      [], [], [pathlib.Path("/m")]))
+    assert not any(
+        "async" in a
+        for a in link_command(
+            "cc", tmp_path / "a.o", tmp_path / "a.so", [], [], [pathlib.Path("/m")]
+        )
+    )
 
 
-def test_missing_compiler_is_a_tool_error(lib1: CompiledLibrary, tmp_path: pathlib.Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_compiler_is_a_tool_error(
+    lib1: CompiledLibrary, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("CC", "no-such-compiler-xyz")
     with pytest.raises(ToolError, match="no C compiler found"):
         lib1.export_shared(tmp_path / "m.so")
@@ -177,11 +201,16 @@ def test_manifest_of_the_module_matches_the_contract(lib1: CompiledLibrary) -> N
     assert json.loads(ir.StringAttr(attr).value) == cm.manifest_dict()
 
 
-def test_unresolvable_external_function_is_a_tool_error_not_an_abort(tmp_path: pathlib.Path) -> None:
+def test_unresolvable_external_function_is_a_tool_error_not_an_abort(
+    tmp_path: pathlib.Path,
+) -> None:
     text = cm.module_text().replace(
-        "%yv = arith.addf %tv, %one : f32", "%yv = func.call @mlc_no_such_fn(%tv) : (f32) -> f32")
-    text = text.replace("  func.func @mlc_main", "  func.func private @mlc_no_such_fn(f32) -> f32\n"
-                        "  func.func @mlc_main")
+        "%yv = arith.addf %tv, %one : f32", "%yv = func.call @mlc_no_such_fn(%tv) : (f32) -> f32"
+    )
+    text = text.replace(
+        "  func.func @mlc_main",
+        "  func.func private @mlc_no_such_fn(f32) -> f32\n  func.func @mlc_main",
+    )
     lib = build_library(1, text=text)
     with pytest.raises(ToolError, match="no loaded library defines: mlc_no_such_fn"):
         lib.jit()
@@ -201,8 +230,8 @@ from helpers.runtime import build_library
 from mlc.runtime import GraphModule, load_module
 lib = build_library(2, text=cm.module_text(internal_helper=True), runtime={runtime!r})
 assert "internal" in str(lib.module)
-lib.export_library({str(tmp_path / 'm.tar')!r})
-gm = GraphModule(load_module({str(tmp_path / 'm.tar')!r}))
+lib.export_library({str(tmp_path / "m.tar")!r})
+gm = GraphModule(load_module({str(tmp_path / "m.tar")!r}))
 x = cm.make_inputs()
 gm.run(**x)
 print(float(np.abs(gm.get_output("y") - cm.reference(x, cm.make_params())["y"]).max()))

@@ -26,15 +26,21 @@ def test_round_trip_with_build_info() -> None:
     m = Manifest.from_dict(cm.manifest_dict()).with_build_info(
         pipeline="builtin.module(lower-to-llvm{threads=2})",
         target=TargetInfo("x86_64-unknown-linux-gnu", "znver3", ("avx2", "fma")),
-        mlc_version="0.1.0", mlir_version="22.1.8.4", runtime_libs=("mlir_async_runtime",),
-        source=SourceModel("/models/m.onnx", "ab" * 32))
+        mlc_version="0.1.0",
+        mlir_version="22.1.8.4",
+        runtime_libs=("mlir_async_runtime",),
+        source=SourceModel("/models/m.onnx", "ab" * 32),
+    )
     text = m.to_json()
     again = Manifest.from_json(text)
     assert again == m
     data = json.loads(text)
     assert data["schema"] == 1 and data["runtime_libs"] == ["mlir_async_runtime"]
-    assert data["target"] == {"triple": "x86_64-unknown-linux-gnu", "cpu": "znver3",
-                              "features": ["avx2", "fma"]}
+    assert data["target"] == {
+        "triple": "x86_64-unknown-linux-gnu",
+        "cpu": "znver3",
+        "features": ["avx2", "fma"],
+    }
     assert data["source"] == {"path": "/models/m.onnx", "sha256": "ab" * 32}
 
 
@@ -50,23 +56,35 @@ def _broken(edit) -> dict:
     return data
 
 
-@pytest.mark.parametrize(("edit", "message"), [
-    (lambda d: d.pop("entry"), "lacks the required key 'entry'"),
-    (lambda d: d.update(params_size="128"), r"params_size must be int, got str"),
-    (lambda d: d.update(params_size=True), r"params_size must be int, got bool"),
-    (lambda d: d["inputs"][0].update(dtype="float128"), r"inputs\[0\].dtype 'float128' is not supported"),
-    (lambda d: d["inputs"][1].update(shape=[-1]), r"inputs\[1\].shape must be a list of non-negative"),
-    (lambda d: d["outputs"][0].update(shape=["?", 8]), r"outputs\[0\].shape"),
-    (lambda d: d["params"][1].update(offset=32), r"param 'b' offset 32 is not a multiple of 64"),
-    (lambda d: d["params"][1].update(offset=128), r"param 'b' .* ends beyond params_size 128"),
-    (lambda d: d["params"][0].update(shape=[32]), r"params 'w' and 'b' overlap"),
-    (lambda d: d["inputs"][1].update(name="x"), r"duplicate input names: x"),
-    (lambda d: d.update(outputs=[]), r"lists no outputs"),
-    (lambda d: d.update(entry="not a symbol"), r"is not a valid symbol name"),
-    (lambda d: d.update(schema=99), r"schema 99 is newer"),
-    (lambda d: d.update(inputs={"x": 1}), r"inputs must be list, got dict"),
-    (lambda d: d.update(target={"cpu": "znver3"}), r"target lacks the required key 'triple'"),
-])
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d.pop("entry"), "lacks the required key 'entry'"),
+        (lambda d: d.update(params_size="128"), r"params_size must be int, got str"),
+        (lambda d: d.update(params_size=True), r"params_size must be int, got bool"),
+        (
+            lambda d: d["inputs"][0].update(dtype="float128"),
+            r"inputs\[0\].dtype 'float128' is not supported",
+        ),
+        (
+            lambda d: d["inputs"][1].update(shape=[-1]),
+            r"inputs\[1\].shape must be a list of non-negative",
+        ),
+        (lambda d: d["outputs"][0].update(shape=["?", 8]), r"outputs\[0\].shape"),
+        (
+            lambda d: d["params"][1].update(offset=32),
+            r"param 'b' offset 32 is not a multiple of 64",
+        ),
+        (lambda d: d["params"][1].update(offset=128), r"param 'b' .* ends beyond params_size 128"),
+        (lambda d: d["params"][0].update(shape=[32]), r"params 'w' and 'b' overlap"),
+        (lambda d: d["inputs"][1].update(name="x"), r"duplicate input names: x"),
+        (lambda d: d.update(outputs=[]), r"lists no outputs"),
+        (lambda d: d.update(entry="not a symbol"), r"is not a valid symbol name"),
+        (lambda d: d.update(schema=99), r"schema 99 is newer"),
+        (lambda d: d.update(inputs={"x": 1}), r"inputs must be list, got dict"),
+        (lambda d: d.update(target={"cpu": "znver3"}), r"target lacks the required key 'triple'"),
+    ],
+)
 def test_invalid_manifests_are_rejected_with_the_field_named(edit, message: str) -> None:
     with pytest.raises(ManifestError, match=message):
         Manifest.from_dict(_broken(edit))

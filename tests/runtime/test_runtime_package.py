@@ -10,9 +10,9 @@ import tarfile
 import numpy as np
 import pytest
 
+from helpers.runtime import assert_matches_reference, run_python
 from mlc.runtime import GraphModule, PackageError, UnsafePackageError, load_module
 from mlc.runtime.target import TargetMismatchError
-from helpers.runtime import assert_matches_reference, run_python
 
 
 def _members(path: pathlib.Path) -> dict[str, bytes]:
@@ -70,8 +70,9 @@ print("compiler modules:", compiled)
     assert "compiler modules: []" in proc.stdout
 
 
-def test_extraction_leaves_nothing_behind(pkg1: pathlib.Path, tmp_path: pathlib.Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_extraction_leaves_nothing_behind(
+    pkg1: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 
@@ -104,20 +105,31 @@ def valid_members(pkg1: pathlib.Path) -> list[tuple[str, bytes]]:
     return list(_members(pkg1).items())
 
 
-@pytest.mark.parametrize(("evil", "message"), [
-    (("/tmp/mlc-evil-abs.so", b"x"), "has an absolute path"),
-    (("../mlc-evil-up.so", b"x"), r"refers to a parent directory \('..'\)"),
-    (("sub/../../mlc-evil-up2.so", b"x"), r"refers to a parent directory"),
-    (_special("model2.so", tarfile.SYMTYPE, "/etc/passwd"), "is a symbolic link to '/etc/passwd'"),
-    (_special("link.so", tarfile.SYMTYPE, "../../outside"), "is a symbolic link to '../../outside'"),
-    (_special("hard.so", tarfile.LNKTYPE, "/etc/passwd"), "is a hard link to '/etc/passwd'"),
-    (_special("null", tarfile.CHRTYPE), "is a device or FIFO"),
-    (_special("disk", tarfile.BLKTYPE), "is a device or FIFO"),
-    (_special("pipe", tarfile.FIFOTYPE), "is a device or FIFO"),
-    (("lib/model.so", b"x"), "is in a sub-directory"),
-    (_special("lib", tarfile.DIRTYPE), "is not a regular file"),
-])
-def test_unsafe_members_are_rejected(evil, message: str, valid_members, tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize(
+    ("evil", "message"),
+    [
+        (("/tmp/mlc-evil-abs.so", b"x"), "has an absolute path"),
+        (("../mlc-evil-up.so", b"x"), r"refers to a parent directory \('..'\)"),
+        (("sub/../../mlc-evil-up2.so", b"x"), r"refers to a parent directory"),
+        (
+            _special("model2.so", tarfile.SYMTYPE, "/etc/passwd"),
+            "is a symbolic link to '/etc/passwd'",
+        ),
+        (
+            _special("link.so", tarfile.SYMTYPE, "../../outside"),
+            "is a symbolic link to '../../outside'",
+        ),
+        (_special("hard.so", tarfile.LNKTYPE, "/etc/passwd"), "is a hard link to '/etc/passwd'"),
+        (_special("null", tarfile.CHRTYPE), "is a device or FIFO"),
+        (_special("disk", tarfile.BLKTYPE), "is a device or FIFO"),
+        (_special("pipe", tarfile.FIFOTYPE), "is a device or FIFO"),
+        (("lib/model.so", b"x"), "is in a sub-directory"),
+        (_special("lib", tarfile.DIRTYPE), "is not a regular file"),
+    ],
+)
+def test_unsafe_members_are_rejected(
+    evil, message: str, valid_members, tmp_path: pathlib.Path
+) -> None:
     path = _tar(tmp_path / "evil.tar", [*valid_members, evil])
     with pytest.raises(UnsafePackageError, match=message):
         load_module(path)
@@ -167,13 +179,16 @@ def test_params_with_pickled_objects_are_refused(valid_members, tmp_path: pathli
         load_module(_tar(tmp_path / "pickle.tar", members))
 
 
-def test_package_for_a_missing_cpu_feature_is_refused(valid_members, tmp_path: pathlib.Path) -> None:
+def test_package_for_a_missing_cpu_feature_is_refused(
+    valid_members, tmp_path: pathlib.Path
+) -> None:
     manifest = json.loads(dict(valid_members)["manifest.json"])
     if "amx_tile" in manifest["target"]["features"]:
         pytest.skip("this host has AMX")
     manifest["target"]["features"].append("amx_tile")
-    members = [(n, json.dumps(manifest).encode() if n == "manifest.json" else b)
-               for n, b in valid_members]
+    members = [
+        (n, json.dumps(manifest).encode() if n == "manifest.json" else b) for n, b in valid_members
+    ]
     with pytest.raises(TargetMismatchError, match="uses amx_tile, which this host"):
         load_module(_tar(tmp_path / "amx.tar", members))
 
@@ -186,11 +201,11 @@ def test_params_that_disagree_with_the_manifest(valid_members, tmp_path: pathlib
         load_module(_tar(tmp_path / "p.tar", members))
 
 
-
 def test_package_for_another_architecture_is_refused(valid_members, tmp_path: pathlib.Path) -> None:
     manifest = json.loads(dict(valid_members)["manifest.json"])
     manifest["target"]["triple"] = "riscv64-unknown-linux-gnu"
-    members = [(n, json.dumps(manifest).encode() if n == "manifest.json" else b)
-               for n, b in valid_members]
+    members = [
+        (n, json.dumps(manifest).encode() if n == "manifest.json" else b) for n, b in valid_members
+    ]
     with pytest.raises(TargetMismatchError, match="compiled for riscv64-unknown-linux-gnu"):
         load_module(_tar(tmp_path / "rv.tar", members))

@@ -11,8 +11,8 @@ import pytest
 
 from helpers import contract_module as cm
 from mlc.driver import _main
-from mlc.runtime.runner import FillMode, RunOptions, is_distribution, top_k
 from mlc.npz import npz_bytes
+from mlc.runtime.runner import FillMode, RunOptions, is_distribution, top_k
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: object) -> tuple[int, str, str]:
@@ -27,8 +27,14 @@ def _npz(path: pathlib.Path, arrays: dict[str, np.ndarray]) -> pathlib.Path:
 
 
 def test_inputs_and_output_files(pkg1, tmp_path, capsys, inputs, params) -> None:
-    code, out, err = _run(capsys, pkg1, "--inputs", _npz(tmp_path / "in.npz", inputs),
-                          "--output", tmp_path / "out.npz")
+    code, out, err = _run(
+        capsys,
+        pkg1,
+        "--inputs",
+        _npz(tmp_path / "in.npz", inputs),
+        "--output",
+        tmp_path / "out.npz",
+    )
     assert code == 0, err
     assert "Outputs:" in out and "  y: float32[4,8] min=" in out and "  r: float32[4] min=" in out
     assert f"Outputs written to {tmp_path / 'out.npz'}" in out
@@ -48,7 +54,9 @@ def test_fill_modes(pkg1, tmp_path, capsys, params) -> None:
         np.testing.assert_array_equal(z["y"], np.ones((4, 8), np.float32))
         np.testing.assert_allclose(z["r"], params["b"], rtol=0, atol=0)
     partial = _npz(tmp_path / "x.npz", {"x": np.ones((4, 8), np.float32)})
-    code, _, err = _run(capsys, pkg1, "--inputs", partial, "--fill-mode", "ones", "-o", tmp_path / "o.npz")
+    code, _, err = _run(
+        capsys, pkg1, "--inputs", partial, "--fill-mode", "ones", "-o", tmp_path / "o.npz"
+    )
     assert code == 0 and "values: k" in err
     with np.load(tmp_path / "o.npz") as o:
         np.testing.assert_allclose(o["r"], params["w"].sum() + params["b"], rtol=1e-5)
@@ -80,30 +88,54 @@ def test_print_time_table(pkg1, capsys) -> None:
 def test_print_top_with_labels(pkg1, tmp_path, capsys, inputs, params) -> None:
     labels = tmp_path / "labels.txt"
     labels.write_text("".join(f"class-{i}\n" for i in range(8)))
-    code, out, _ = _run(capsys, pkg1, "--inputs", _npz(tmp_path / "in.npz", inputs),
-                        "--print-top", 5, "--labels", labels)
+    code, out, _ = _run(
+        capsys,
+        pkg1,
+        "--inputs",
+        _npz(tmp_path / "in.npz", inputs),
+        "--print-top",
+        5,
+        "--labels",
+        labels,
+    )
     assert code == 0
     y0 = cm.reference(inputs, params)["y"][0].astype(np.float64)
     probs = np.exp(y0 - y0.max()) / np.exp(y0 - y0.max()).sum()
     expected = np.argsort(-probs, kind="stable")[:5]
     lines = out.splitlines()
     i = lines.index("Top-5 of output 'y' (probabilities: softmax of the output):")
-    for rank, (line, idx) in enumerate(zip(lines[i + 1:i + 6], expected), start=1):
+    for rank, (line, idx) in enumerate(zip(lines[i + 1 : i + 6], expected), start=1):
         assert line.split()[:3] == [f"#{rank}", "class", str(idx)]
         assert line.endswith(f"class-{idx}")
-        assert float(line.split("probability=")[1].split()[0]) == pytest.approx(probs[idx], abs=1e-6)
+        assert float(line.split("probability=")[1].split()[0]) == pytest.approx(
+            probs[idx], abs=1e-6
+        )
 
 
 def test_json_output(pkg1, tmp_path, capsys, inputs) -> None:
-    code, out, _ = _run(capsys, pkg1, "--inputs", _npz(tmp_path / "in.npz", {"x": inputs["x"]}),
-                        "--print-time", "--repeat", 2, "--min-repeat-ms", 1, "--end-to-end",
-                        "--print-top", 3, "--json")
+    code, out, _ = _run(
+        capsys,
+        pkg1,
+        "--inputs",
+        _npz(tmp_path / "in.npz", {"x": inputs["x"]}),
+        "--print-time",
+        "--repeat",
+        2,
+        "--min-repeat-ms",
+        1,
+        "--end-to-end",
+        "--print-top",
+        3,
+        "--json",
+    )
     assert code == 0
     doc = json.loads(out)
     assert set(doc) == {"inputs", "outputs", "output_file", "time", "top", "verify"}
     assert doc["inputs"]["x"] == {"shape": [4, 8], "dtype": "float32", "source": "file"}
     assert doc["inputs"]["k"]["source"] == "random"
-    assert doc["outputs"]["r"]["shape"] == [4] and {"min", "max", "mean"} <= set(doc["outputs"]["y"])
+    assert doc["outputs"]["r"]["shape"] == [4] and {"min", "max", "mean"} <= set(
+        doc["outputs"]["y"]
+    )
     assert len(doc["time"]["samples"]) == 2 and doc["time"]["unit"] == "ms"
     assert {"mean", "median", "max", "min", "std", "p90", "p99", "number"} <= set(doc["time"])
     assert doc["time"]["number"] > 1  # grown to fill 1 ms per sample (one run takes microseconds)

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from helpers import contract_module as cm
+from helpers.runtime import build_library
 from mlc.driver import _main
 from mlc.runtime.target import source_model
-from helpers.runtime import build_library
 
 onnx = pytest.importorskip("onnx")
 pytest.importorskip("onnxruntime")
@@ -25,20 +25,32 @@ pytest.importorskip("onnxruntime")
 def make_onnx(path: pathlib.Path, params: dict[str, np.ndarray]) -> pathlib.Path:
     from onnx import TensorProto, helper, numpy_helper
 
-    nodes = [helper.make_node("Mul", ["x", "w"], ["t"]),
-             helper.make_node("Add", ["t", "one"], ["y"]),
-             helper.make_node("ReduceSum", ["t", "axes"], ["s"], keepdims=0),
-             helper.make_node("Mul", ["s", "k"], ["sk"]),
-             helper.make_node("Add", ["sk", "b"], ["r"])]
-    inits = [numpy_helper.from_array(params["w"], "w"), numpy_helper.from_array(params["b"], "b"),
-             numpy_helper.from_array(np.array(1.0, np.float32), "one"),
-             numpy_helper.from_array(np.array([1], np.int64), "axes")]
+    nodes = [
+        helper.make_node("Mul", ["x", "w"], ["t"]),
+        helper.make_node("Add", ["t", "one"], ["y"]),
+        helper.make_node("ReduceSum", ["t", "axes"], ["s"], keepdims=0),
+        helper.make_node("Mul", ["s", "k"], ["sk"]),
+        helper.make_node("Add", ["sk", "b"], ["r"]),
+    ]
+    inits = [
+        numpy_helper.from_array(params["w"], "w"),
+        numpy_helper.from_array(params["b"], "b"),
+        numpy_helper.from_array(np.array(1.0, np.float32), "one"),
+        numpy_helper.from_array(np.array([1], np.int64), "axes"),
+    ]
     graph = helper.make_graph(
-        nodes, "contract",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [cm.M, cm.N]),
-         helper.make_tensor_value_info("k", TensorProto.FLOAT, [cm.M])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [cm.M, cm.N]),
-         helper.make_tensor_value_info("r", TensorProto.FLOAT, [cm.M])], inits)
+        nodes,
+        "contract",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [cm.M, cm.N]),
+            helper.make_tensor_value_info("k", TensorProto.FLOAT, [cm.M]),
+        ],
+        [
+            helper.make_tensor_value_info("y", TensorProto.FLOAT, [cm.M, cm.N]),
+            helper.make_tensor_value_info("r", TensorProto.FLOAT, [cm.M]),
+        ],
+        inits,
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     onnx.checker.check_model(model)
@@ -82,7 +94,7 @@ def test_verify_passes_and_reports_errors(verified, capsys) -> None:
     assert code == 0, err
     assert f"Verification against onnxruntime ({model.resolve()})" in out
     for name in ("y", "r"):
-        line = next(l for l in out.splitlines() if l.startswith(f"  {name}: max abs error"))
+        line = next(s for s in out.splitlines() if s.startswith(f"  {name}: max abs error"))
         assert line.endswith("ok")
         assert float(line.split("max abs error")[1].split()[0]) < 1e-5
 
@@ -100,7 +112,9 @@ def test_verify_json(verified, capsys) -> None:
 def test_verify_detects_a_wrong_compilation(tmp_path, capsys) -> None:
     model = make_onnx(tmp_path / "contract.onnx", cm.make_params())
     wrong = {k: v * 1.5 for k, v in cm.make_params().items()}  # compiled with other params
-    pkg = build_library(1, params=wrong, source=source_model(model)).export_library(tmp_path / "m.tar")
+    pkg = build_library(1, params=wrong, source=source_model(model)).export_library(
+        tmp_path / "m.tar"
+    )
     code, out, err = _run(capsys, pkg, "--verify", "onnxruntime")
     assert code == 4
     assert "MISMATCH" in out
@@ -109,8 +123,9 @@ def test_verify_detects_a_wrong_compilation(tmp_path, capsys) -> None:
 
 def test_missing_changed_and_overridden_model(verified, tmp_path, capsys) -> None:
     pkg, model = verified
-    moved = _with_manifest(pkg, tmp_path / "moved.tar",
-                           lambda d: d["source"].update(path=str(tmp_path / "gone.onnx")))
+    moved = _with_manifest(
+        pkg, tmp_path / "moved.tar", lambda d: d["source"].update(path=str(tmp_path / "gone.onnx"))
+    )
     code, _, err = _run(capsys, moved, "--verify", "onnxruntime")
     assert code == 4 and "gone.onnx not found" in err and "--verify-model" in err
     code, _, err = _run(capsys, moved, "--verify", "onnxruntime", "--verify-model", model)
@@ -128,8 +143,9 @@ def test_missing_changed_and_overridden_model(verified, tmp_path, capsys) -> Non
     assert code == 0, err
 
 
-def test_missing_onnxruntime_exits_5_with_the_pip_hint(verified, capsys,
-                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_onnxruntime_exits_5_with_the_pip_hint(
+    verified, capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
     pkg, _ = verified
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # makes `import onnxruntime` fail
     code, _, err = _run(capsys, pkg, "--verify", "onnxruntime")

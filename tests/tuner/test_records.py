@@ -11,10 +11,18 @@ import pytest
 from mlir import ir
 
 import mlc
-from mlc.errors import MlcError
 from mlc.dialects.tp import BlockView
 from mlc.dialects.walk import walk
-from mlc.tuner.records import Record, RecordError, best_records, load_records, parse_record, workload_key, workloads
+from mlc.errors import MlcError
+from mlc.tuner.records import (
+    Record,
+    RecordError,
+    best_records,
+    load_records,
+    parse_record,
+    workload_key,
+    workloads,
+)
 
 KERNEL = """
 func.func @{name}(%A: memref<16xf32>, %O: memref<16xf32>) attributes {{tp.kernel}} {{
@@ -39,27 +47,51 @@ def test_workload_key_ignores_name_and_schedule_but_not_computation() -> None:
     b = _keys(KERNEL.format(name="y", fn="exp", sched='{vectorize = "i"}'))[0]
     c = _keys(KERNEL.format(name="x", fn="log", sched="{}"))[0]
     assert a == b != c
-    module = ir.Module.parse(KERNEL.format(name="x", fn="exp", sched='{vectorize = "i"}'), mlc.Context())
+    module = ir.Module.parse(
+        KERNEL.format(name="x", fn="exp", sched='{vectorize = "i"}'), mlc.Context()
+    )
     kernel = module.body.operations[0].operation
     workload_key(kernel)
     assert 'vectorize = "i"' in str(module)  # the key is computed on a clone
 
 
-@pytest.mark.parametrize("line, message", [
-    ("not json", "not a JSON object"),
-    ("[1, 2]", "must be a JSON object"),
-    ('{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1}', "schema 2 is not 1"),
-    ('{"schema": 1, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1, "x": 0}', "unknown field(s) ['x']"),
-    ('{"schema": 1, "workload": "w", "block": "b"}', "missing field(s) ['cost_ms', 'schedule']"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        ("not json", "not a JSON object"),
+        ("[1, 2]", "must be a JSON object"),
+        (
+            '{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1}',
+            "schema 2 is not 1",
+        ),
+        (
+            '{"schema": 1, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1, "x": 0}',
+            "unknown field(s) ['x']",
+        ),
+        (
+            '{"schema": 1, "workload": "w", "block": "b"}',
+            "missing field(s) ['cost_ms', 'schedule']",
+        ),
+    ],
+)
 def test_bad_records_name_the_line(line: str, message: str) -> None:
-    with pytest.raises(RecordError, match=message.replace("[", r"\[").replace("]", r"\]").replace("(", r"\(").replace(")", r"\)")):
+    with pytest.raises(
+        RecordError,
+        match=message.replace("[", r"\[")
+        .replace("]", r"\]")
+        .replace("(", r"\(")
+        .replace(")", r"\)"),
+    ):
         parse_record(line, "log.jsonl:7")
 
 
 def test_best_record_per_workload_and_block(tmp_path: pathlib.Path) -> None:
-    records = [Record("w", "b", "{}", 3.0), Record("w", "b", '{vectorize = "i"}', 1.0),
-               Record("w", "c", "{}", 5.0), Record("v", "b", "{}", 0.5)]
+    records = [
+        Record("w", "b", "{}", 3.0),
+        Record("w", "b", '{vectorize = "i"}', 1.0),
+        Record("w", "c", "{}", 5.0),
+        Record("v", "b", "{}", 0.5),
+    ]
     path = tmp_path / "log.jsonl"
     path.write_text("\n".join(r.to_json() for r in records) + "\n\n")
     best = best_records(load_records(path))
@@ -73,18 +105,23 @@ def test_compile_with_tuning_records(tmp_path: pathlib.Path) -> None:
 
     rng = np.random.default_rng(0)
     b = rng.standard_normal((64, 32)).astype(np.float32)
-    graph = helper.make_graph([helper.make_node("MatMul", ["a", "b"], ["y"])], "g",
-                              [helper.make_tensor_value_info("a", TensorProto.FLOAT, [24, 64])],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [24, 32])],
-                              [numpy_helper.from_array(b, "b")])
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["y"])],
+        "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, [24, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [24, 32])],
+        [numpy_helper.from_array(b, "b")],
+    )
     model = tmp_path / "mm.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(model))
     # Find the matmul kernel's workload, then record a schedule the default would not choose.
     module, params = mlc.from_onnx(model)
     mlc.PassManager.parse("builtin.module(graph-fuse,graph-to-tp)").run(module, params=params)
-    (key, name, kernel), = workloads(module.operation)
+    ((key, name, kernel),) = workloads(module.operation)
     block = BlockView(next(op for op in walk(kernel) if op.name == "tp.block"))
-    schedule = '{tile = {s0 = array<i64: 3>}, order = ["s0.0", "s1", "k", "s0.1"], unroll = {"s0.1" = 3}}'
+    schedule = (
+        '{tile = {s0 = array<i64: 3>}, order = ["s0.0", "s1", "k", "s0.1"], unroll = {"s0.1" = 3}}'
+    )
     log = tmp_path / "log.jsonl"
     log.write_text(Record(key, block.name, schedule, 0.1, kernel=name).to_json() + "\n")
     temps = tmp_path / "temps"

@@ -27,10 +27,10 @@ import time
 from dataclasses import replace
 
 from tools.conformance import report
-from tools.conformance.runner import STATUSES, CaseResult
 from tools.conformance.cases import element_types, generate_cases, write_case
 from tools.conformance.doc import supported_ops_markdown
 from tools.conformance.pool import PoolOptions, run_in_workers
+from tools.conformance.runner import STATUSES, CaseResult
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "docs" / "conformance_results.json"
@@ -43,13 +43,21 @@ KNOWN = LISTS / "conformance_known_failures.txt"
 def parse_args(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2, help="worker processes (default 2)")
-    parser.add_argument("--timeout", type=float, default=PoolOptions.timeout,
-                        help="seconds per case before its worker is killed (default %(default)s)")
-    parser.add_argument("--filter", metavar="REGEX",
-                        help="run only the cases whose name matches; writes no files")
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=PoolOptions.timeout,
+        help="seconds per case before its worker is killed (default %(default)s)",
+    )
+    parser.add_argument(
+        "--filter", metavar="REGEX", help="run only the cases whose name matches; writes no files"
+    )
     parser.add_argument("--verbose", action="store_true", help="print every case's result")
-    parser.add_argument("--from-results", action="store_true",
-                        help=f"run nothing: rewrite the doc and lists from {RESULTS.relative_to(ROOT)}")
+    parser.add_argument(
+        "--from-results",
+        action="store_true",
+        help=f"run nothing: rewrite the doc and lists from {RESULTS.relative_to(ROOT)}",
+    )
     args = parser.parse_args(argv)
     if args.from_results and args.filter:
         parser.error("--from-results and --filter exclude each other")
@@ -76,10 +84,15 @@ def main(argv: list[str]) -> int:
     def progress(result: CaseResult) -> None:
         done.append(result)
         if args.verbose or result.status == "error":
-            print(f"  {result.name}: {result.status} ({result.duration:.2f} s) "
-                  f"{report.auto_reason(result) if result.status != 'passed' else ''}", file=sys.stderr)
+            print(
+                f"  {result.name}: {result.status} ({result.duration:.2f} s) "
+                f"{report.auto_reason(result) if result.status != 'passed' else ''}",
+                file=sys.stderr,
+            )
         if len(done) % 200 == 0:
-            print(f"  {len(done)}/{len(names)} ({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+            print(
+                f"  {len(done)}/{len(names)} ({time.perf_counter() - start:.0f} s)", file=sys.stderr
+            )
 
     with tempfile.TemporaryDirectory(prefix="mlc-onnx-cases-") as tmp:
         for name in names:
@@ -90,8 +103,11 @@ def main(argv: list[str]) -> int:
     results = [replace(r, element_types=element_types(cases[r.name].model)) for r in results]
     wall = time.perf_counter() - start
     counts = {s: sum(r.status == s for r in results) for s in STATUSES}
-    print(f"{len(results)} cases in {wall:.0f} s: " + ", ".join(f"{v} {k}" for k, v in counts.items()),
-          file=sys.stderr)
+    print(
+        f"{len(results)} cases in {wall:.0f} s: "
+        + ", ".join(f"{v} {k}" for k, v in counts.items()),
+        file=sys.stderr,
+    )
     if args.filter:
         for r in sorted(results, key=lambda r: r.name):
             print(f"{r.name} {r.status}: {report.auto_reason(r) if r.status != 'passed' else ''}")
@@ -101,8 +117,9 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def report_info(args: argparse.Namespace, argv: list[str],
-                tolerances: list[tuple[float, float]]) -> report.RunInfo:
+def report_info(
+    args: argparse.Namespace, argv: list[str], tolerances: list[tuple[float, float]]
+) -> report.RunInfo:
     import onnx
 
     import mlc
@@ -110,12 +127,19 @@ def report_info(args: argparse.Namespace, argv: list[str],
     from mlc.frontend.onnx.dtypes import supported_type_names
 
     command = " ".join([".venv/bin/python", "-m", "tools.conformance", *map(shlex.quote, argv)])
-    return report.RunInfo(command=command, onnx_version=onnx.__version__,
-                          onnx_opset=onnx.defs.onnx_opset_version(), mlc_version=mlc.__version__,
-                          jobs=args.jobs, cpus=os.cpu_count() or 1,
-                          declared_ops={(f"{d}.{op}" if d else op): list(versions)
-                                        for d, op, versions in registered_ops()},
-                          tolerances=tolerances, supported_types=list(supported_type_names()))
+    return report.RunInfo(
+        command=command,
+        onnx_version=onnx.__version__,
+        onnx_opset=onnx.defs.onnx_opset_version(),
+        mlc_version=mlc.__version__,
+        jobs=args.jobs,
+        cpus=os.cpu_count() or 1,
+        declared_ops={
+            (f"{d}.{op}" if d else op): list(versions) for d, op, versions in registered_ops()
+        },
+        tolerances=tolerances,
+        supported_types=list(supported_type_names()),
+    )
 
 
 def write_outputs(results: list[CaseResult], info: report.RunInfo) -> None:

@@ -90,8 +90,10 @@ def generate_cases() -> dict[str, Case]:
     from onnx.backend.test.case import node
 
     if node._NodeTestCases:  # noqa: SLF001 - the registry ONNX fills on import
-        raise RuntimeError("onnx's node test cases were generated earlier in this process, without "
-                           "mlc's seed: their data would not match the committed lists")
+        raise RuntimeError(
+            "onnx's node test cases were generated earlier in this process, without "
+            "mlc's seed: their data would not match the committed lists"
+        )
     collect_testcases = node.collect_testcases
     state = np.random.get_state()
     np.random.seed(CASE_SEED)
@@ -101,16 +103,19 @@ def generate_cases() -> dict[str, Case]:
             collected = collect_testcases(None)
     finally:
         np.random.set_state(state)
-    single = {c.name: op_label(c.model.graph.node[0]) for c in collected
-              if base_case_name(c.name) is None}
+    single = {
+        c.name: op_label(c.model.graph.node[0]) for c in collected if base_case_name(c.name) is None
+    }
     cases: dict[str, Case] = {}
     for c in collected:
         base = base_case_name(c.name)
         assert c.model is not None and c.data_sets is not None, c.name
         assert base is not None or len(c.model.graph.node) == 1, f"{c.name}: one node expected"
         op_type = single[base] if base is not None else single[c.name]
-        data = tuple((tuple(_normalize(x) for x in ins), tuple(_normalize(x) for x in outs))
-                     for ins, outs in c.data_sets)
+        data = tuple(
+            (tuple(_normalize(x) for x in ins), tuple(_normalize(x) for x in outs))
+            for ins, outs in c.data_sets
+        )
         cases[c.name] = Case(c.name, op_type, base is not None, c.model, data, c.rtol, c.atol)
     return cases
 
@@ -126,8 +131,11 @@ def cached_cases(cache_dir: pathlib.Path) -> dict[str, Case]:
     import onnx
 
     source = pathlib.Path(__file__).read_bytes()
-    key = hashlib.sha256(b"|".join([onnx.__version__.encode(), np.__version__.encode(),
-                                    str(CASE_SEED).encode(), source])).hexdigest()[:16]
+    key = hashlib.sha256(
+        b"|".join(
+            [onnx.__version__.encode(), np.__version__.encode(), str(CASE_SEED).encode(), source]
+        )
+    ).hexdigest()[:16]
     path = cache_dir / f"cases-{key}.pickle"
     if path.is_file():
         try:
@@ -157,7 +165,7 @@ def _normalize(value: Any) -> Any:
     return value
 
 
-# -- on-disk layout ---------------------------------------------------------------------------------
+# -- on-disk layout --------------------------------------------------------------------------------
 def write_case(case: Case, root: pathlib.Path) -> pathlib.Path:
     """Write `case` under `root/<name>` in ONNX's test-data layout; returns the directory."""
     from onnx import numpy_helper
@@ -165,13 +173,21 @@ def write_case(case: Case, root: pathlib.Path) -> pathlib.Path:
     out = root / case.name
     out.mkdir(parents=True, exist_ok=False)
     (out / "model.onnx").write_bytes(case.model.SerializeToString())
-    meta = {"rtol": case.rtol, "atol": case.atol, "op_type": case.op_type, "expanded": case.expanded}
+    meta = {
+        "rtol": case.rtol,
+        "atol": case.atol,
+        "op_type": case.op_type,
+        "expanded": case.expanded,
+    }
     (out / "data.json").write_text(json.dumps(meta, sort_keys=True))
     graph = case.model.graph
     for k, (inputs, outputs) in enumerate(case.data_sets):
         data_dir = out / f"test_data_set_{k}"
         data_dir.mkdir()
-        for prefix, values, infos in (("input", inputs, graph.input), ("output", outputs, graph.output)):
+        for prefix, values, infos in (
+            ("input", inputs, graph.input),
+            ("output", outputs, graph.output),
+        ):
             for j, value in enumerate(values):
                 kind = infos[j].type.WhichOneof("value")
                 if kind == "sequence_type":
@@ -198,18 +214,28 @@ def read_case(path: pathlib.Path) -> Case:
     meta: dict[str, Any] = json.loads(meta_path.read_text()) if meta_path.is_file() else {}
     graph = model.graph
     data_sets = []
-    for data_dir in sorted(path.glob("test_data_set_*"), key=lambda p: int(p.name.rsplit("_", 1)[1])):
+    for data_dir in sorted(
+        path.glob("test_data_set_*"), key=lambda p: int(p.name.rsplit("_", 1)[1])
+    ):
         inputs = _read_values(data_dir, "input", graph.input)
         outputs = _read_values(data_dir, "output", graph.output)
         data_sets.append((inputs, outputs))
     op_type = meta.get("op_type") or (op_label(graph.node[0]) if len(graph.node) == 1 else "?")
     expanded = bool(meta.get("expanded", base_case_name(path.name) is not None))
-    return Case(path.name, op_type, expanded, model, tuple(data_sets),
-                float(meta.get("rtol", DEFAULT_RTOL)), float(meta.get("atol", DEFAULT_ATOL)))
+    return Case(
+        path.name,
+        op_type,
+        expanded,
+        model,
+        tuple(data_sets),
+        float(meta.get("rtol", DEFAULT_RTOL)),
+        float(meta.get("atol", DEFAULT_ATOL)),
+    )
 
 
-def _read_values(data_dir: pathlib.Path, prefix: str,
-                 infos: Sequence[onnx.ValueInfoProto]) -> tuple[Any, ...]:
+def _read_values(
+    data_dir: pathlib.Path, prefix: str, infos: Sequence[onnx.ValueInfoProto]
+) -> tuple[Any, ...]:
     import onnx
     from onnx import numpy_helper
 

@@ -13,8 +13,8 @@ import collections
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .runner import CaseResult
 from .report import RunInfo, auto_reason
+from .runner import CaseResult
 
 
 @dataclass
@@ -40,14 +40,21 @@ class Counts:
         return f"{100.0 * passed / self.total:.1f} %" if self.total else "-"
 
     def row(self) -> str:
-        return (f"{self.total} | {self.passed} | {self.failed} | {self.unsupported} | {self.error} | "
-                f"{self.rate()} | {self.constant_passed} | {self.rate(self.passed + self.constant_passed)}")
+        return (
+            f"{self.total} | {self.passed} | {self.failed} | {self.unsupported} | {self.error} | "
+            f"{self.rate()} | {self.constant_passed} | "
+            f"{self.rate(self.passed + self.constant_passed)}"
+        )
 
 
 def declared_supported(result: CaseResult, info: RunInfo) -> bool:
     """An own case of an op with a converter, whose every value is a tensor of a supported type."""
-    return (not result.expanded and result.op_type in info.declared_ops and bool(result.element_types)
-            and set(result.element_types) <= set(info.supported_types))
+    return (
+        not result.expanded
+        and result.op_type in info.declared_ops
+        and bool(result.element_types)
+        and set(result.element_types) <= set(info.supported_types)
+    )
 
 
 HEADER = """\
@@ -141,19 +148,31 @@ def _percent(part: int, whole: int) -> str:
     return f"{100.0 * part / whole:.1f} %" if whole else "-"
 
 
-def _declared_section(results: Sequence[CaseResult], info: RunInfo, declared: _Declared) -> list[str]:
+def _declared_section(
+    results: Sequence[CaseResult], info: RunInfo, declared: _Declared
+) -> list[str]:
     excluded = collections.Counter[str]()
     count = 0
     for r in results:
         if not r.expanded and r.op_type in info.declared_ops and not declared_supported(r, info):
             count += 1
             excluded.update(k for k in r.element_types if k not in info.supported_types)
-    kinds = ", ".join(f"{k}: {n}" for k, n in sorted(excluded.items(), key=lambda kv: (-kv[1], kv[0])))
-    lines = [DECLARED_TEXT.format(types=", ".join(info.supported_types), excluded=count,
-                                  excluded_kinds=kinds or "none").rstrip("\n")]
+    kinds = ", ".join(
+        f"{k}: {n}" for k, n in sorted(excluded.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    lines = [
+        DECLARED_TEXT.format(
+            types=", ".join(info.supported_types), excluded=count, excluded_kinds=kinds or "none"
+        ).rstrip("\n")
+    ]
     failing = [r for r in results if declared_supported(r, info) and not r.passes]
-    lines += ["", f"Declared-supported cases that do not pass ({len(failing)}):", "",
-              "| case | status | reason |", "|---|---|---|"]
+    lines += [
+        "",
+        f"Declared-supported cases that do not pass ({len(failing)}):",
+        "",
+        "| case | status | reason |",
+        "|---|---|---|",
+    ]
     for r in sorted(failing, key=lambda r: r.name):
         status = r.variant.status if r.variant is not None else r.status
         lines.append(f"| {r.name} | {status} | {auto_reason(r).replace('|', '/')} |")
@@ -183,17 +202,23 @@ def supported_ops_markdown(results: Sequence[CaseResult], info: RunInfo) -> str:
             declared.add(r)
             declared_per_op[r.op_type].add(r)
     tolerances = ", ".join(f"rtol {r:g} / atol {a:g}" for r, a in info.tolerances)
-    header = HEADER.format(info=info, declared=declared,
-                           declared_rate=_percent(declared.passing, declared.total),
-                           shipped_rate=_percent(declared.passed, declared.total))
-    lines = [header.rstrip("\n"), *_declared_section(results, info, declared),
-             BODY.format(tolerances=tolerances).rstrip("\n"),
-             f"| ops with a converter (own cases) | {with_conv.row()} |",
-             f"| ops with a converter (own + expanded cases) | {with_conv_all.row()} |",
-             f"| ops without a converter (own cases) | {without_conv.row()} |",
-             f"| expanded cases (all ops) | {exp_all.row()} |",
-             f"| **all cases** | {overall.row()} |",
-             PER_OP_HEADER.rstrip("\n")]
+    header = HEADER.format(
+        info=info,
+        declared=declared,
+        declared_rate=_percent(declared.passing, declared.total),
+        shipped_rate=_percent(declared.passed, declared.total),
+    )
+    lines = [
+        header.rstrip("\n"),
+        *_declared_section(results, info, declared),
+        BODY.format(tolerances=tolerances).rstrip("\n"),
+        f"| ops with a converter (own cases) | {with_conv.row()} |",
+        f"| ops with a converter (own + expanded cases) | {with_conv_all.row()} |",
+        f"| ops without a converter (own cases) | {without_conv.row()} |",
+        f"| expanded cases (all ops) | {exp_all.row()} |",
+        f"| **all cases** | {overall.row()} |",
+        PER_OP_HEADER.rstrip("\n"),
+    ]
     for op in sorted(set(direct) | set(expanded), key=str.lower):
         own = direct.get(op, Counts())
         exp = expanded.get(op)
@@ -202,5 +227,7 @@ def supported_ops_markdown(results: Sequence[CaseResult], info: RunInfo) -> str:
         if exp:
             const = f" (+{exp.constant_passed} const)" if exp.constant_passed else ""
             exp_text = f"{exp.passed} / {exp.total}{const}"
-        lines.append(f"| {op} | {versions} | {own.row()} | {declared_per_op[op].text()} | {exp_text} |")
+        lines.append(
+            f"| {op} | {versions} | {own.row()} | {declared_per_op[op].text()} | {exp_text} |"
+        )
     return "\n".join(lines) + "\n"

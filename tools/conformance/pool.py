@@ -64,9 +64,13 @@ class _Worker:
     results: list[dict[str, object]] = field(default_factory=list)
 
 
-def run_in_workers(cases_dir: pathlib.Path, names: Iterable[str], op_types: dict[str, tuple[str, bool]],
-                   options: PoolOptions | None = None,
-                   on_result: Callable[[CaseResult], None] | None = None) -> list[CaseResult]:
+def run_in_workers(
+    cases_dir: pathlib.Path,
+    names: Iterable[str],
+    op_types: dict[str, tuple[str, bool]],
+    options: PoolOptions | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> list[CaseResult]:
     """Run the named cases (directories under `cases_dir`); results in completion order.
 
     `op_types` maps a case name to (op type, expanded) for results the worker could not give.
@@ -86,9 +90,14 @@ def run_in_workers(cases_dir: pathlib.Path, names: Iterable[str], op_types: dict
     def start_worker() -> None:
         stderr_path = pathlib.Path(logs.name) / f"worker-{len(results)}-{time.monotonic_ns()}.log"
         with open(stderr_path, "wb") as err:
-            proc = subprocess.Popen([*options.worker_argv, str(cases_dir)], stdin=subprocess.PIPE,
-                                    stdout=subprocess.PIPE, stderr=err, start_new_session=True,
-                                    cwd=REPO_ROOT)
+            proc = subprocess.Popen(
+                [*options.worker_argv, str(cases_dir)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                start_new_session=True,
+                cwd=REPO_ROOT,
+            )
         worker = _Worker(proc, stderr_path)
         workers.append(worker)
         assert proc.stdout is not None
@@ -140,8 +149,18 @@ def run_in_workers(cases_dir: pathlib.Path, names: Iterable[str], op_types: dict
         tail = _stderr_tail(worker.stderr_path, worker.stderr_offset)
         message = f"{why or _describe_exit(code)}" + (f"; stderr: {tail}" if tail else "")
         op_type, expanded = op_types.get(case, ("?", False))
-        finish(CaseResult(case, op_type, expanded, "error", "worker", message,
-                          None, time.monotonic() - worker.started))
+        finish(
+            CaseResult(
+                case,
+                op_type,
+                expanded,
+                "error",
+                "worker",
+                message,
+                None,
+                time.monotonic() - worker.started,
+            )
+        )
         retire(worker)
 
     try:
@@ -169,7 +188,9 @@ def run_in_workers(cases_dir: pathlib.Path, names: Iterable[str], op_types: dict
                     finish(result)
                     dispatch(worker)
             now = time.monotonic()
-            for worker in [w for w in workers if w.case is not None and now - w.started > options.timeout]:
+            for worker in [
+                w for w in workers if w.case is not None and now - w.started > options.timeout
+            ]:
                 lost(worker, f"timeout: no result after {options.timeout:g} s (worker killed)")
             while pending and len(workers) < options.jobs:
                 start_worker()
@@ -208,8 +229,8 @@ def _stderr_tail(path: pathlib.Path, offset: int) -> str:
 # -- the worker ------------------------------------------------------------------------------------
 def worker_main(argv: Sequence[str]) -> int:
     """Read case names from stdin, run each from `argv[0]/<name>`, write one JSON line each."""
-    from .runner import run_conformance_case
     from .cases import read_case
+    from .runner import run_conformance_case
 
     if len(argv) != 1:
         print(f"usage: python -m {WORKER_MODULE} CASES_DIR", file=sys.stderr)

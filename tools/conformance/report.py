@@ -15,6 +15,7 @@ import json
 import pathlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+
 from .runner import STATUSES, CaseResult, Status
 
 RESULTS_SCHEMA = 3  # 2: supported_types, element_types; 3: no dates or durations (no churn)
@@ -39,32 +40,36 @@ class RunInfo:
     """The element types mlc supported at the time of the run (`dtypes.supported_type_names`)."""
 
 
-# -- results JSON ------------------------------------------------------------------------------------
+# -- results JSON ----------------------------------------------------------------------------------
 def results_json(results: Iterable[CaseResult], info: RunInfo) -> str:
     ordered = sorted(results, key=lambda r: r.name)
-    data = {"schema": RESULTS_SCHEMA, "run": info.__dict__,
-            "cases": [r.to_json() for r in ordered]}
+    data = {"schema": RESULTS_SCHEMA, "run": info.__dict__, "cases": [r.to_json() for r in ordered]}
     return json.dumps(data, indent=1, allow_nan=False) + "\n"
 
 
 def read_results(path: pathlib.Path) -> tuple[RunInfo, list[CaseResult]]:
     data = json.loads(path.read_text())
     if data.get("schema") != RESULTS_SCHEMA:
-        raise ValueError(f"{path}: results schema {data.get('schema')!r}, expected {RESULTS_SCHEMA}")
+        raise ValueError(
+            f"{path}: results schema {data.get('schema')!r}, expected {RESULTS_SCHEMA}"
+        )
     run = dict(data["run"])
     run["tolerances"] = [tuple(t) for t in run["tolerances"]]
     return RunInfo(**run), [CaseResult.from_json(c) for c in data["cases"]]
 
 
-# -- the test lists ------------------------------------------------------------------------------------
+# -- the test lists --------------------------------------------------------------------------------
 PASSING_HEADER = (
     "# ONNX node cases mlc passes: each one is a regression test\n"
     "# (tests/frontend/onnx/test_onnx_conformance.py). Written by `python -m tools.conformance`;\n"
-    "# review the diff before committing.\n")
+    "# review the diff before committing.\n"
+)
 KNOWN_FAILURES_HEADER = (
     "# ONNX node cases mlc does not pass, one per line: <case> <status>: <reason>.\n"
-    "# Written by `python -m tools.conformance`, which keeps a reviewed reason while the case keeps its\n"
-    "# status; review new entries before committing. A case in neither list fails the tests.\n")
+    "# Written by `python -m tools.conformance`, which keeps a reviewed reason while the case\n"
+    "# keeps its status; review new entries before committing. A case in neither list fails the\n"
+    "# tests.\n"
+)
 
 
 def passing_text(results: Iterable[CaseResult]) -> str:
@@ -88,8 +93,10 @@ def read_passing(text: str) -> dict[str, tuple[str, ...]]:
         constant: tuple[str, ...] = ()
         if rest:
             if not rest.startswith("constant:") or not rest.removeprefix("constant:"):
-                raise ValueError(f"line {number}: expected '<case>' or '<case> constant:<input>,...', "
-                                 f"got {line!r}")
+                raise ValueError(
+                    f"line {number}: expected '<case>' or '<case> constant:<input>,...', "
+                    f"got {line!r}"
+                )
             constant = tuple(rest.removeprefix("constant:").split(","))
         if name in out:
             raise ValueError(f"line {number}: {name} is listed twice")
@@ -113,8 +120,10 @@ def parse_known_failures(text: str) -> dict[str, KnownFailure]:
         name, _, rest = line.strip().partition(" ")
         status, sep, reason = rest.partition(":")
         if not sep or status not in STATUSES or status == "passed" or not reason.strip():
-            raise ValueError(f"line {number}: expected '<case> <failed|unsupported|error>: "
-                             f"<reason>', got {line!r}")
+            raise ValueError(
+                f"line {number}: expected '<case> <failed|unsupported|error>: "
+                f"<reason>', got {line!r}"
+            )
         if name in out:
             raise ValueError(f"line {number}: {name} is listed twice")
         out[name] = KnownFailure(name, status, reason.strip())  # type: ignore[arg-type]
@@ -131,7 +140,7 @@ def auto_reason(result: CaseResult) -> str:
         then = f": {auto_reason(v)}" if v.status != "passed" else ""
         return f"needs constant {','.join(v.constant_inputs)}; with it, {v.status}{then}"
     text = "; ".join(line.split("; nodes: ")[0] for line in lines[:3]) or result.status
-    return text if len(text) <= REASON_LIMIT else text[:REASON_LIMIT - 3] + "..."
+    return text if len(text) <= REASON_LIMIT else text[: REASON_LIMIT - 3] + "..."
 
 
 def known_failures_text(results: Iterable[CaseResult], previous: Mapping[str, KnownFailure]) -> str:
@@ -145,12 +154,17 @@ def known_failures_text(results: Iterable[CaseResult], previous: Mapping[str, Kn
     return KNOWN_FAILURES_HEADER + "".join(lines)
 
 
-def changes(results: Iterable[CaseResult], passing: Iterable[str],
-            known: Mapping[str, KnownFailure]) -> dict[str, list[str]]:
+def changes(
+    results: Iterable[CaseResult], passing: Iterable[str], known: Mapping[str, KnownFailure]
+) -> dict[str, list[str]]:
     """How a run differs from the committed lists (for the script's report)."""
     was_passing = set(passing)
-    out: dict[str, list[str]] = {"newly passing": [], "newly failing": [], "status changed": [],
-                                 "new cases": []}
+    out: dict[str, list[str]] = {
+        "newly passing": [],
+        "newly failing": [],
+        "status changed": [],
+        "new cases": [],
+    }
     for r in results:
         if r.passes and r.name in known:
             out["newly passing"].append(r.name)

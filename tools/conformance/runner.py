@@ -104,7 +104,9 @@ class CaseResult:
     @property
     def passes(self) -> bool:
         """Passed as is, or with its constant-inputs variant."""
-        return self.status == "passed" or (self.variant is not None and self.variant.status == "passed")
+        return self.status == "passed" or (
+            self.variant is not None and self.variant.status == "passed"
+        )
 
     @property
     def reason(self) -> str:
@@ -119,15 +121,18 @@ class Mismatch:
     max_abs_error: float | None = None
 
 
-def compare_outputs(expected: Sequence[Any], got: Sequence[np.ndarray], rtol: float,
-                    atol: float) -> Mismatch | None:
+def compare_outputs(
+    expected: Sequence[Any], got: Sequence[np.ndarray], rtol: float, atol: float
+) -> Mismatch | None:
     """None when `got` matches `expected` under ONNX's runner rules, else what differs first."""
     if len(got) != len(expected):
         return Mismatch(f"mlc returns {len(got)} outputs, the case expects {len(expected)}")
     for i, (want, have) in enumerate(zip(expected, got)):
         if isinstance(want, (list, tuple)) or want is None:
-            return Mismatch(f"output {i}: the case expects a {type(want).__name__} (sequence or "
-                            "optional), mlc returns a tensor")
+            return Mismatch(
+                f"output {i}: the case expects a {type(want).__name__} (sequence or "
+                "optional), mlc returns a tensor"
+            )
         want = np.asarray(want)
         if tuple(have.shape) != tuple(want.shape):
             return Mismatch(f"output {i} has shape {list(have.shape)}, expected {list(want.shape)}")
@@ -148,7 +153,9 @@ def compare_outputs(expected: Sequence[Any], got: Sequence[np.ndarray], rtol: fl
     return None
 
 
-def _value_mismatch(i: int, have: np.ndarray, want: np.ndarray, rtol: float, atol: float) -> Mismatch:
+def _value_mismatch(
+    i: int, have: np.ndarray, want: np.ndarray, rtol: float, atol: float
+) -> Mismatch:
     """Describe a value mismatch: how many elements, the largest error, NaN/Inf disagreements."""
     with np.errstate(all="ignore"):
         h = have.astype(np.float64)
@@ -164,8 +171,10 @@ def _value_mismatch(i: int, have: np.ndarray, want: np.ndarray, rtol: float, ato
         flat = int(np.argmax(err))
         max_err = float(err.reshape(-1)[flat])
         index = tuple(int(k) for k in np.unravel_index(flat, want.shape)) if want.ndim else ()
-        parts.append(f"max abs error {max_err:.6g} at {list(index)}: got "
-                     f"{have.reshape(-1)[flat]!r}, expected {want.reshape(-1)[flat]!r}")
+        parts.append(
+            f"max abs error {max_err:.6g} at {list(index)}: got "
+            f"{have.reshape(-1)[flat]!r}, expected {want.reshape(-1)[flat]!r}"
+        )
     if special.any():
         parts.append(f"{int(special.sum())} NaN/Inf positions disagree")
     if max_err is not None and not math.isfinite(max_err):
@@ -185,7 +194,9 @@ def classify_exception(error: BaseException) -> tuple[Status, str]:
         return "unsupported", text
     if isinstance(error, PassFailedError):
         lowered = text.lower()
-        if any(w in lowered for w in _UNSUPPORTED_WORDS) and not any(w in lowered for w in _BUG_WORDS):
+        if any(w in lowered for w in _UNSUPPORTED_WORDS) and not any(
+            w in lowered for w in _BUG_WORDS
+        ):
             return "unsupported", text
     return "error", f"{type(error).__name__}: {text}"
 
@@ -203,7 +214,9 @@ def run_conformance_case(case: Case, *, options: BuildOptions | None = None) -> 
     frozen: list[str] = []
     variant = result
     while variant.status == "unsupported":
-        wanted = [n for n in needed_constant_inputs(variant.message) if n in inputs and n not in frozen]
+        wanted = [
+            n for n in needed_constant_inputs(variant.message) if n in inputs and n not in frozen
+        ]
         if not wanted or len(frozen) + len(wanted) >= len(inputs):
             break
         frozen += wanted
@@ -245,8 +258,9 @@ def with_constant_inputs(case: Case, names: Sequence[str]) -> Case:
     return replace(case, model=model, data_sets=data)
 
 
-def run_case(case: Case, *, constant_inputs: Sequence[str] = (),
-             options: BuildOptions | None = None) -> CaseResult:
+def run_case(
+    case: Case, *, constant_inputs: Sequence[str] = (), options: BuildOptions | None = None
+) -> CaseResult:
     """Import, build, JIT and run `case` in this process (with `constant_inputs` given as
     initializers); compare; classify. Never raises for a problem of the case
     (KeyboardInterrupt and SystemExit still propagate)."""
@@ -257,9 +271,17 @@ def run_case(case: Case, *, constant_inputs: Sequence[str] = (),
     stage: Stage = "import"
 
     def result(status: Status, message: str = "", max_abs_error: float | None = None) -> CaseResult:
-        return CaseResult(case.name, case.op_type, case.expanded, status, stage,
-                          message[:MESSAGE_LIMIT], max_abs_error, time.perf_counter() - start,
-                          tuple(constant_inputs))
+        return CaseResult(
+            case.name,
+            case.op_type,
+            case.expanded,
+            status,
+            stage,
+            message[:MESSAGE_LIMIT],
+            max_abs_error,
+            time.perf_counter() - start,
+            tuple(constant_inputs),
+        )
 
     if constant_inputs:
         case = with_constant_inputs(case, constant_inputs)
@@ -301,7 +323,8 @@ def _dynamic_input_shapes(case: Case) -> dict[str, list[int]] | None:
             continue
         tensor = info.type.tensor_type
         static = tensor.HasField("shape") and all(
-            d.HasField("dim_value") and d.dim_value >= 0 for d in tensor.shape.dim)
+            d.HasField("dim_value") and d.dim_value >= 0 for d in tensor.shape.dim
+        )
         if not static:
             shapes[info.name] = [int(d) for d in value.shape]
     return shapes or None
@@ -317,8 +340,9 @@ def _execute(gm: Any, case: Case, inputs: Sequence[Any]) -> list[np.ndarray]:
     by_name = dict(zip(_graph_inputs(case), inputs))
     for name in gm.get_input_info():
         if name not in by_name:
-            raise RuntimeInputError(f"the compiled module has input '{name}', which the case "
-                                    "does not provide")
+            raise RuntimeInputError(
+                f"the compiled module has input '{name}', which the case does not provide"
+            )
         gm.set_input(name, by_name[name])
     gm.run()
     return [gm.get_output(i) for i in range(gm.get_num_outputs())]

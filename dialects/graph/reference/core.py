@@ -36,9 +36,18 @@ class UnsupportedDtypeError(NotImplementedError):
 
 
 _NP_DTYPES: dict[str, type] = {
-    "f16": np.float16, "f32": np.float32, "f64": np.float64, "i1": np.bool_,
-    "i8": np.int8, "i16": np.int16, "i32": np.int32, "i64": np.int64,
-    "ui8": np.uint8, "ui16": np.uint16, "ui32": np.uint32, "ui64": np.uint64,
+    "f16": np.float16,
+    "f32": np.float32,
+    "f64": np.float64,
+    "i1": np.bool_,
+    "i8": np.int8,
+    "i16": np.int16,
+    "i32": np.int32,
+    "i64": np.int64,
+    "ui8": np.uint8,
+    "ui16": np.uint16,
+    "ui32": np.uint32,
+    "ui64": np.uint64,
 }
 _MLIR_NAMES = {np.dtype(v): k for k, v in _NP_DTYPES.items()}
 
@@ -49,7 +58,8 @@ def np_dtype(mlir_name: str) -> np.dtype:
         return np.dtype(_NP_DTYPES[mlir_name])
     except KeyError:
         raise UnsupportedDtypeError(
-            f"element type {mlir_name} has no numpy equivalent in the reference") from None
+            f"element type {mlir_name} has no numpy equivalent in the reference"
+        ) from None
 
 
 def mlir_dtype(dtype: np.dtype) -> str:

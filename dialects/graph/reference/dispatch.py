@@ -17,8 +17,12 @@ def _key(op_name: str) -> str:
     return op_name.removeprefix("graph.")
 
 
-def evaluate(op_name: str, inputs: list[np.ndarray], attrs: dict[str, object],
-             result_type: TensorT | None = None) -> np.ndarray:
+def evaluate(
+    op_name: str,
+    inputs: list[np.ndarray],
+    attrs: dict[str, object],
+    result_type: TensorT | None = None,
+) -> np.ndarray:
     """The result of one op on numpy inputs.
 
     Attributes are plain values (`attrs.from_attr`); missing ones take the op's defaults.
@@ -42,6 +46,8 @@ def evaluate(op_name: str, inputs: list[np.ndarray], attrs: dict[str, object],
     if result_type is not None:
         want = np_dtype(result_type.dtype)
         if tuple(out.shape) != tuple(result_type.shape) or out.dtype != want:
-            raise ValueError(f"{op_name}: the reference computed {out.dtype}{list(out.shape)} "
-                             f"but the op's type is {result_type}")
+            raise ValueError(
+                f"{op_name}: the reference computed {out.dtype}{list(out.shape)} "
+                f"but the op's type is {result_type}"
+            )
     return out

@@ -23,8 +23,11 @@ from .literal import ParamError, constant_array
 _MAX_CALL_DEPTH = 64
 
 
-def run_module(module: ir.Module | ir.Operation, params: Mapping[str, np.ndarray] | None,
-               inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]) -> list[np.ndarray]:
+def run_module(
+    module: ir.Module | ir.Operation,
+    params: Mapping[str, np.ndarray] | None,
+    inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
+) -> list[np.ndarray]:
     """Run `@main` on `inputs` (positional, or by the names of `mlc.input_names` / `argN`).
 
     Raises ValueError for inputs that do not match `@main`'s signature and DiagnosticError,
@@ -47,7 +50,9 @@ def _input_names(main: ir.Operation, count: int) -> list[str]:
     return [f"arg{i}" for i in range(count)]
 
 
-def _bind_inputs(main: ir.Operation, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]) -> list[np.ndarray]:
+def _bind_inputs(
+    main: ir.Operation, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
     block = main.regions[0].blocks[0]
     formal = list(block.arguments)
     names = _input_names(main, len(formal))
@@ -55,12 +60,16 @@ def _bind_inputs(main: ir.Operation, inputs: Sequence[np.ndarray] | Mapping[str,
         missing = [n for n in names if n not in inputs]
         extra = sorted(set(inputs) - set(names))
         if missing or extra:
-            raise ValueError(f"run_module: @main takes inputs {names}; missing {missing}, unknown {extra}")
+            raise ValueError(
+                f"run_module: @main takes inputs {names}; missing {missing}, unknown {extra}"
+            )
         values = [inputs[n] for n in names]
     else:
         values = list(inputs)
         if len(values) != len(formal):
-            raise ValueError(f"run_module: @main takes {len(formal)} inputs {names}, got {len(values)}")
+            raise ValueError(
+                f"run_module: @main takes {len(formal)} inputs {names}, got {len(values)}"
+            )
     out = []
     for name, arg, value in zip(names, formal, values):
         t = tensor_t(arg.type)
@@ -68,7 +77,9 @@ def _bind_inputs(main: ir.Operation, inputs: Sequence[np.ndarray] | Mapping[str,
         if t is None:
             raise ValueError(f"run_module: input '{name}' has type {arg.type}, not a static tensor")
         if value.shape != t.shape or value.dtype != np_dtype(t.dtype):
-            raise ValueError(f"run_module: input '{name}' must be {t}, got {value.dtype}{list(value.shape)}")
+            raise ValueError(
+                f"run_module: input '{name}' must be {t}, got {value.dtype}{list(value.shape)}"
+            )
         out.append(value)
     return out
 
@@ -80,7 +91,9 @@ class _Interpreter:
 
     def call(self, fn: ir.Operation, args: list[np.ndarray], depth: int) -> list[np.ndarray]:
         if depth > _MAX_CALL_DEPTH:
-            raise DiagnosticError(f"run_module: calls nest deeper than {_MAX_CALL_DEPTH}", fn.location)
+            raise DiagnosticError(
+                f"run_module: calls nest deeper than {_MAX_CALL_DEPTH}", fn.location
+            )
         block = fn.regions[0].blocks[0]
         env: dict[ir.Value, np.ndarray] = dict(zip(block.arguments, args))
         for child in block.operations:
@@ -104,11 +117,15 @@ class _Interpreter:
         if name == "func.call":
             callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
             if callee not in self.funcs:
-                raise DiagnosticError(f"run_module: call to unknown function @{callee}", op.location)
+                raise DiagnosticError(
+                    f"run_module: call to unknown function @{callee}", op.location
+                )
             return self.call(self.funcs[callee], args, depth + 1)
-        raise DiagnosticError(f"run_module: cannot interpret '{name}' (the reference runs graph "
-                              "ops, graph.constant, tensor.concat, func.call and func.return)",
-                              op.location)
+        raise DiagnosticError(
+            f"run_module: cannot interpret '{name}' (the reference runs graph "
+            "ops, graph.constant, tensor.concat, func.call and func.return)",
+            op.location,
+        )
 
     def constant(self, op: ir.Operation) -> np.ndarray:
         try:
@@ -116,6 +133,8 @@ class _Interpreter:
         except (ParamError, NotImplementedError) as e:
             raise DiagnosticError(f"run_module: {e}", op.location) from None
         if value is None:
-            raise DiagnosticError(f"run_module: parameter {op.attributes['value']} is not in the "
-                                  "params table", op.location)
+            raise DiagnosticError(
+                f"run_module: parameter {op.attributes['value']} is not in the params table",
+                op.location,
+            )
         return value

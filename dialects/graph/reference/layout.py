@@ -44,4 +44,6 @@ def kernel_from_oihw(w: np.ndarray, layout: str) -> np.ndarray:
     o, i, kh, kw = w.shape
     if o % bo or i % bi:
         raise ValueError(f"weight {list(w.shape)} does not divide into layout {layout}")
-    return np.ascontiguousarray(w.reshape(o // bo, bo, i // bi, bi, kh, kw).transpose(0, 2, 4, 5, 3, 1))
+    return np.ascontiguousarray(
+        w.reshape(o // bo, bo, i // bi, bi, kh, kw).transpose(0, 2, 4, 5, 3, 1)
+    )

@@ -47,8 +47,10 @@ def check_param(name: str, value: np.ndarray, type: ir.Type) -> np.ndarray:
     assert t is not None, type
     value = np.asarray(value)
     if value.shape != t.shape or value.dtype != np_dtype(t.dtype):
-        raise ParamError(f"parameter '{name}' is {value.dtype}{list(value.shape)} but the constant "
-                         f"has type {type}")
+        raise ParamError(
+            f"parameter '{name}' is {value.dtype}{list(value.shape)} but the constant "
+            f"has type {type}"
+        )
     return value
 
 

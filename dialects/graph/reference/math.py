@@ -71,8 +71,13 @@ reference("min")(_binary(np.minimum))
 reference("and")(_binary(np.logical_and))
 reference("or")(_binary(np.logical_or))
 reference("xor")(_binary(np.logical_xor))
-for _name, _fn in {"equal": np.equal, "less": np.less, "less_equal": np.less_equal,
-                   "greater": np.greater, "greater_equal": np.greater_equal}.items():
+for _name, _fn in {
+    "equal": np.equal,
+    "less": np.less,
+    "less_equal": np.less_equal,
+    "greater": np.greater,
+    "greater_equal": np.greater_equal,
+}.items():
     reference(_name)(lambda ins, attrs, out, _fn=_fn: _fn(ins[0], ins[1]))
 
 
@@ -151,9 +156,12 @@ def _f(attrs: dict[str, object], key: str) -> float:
 
 reference("leaky_relu")(_activation(lambda x, a: np.where(x >= 0, x, _f(a, "alpha") * x)))
 reference("elu")(_activation(lambda x, a: np.where(x >= 0, x, _f(a, "alpha") * np.expm1(x))))
-reference("selu")(_activation(lambda x, a: _f(a, "gamma") * np.where(
-    x > 0, x, _f(a, "alpha") * np.expm1(x))))
-reference("hard_sigmoid")(_activation(lambda x, a: np.clip(_f(a, "alpha") * x + _f(a, "beta"), 0, 1)))
+reference("selu")(
+    _activation(lambda x, a: _f(a, "gamma") * np.where(x > 0, x, _f(a, "alpha") * np.expm1(x)))
+)
+reference("hard_sigmoid")(
+    _activation(lambda x, a: np.clip(_f(a, "alpha") * x + _f(a, "beta"), 0, 1))
+)
 reference("hard_swish")(_activation(lambda x, a: x * np.clip(x / 6 + 0.5, 0, 1)))
 
 

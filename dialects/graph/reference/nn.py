@@ -13,20 +13,32 @@ def _ints(attrs: dict[str, object], key: str) -> tuple[int, ...]:
     return tuple(int(v) for v in attrs[key])  # type: ignore[union-attr]
 
 
-def conv2d_nchw(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, strides: tuple[int, ...],
-                pads: tuple[int, ...], dilations: tuple[int, ...], group: int) -> np.ndarray:
+def conv2d_nchw(
+    x: np.ndarray,
+    w: np.ndarray,
+    b: np.ndarray | None,
+    strides: tuple[int, ...],
+    pads: tuple[int, ...],
+    dilations: tuple[int, ...],
+    group: int,
+) -> np.ndarray:
     """NCHW x OIHW convolution by im2col + matmul, accumulated in `acc_dtype`."""
     acc = acc_dtype(x.dtype)
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     (sh, sw), (pt, pl, pb, pr), (dh, dw) = strides, pads, dilations
     if c != cg * group or o % group:
-        raise ValueError(f"conv2d: input {list(x.shape)} / weight {list(w.shape)} / group {group} mismatch")
+        raise ValueError(
+            f"conv2d: input {list(x.shape)} / weight {list(w.shape)} / group {group} mismatch"
+        )
     oh = pool_out(h, kh, sh, pt, pb, dh, False)
     ow = pool_out(wd, kw, sw, pl, pr, dw, False)
     xp = np.pad(x.astype(acc), ((0, 0), (0, 0), (pt, pb), (pl, pr)))
-    patches = [xp[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
-               for i in range(kh) for j in range(kw)]
+    patches = [
+        xp[:, :, i * dh : i * dh + sh * (oh - 1) + 1 : sh, j * dw : j * dw + sw * (ow - 1) + 1 : sw]
+        for i in range(kh)
+        for j in range(kw)
+    ]
     cols = np.stack(patches, axis=2).reshape(n, group, cg * kh * kw, oh * ow)
     wg = w.astype(acc).reshape(group, o // group, cg * kh * kw)
     y = np.matmul(wg, cols).reshape(n, o, oh, ow)
@@ -40,8 +52,15 @@ def conv2d(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None)
     x = to_nchw(ins[0], str(attrs["data_layout"]))
     w = kernel_to_oihw(ins[1], str(attrs["kernel_layout"]))
     b = ins[2] if len(ins) > 2 else None
-    y = conv2d_nchw(x, w, b, _ints(attrs, "strides"), _ints(attrs, "pads"),
-                    _ints(attrs, "dilations"), int(attrs["group"]))  # type: ignore[call-overload]
+    y = conv2d_nchw(
+        x,
+        w,
+        b,
+        _ints(attrs, "strides"),
+        _ints(attrs, "pads"),
+        _ints(attrs, "dilations"),
+        int(attrs["group"]),
+    )  # type: ignore[call-overload]
     return from_nchw(y, str(attrs["out_layout"]))
 
 
@@ -77,12 +96,15 @@ def batch_norm(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | N
     r = x.ndim
     eps = float(attrs["epsilon"])  # type: ignore[arg-type]
     inv = _channel(scale, r, acc) / np.sqrt(_channel(var, r, acc) + eps)
-    return to_dtype((x.astype(acc) - _channel(mean, r, acc)) * inv + _channel(bias, r, acc), x.dtype)
+    return to_dtype(
+        (x.astype(acc) - _channel(mean, r, acc)) * inv + _channel(bias, r, acc), x.dtype
+    )
 
 
 @reference("lrn")
 def lrn(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
-    """y = x / (bias + alpha / size * sum of x^2 over channels [c - (size-1)//2, c + size//2])^beta."""
+    """y = x / (bias + alpha / size * sum of x^2 over channels [c - (size-1)//2, c + size//2])
+    ^ beta."""
     x = ins[0]
     acc = acc_dtype(x.dtype)
     size = int(attrs["size"])  # type: ignore[call-overload]

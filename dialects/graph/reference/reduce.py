@@ -21,7 +21,9 @@ def _mean(x: np.ndarray, axes: tuple[int, ...]) -> np.ndarray:
     if is_float(x):
         return np.mean(x, axis=axes, dtype=_sum_dtype(x), keepdims=True)
     count = int(np.prod([x.shape[a] for a in axes]))
-    total = np.sum(x, axis=axes, dtype=np.int64 if x.dtype.kind == "i" else np.uint64, keepdims=True)
+    total = np.sum(
+        x, axis=axes, dtype=np.int64 if x.dtype.kind == "i" else np.uint64, keepdims=True
+    )
     return trunc_div(total, np.asarray(count, total.dtype))
 
 

@@ -110,7 +110,9 @@ def tile(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -
 
 
 @reference("layout_transform")
-def layout_transform(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+def layout_transform(
+    ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None
+) -> np.ndarray:
     return from_nchw(to_nchw(ins[0], str(attrs["src_layout"])), str(attrs["dst_layout"]))
 
 

@@ -45,8 +45,14 @@ def selu(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 @converter("HardSigmoid", since=6)
 @converter("HardSigmoid", since=22)
 def hard_sigmoid(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-    return [ctx.emit("hard_sigmoid", ctx.operand(node, 0), alpha=ctx.attrs.float("alpha", 0.2),
-                     beta=ctx.attrs.float("beta", 0.5))]
+    return [
+        ctx.emit(
+            "hard_sigmoid",
+            ctx.operand(node, 0),
+            alpha=ctx.attrs.float("alpha", 0.2),
+            beta=ctx.attrs.float("beta", 0.5),
+        )
+    ]
 
 
 @converter("HardSwish", since=14)
@@ -93,7 +99,9 @@ def mish(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 @converter("Celu", since=28)
 def celu(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """alpha * elu(x / alpha), which is max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
-    alpha = ctx.literal(np.array(ctx.attrs.float("alpha", 1.0), numpy_dtype_of(ctx.type(node, 0).dtype)))
+    alpha = ctx.literal(
+        np.array(ctx.attrs.float("alpha", 1.0), numpy_dtype_of(ctx.type(node, 0).dtype))
+    )
     scaled = ctx.emit("elu", ctx.emit("div", ctx.operand(node, 0), alpha), alpha=1.0)
     return [ctx.emit("mul", scaled, alpha)]
 
@@ -101,8 +109,14 @@ def celu(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 @converter("Clip", since=6)
 def clip_v6(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Bounds are attributes (defaults -FLT_MAX and FLT_MAX)."""
-    return [ctx.emit("clip", ctx.operand(node, 0), min=ctx.attrs.float("min", -_FLT_MAX),
-                     max=ctx.attrs.float("max", _FLT_MAX))]
+    return [
+        ctx.emit(
+            "clip",
+            ctx.operand(node, 0),
+            min=ctx.attrs.float("min", -_FLT_MAX),
+            max=ctx.attrs.float("max", _FLT_MAX),
+        )
+    ]
 
 
 @converter("Clip", since=11)

@@ -77,8 +77,10 @@ def dropout_v12(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | np.
         if training is not None and bool(training.reshape(-1)[0]):
             ratio = ctx.const_input(node, 1, "the ratio input of a training Dropout")
             if ratio is None or float(ratio.reshape(-1)[0]) != 0.0:
-                raise ctx.unsupported("training_mode=true with a nonzero ratio (random dropout) is not "
-                                      "supported; export for inference")
+                raise ctx.unsupported(
+                    "training_mode=true with a nonzero ratio (random dropout) is not "
+                    "supported; export for inference"
+                )
     return _inference(ctx, node)
 
 

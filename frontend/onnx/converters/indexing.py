@@ -27,7 +27,11 @@ if TYPE_CHECKING:
 @converter("Gather", since=13)
 def gather(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Entries along `axis` at `indices` (negative indices wrap from opset 11)."""
-    return [ctx.emit("gather", ctx.operand(node, 0), ctx.operand(node, 1), axis=ctx.attrs.int("axis", 0))]
+    return [
+        ctx.emit(
+            "gather", ctx.operand(node, 0), ctx.operand(node, 1), axis=ctx.attrs.int("axis", 0)
+        )
+    ]
 
 
 def _clamped(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
@@ -40,17 +44,31 @@ def _clamped(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
     return start, -(dim + 1) if end == -1 else end  # -(dim + 1): before index 0, for Python too
 
 
-def _slice(ctx: ImportContext, node: onnx.NodeProto, starts: list[int], ends: list[int],
-           axes: list[int] | None, steps: list[int] | None) -> ir.Value:
+def _slice(
+    ctx: ImportContext,
+    node: onnx.NodeProto,
+    starts: list[int],
+    ends: list[int],
+    axes: list[int] | None,
+    steps: list[int] | None,
+) -> ir.Value:
     t = ctx.type(node, 0)
     axes = list(range(len(starts))) if axes is None else [norm_axis(ctx, a, t.rank) for a in axes]
     steps = [1] * len(starts) if steps is None else steps
     if not len(starts) == len(ends) == len(axes) == len(steps) or 0 in steps:
-        raise ctx.unsupported(f"starts {starts}, ends {ends}, axes {axes} and steps {steps} must "
-                              "have one entry per sliced axis and steps must not be 0")
+        raise ctx.unsupported(
+            f"starts {starts}, ends {ends}, axes {axes} and steps {steps} must "
+            "have one entry per sliced axis and steps must not be 0"
+        )
     bounds = [_clamped(s, e, st, t.shape[a]) for s, e, st, a in zip(starts, ends, steps, axes)]
-    return ctx.emit("slice", ctx.operand(node, 0), starts=[b[0] for b in bounds],
-                    ends=[b[1] for b in bounds], axes=axes, steps=steps)
+    return ctx.emit(
+        "slice",
+        ctx.operand(node, 0),
+        starts=[b[0] for b in bounds],
+        ends=[b[1] for b in bounds],
+        axes=axes,
+        steps=steps,
+    )
 
 
 @converter("Slice", since=1)
@@ -66,6 +84,7 @@ def slice_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 @converter("Slice", since=13)
 def slice_v10(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Opset 10+: starts, ends, axes and steps are (constant) inputs."""
+
     def ints(i: int, what: str) -> list[int] | None:
         array = ctx.const_input(node, i, what)
         return None if array is None else [int(v) for v in array.reshape(-1)]
@@ -87,8 +106,16 @@ def _split(ctx: ImportContext, node: onnx.NodeProto, sizes: list[int] | None) ->
         raise ctx.unsupported(f"split sizes {sizes} do not cover dim {dim} with {count} outputs")
     outs, start = [], 0
     for size in sizes:
-        outs.append(ctx.emit("slice", ctx.operand(node, 0), starts=[start], ends=[start + size],
-                             axes=[axis], steps=[1]))
+        outs.append(
+            ctx.emit(
+                "slice",
+                ctx.operand(node, 0),
+                starts=[start],
+                ends=[start + size],
+                axes=[axis],
+                steps=[1],
+            )
+        )
         start += size
     return outs
 
@@ -122,8 +149,9 @@ def split_v18(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     return _split(ctx, node, [min(chunk, max(dim - k * chunk, 0)) for k in range(count)])
 
 
-def _pad(ctx: ImportContext, node: onnx.NodeProto, pads: list[int], value: float,
-         axes: list[int] | None) -> ir.Value:
+def _pad(
+    ctx: ImportContext, node: onnx.NodeProto, pads: list[int], value: float, axes: list[int] | None
+) -> ir.Value:
     t = ctx.type(node, 0)
     mode = ctx.attrs.str("mode", "constant")
     if mode not in ("constant", "reflect", "edge", "wrap"):
@@ -176,9 +204,15 @@ def _pad_inputs(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     assert pads is not None
     value: np.ndarray | None = ctx.const_input(node, 2, "the constant_value input")
     axes = ctx.const_input(node, 3, "the axes input") if ctx.opset >= 18 else None
-    return [_pad(ctx, node, [int(p) for p in pads.reshape(-1)],
-                 0.0 if value is None or value.size == 0 else float(value.reshape(-1)[0]),
-                 None if axes is None else [int(a) for a in axes.reshape(-1)])]
+    return [
+        _pad(
+            ctx,
+            node,
+            [int(p) for p in pads.reshape(-1)],
+            0.0 if value is None or value.size == 0 else float(value.reshape(-1)[0]),
+            None if axes is None else [int(a) for a in axes.reshape(-1)],
+        )
+    ]
 
 
 for _since in (11, 13, 18, 19, 21, 23, 24, 25):

@@ -1,4 +1,4 @@
-"""Elementwise arithmetic: unary math, binary arithmetic with broadcasting, variadic Sum/Max/Min/Mean.
+"""Elementwise arithmetic: unary math, broadcasting binary arithmetic, variadic Sum/Max/Min/Mean.
 
 Versions registered per op are every ONNX since_version from the first one with today's
 semantics: opset 6 dropped `consumed_inputs` (unary ops), opset 7 replaced the `broadcast`
@@ -92,7 +92,9 @@ def _fold_left(ctx: ImportContext, node: onnx.NodeProto, graph_op: str) -> ir.Va
     return acc
 
 
-def _register(table: dict[str, tuple[str, tuple[int, ...]]], make: Callable[[str], ConverterFn]) -> None:
+def _register(
+    table: dict[str, tuple[str, tuple[int, ...]]], make: Callable[[str], ConverterFn]
+) -> None:
     for op_type, (graph_op, versions) in table.items():
         fn = make(graph_op)
         for since in versions:

@@ -21,9 +21,10 @@ if TYPE_CHECKING:
     from ..context import ImportContext
 
 
-def _same_pads(sizes: list[int], kernel: list[int], strides: list[int], dilations: list[int],
-               upper: bool) -> list[int]:
-    """ONNX SAME_UPPER / SAME_LOWER: output = ceil(input / stride), the odd pad at the end / start."""
+def _same_pads(
+    sizes: list[int], kernel: list[int], strides: list[int], dilations: list[int], upper: bool
+) -> list[int]:
+    """ONNX SAME_UPPER / SAME_LOWER: output = ceil(input / stride), the odd pad at end / start."""
     begins, ends = [], []
     for size, k, s, d in zip(sizes, kernel, strides, dilations):
         out = -(-size // s)
@@ -47,23 +48,32 @@ def _window(ctx: ImportContext, kernel: list[int], sizes: list[int]) -> dict[str
     elif auto_pad == "NOTSET":
         pads = ctx.attrs.ints("pads", None) or [0] * (2 * rank)
     else:
-        raise ctx.unsupported(f"auto_pad '{auto_pad}' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID")
+        raise ctx.unsupported(
+            f"auto_pad '{auto_pad}' is not NOTSET, SAME_UPPER, SAME_LOWER or VALID"
+        )
     if not len(strides) == len(dilations) == rank or len(pads) != 2 * rank:
-        raise ctx.unsupported(f"strides {strides}, pads {pads} and dilations {dilations} do not "
-                              f"match the {rank}-D kernel {kernel}")
+        raise ctx.unsupported(
+            f"strides {strides}, pads {pads} and dilations {dilations} do not "
+            f"match the {rank}-D kernel {kernel}"
+        )
     return {"strides": strides, "pads": pads, "dilations": dilations}
 
 
 def _as_2d(window: dict[str, list[int]]) -> dict[str, list[int]]:
     """A 1-D window as a 2-D one of unit height."""
     (pb, pe) = window["pads"]
-    return {"strides": [1] + window["strides"], "pads": [0, pb, 0, pe],
-            "dilations": [1] + window["dilations"]}
+    return {
+        "strides": [1] + window["strides"],
+        "pads": [0, pb, 0, pe],
+        "dilations": [1] + window["dilations"],
+    }
 
 
 def _spatial_rank(ctx: ImportContext, rank: int) -> int:
     if rank not in (3, 4):
-        raise ctx.unsupported(f"only 1-D and 2-D {ctx.op_type} are supported; the input has rank {rank}")
+        raise ctx.unsupported(
+            f"only 1-D and 2-D {ctx.op_type} are supported; the input has rank {rank}"
+        )
     return rank - 2
 
 
@@ -78,7 +88,9 @@ def conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     kernel = list(wt.shape[2:])
     given = ctx.attrs.ints("kernel_shape", None)
     if given is not None and given != kernel:
-        raise ctx.unsupported(f"kernel_shape {given} differs from the weight's spatial dims {kernel}")
+        raise ctx.unsupported(
+            f"kernel_shape {given} differs from the weight's spatial dims {kernel}"
+        )
     window = _window(ctx, kernel, list(xt.shape[2:]))
     group = ctx.attrs.int("group", 1)
     if spatial == 2:
@@ -101,8 +113,13 @@ def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int)
     attrs = dict(extra, ceil_mode=ctx.attrs.int("ceil_mode", 0))
     if spatial == 2:
         return ctx.emit(graph_op, x, kernel_shape=kernel, **window, **attrs)
-    y = ctx.emit(graph_op, ctx.emit("unsqueeze", x, axes=[2]), kernel_shape=[1] + kernel,
-                 **_as_2d(window), **attrs)
+    y = ctx.emit(
+        graph_op,
+        ctx.emit("unsqueeze", x, axes=[2]),
+        kernel_shape=[1] + kernel,
+        **_as_2d(window),
+        **attrs,
+    )
     return ctx.emit("squeeze", y, axes=[2])
 
 
@@ -146,9 +163,18 @@ def gemm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """alpha * op(A) @ op(B) + beta * C, C broadcast to [M, N] (optional from opset 11)."""
     if ctx.opset < 11 and not ctx.input_name(node, 2):
         raise ctx.unsupported("input C is required before opset 11")
-    return [ctx.emit("dense", ctx.operand(node, 0), ctx.operand(node, 1), ctx.operand(node, 2),
-                     alpha=ctx.attrs.float("alpha", 1.0), beta=ctx.attrs.float("beta", 1.0),
-                     transA=ctx.attrs.int("transA", 0), transB=ctx.attrs.int("transB", 0))]
+    return [
+        ctx.emit(
+            "dense",
+            ctx.operand(node, 0),
+            ctx.operand(node, 1),
+            ctx.operand(node, 2),
+            alpha=ctx.attrs.float("alpha", 1.0),
+            beta=ctx.attrs.float("beta", 1.0),
+            transA=ctx.attrs.int("transA", 0),
+            transB=ctx.attrs.int("transB", 0),
+        )
+    ]
 
 
 @converter("MatMul", since=1)

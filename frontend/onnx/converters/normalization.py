@@ -40,11 +40,15 @@ def batch_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
     if ctx.attrs.int("training_mode", 0) != 0:
         return _batch_norm_training(ctx, node, dtype)
     stats = [as_dtype(ctx, node, i, dtype) for i in range(1, 5)]
-    y = ctx.emit("batch_norm", ctx.operand(node, 0), *stats, epsilon=ctx.attrs.float("epsilon", 1e-5))
+    y = ctx.emit(
+        "batch_norm", ctx.operand(node, 0), *stats, epsilon=ctx.attrs.float("epsilon", 1e-5)
+    )
     return [y]
 
 
-def _batch_norm_training(ctx: ImportContext, node: onnx.NodeProto, dtype: str) -> list[ir.Value | None]:
+def _batch_norm_training(
+    ctx: ImportContext, node: onnx.NodeProto, dtype: str
+) -> list[ir.Value | None]:
     """ONNX's training-mode BatchNormalization: y from the batch mean and (population) variance
     over every axis but 1; running_mean = mean * momentum + batch mean * (1 - momentum), and the
     same for the variance (outputs in the type of the mean and var inputs)."""
@@ -62,17 +66,21 @@ def _batch_norm_training(ctx: ImportContext, node: onnx.NodeProto, dtype: str) -
     centered = ctx.emit("sub", x, mean)
     var = ctx.emit("reduce_mean", ctx.emit("mul", centered, centered), axes=axes, keepdims=1)
     std = ctx.emit("sqrt", ctx.emit("add", var, scalar(ctx.attrs.float("epsilon", 1e-5), dtype)))
-    y = ctx.emit("add", ctx.emit("div", ctx.emit("mul", centered, channel_param(1)), std), channel_param(2))
+    y = ctx.emit(
+        "add", ctx.emit("div", ctx.emit("mul", centered, channel_param(1)), std), channel_param(2)
+    )
     momentum = ctx.attrs.float("momentum", 0.9)
     running: list[ir.Value | None] = []
-    wanted = [(3, mean), (4, var)][:len(node.output) - 1]  # running_mean, running_var if present
+    wanted = [(3, mean), (4, var)][: len(node.output) - 1]  # running_mean, running_var if present
     for i, batch in wanted:
         stat_type = ctx.type(node, i).dtype
         batch = ctx.emit("reshape", batch, shape=[t.shape[1]])
         if stat_type != dtype:
             batch = ctx.emit("cast", batch, to=stat_type)
         old = ctx.emit("mul", ctx.operand(node, i), scalar(momentum, stat_type))
-        running.append(ctx.emit("add", old, ctx.emit("mul", batch, scalar(1.0 - momentum, stat_type))))
+        running.append(
+            ctx.emit("add", old, ctx.emit("mul", batch, scalar(1.0 - momentum, stat_type)))
+        )
     return [y, *running]
 
 
@@ -90,8 +98,9 @@ def layer_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
     return [y, *_layer_norm_statistics(ctx, node, axis, epsilon)]
 
 
-def _layer_norm_statistics(ctx: ImportContext, node: onnx.NodeProto, axis: int,
-                           epsilon: float) -> tuple[ir.Value, ir.Value]:
+def _layer_norm_statistics(
+    ctx: ImportContext, node: onnx.NodeProto, axis: int, epsilon: float
+) -> tuple[ir.Value, ir.Value]:
     """(mean, 1 / sqrt(var + epsilon)) over the dims from `axis` on, as ONNX's definition
     computes them: the variance is the mean of the squared deviations, in `stash_type`."""
     stash = mlir_type_of(ctx.attrs.int("stash_type", 1), f"the stash_type of {ctx.where}")
@@ -131,9 +140,16 @@ def instance_norm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 @converter("LRN", since=13)
 def lrn(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Local response normalization across channels."""
-    return [ctx.emit("lrn", ctx.operand(node, 0), size=ctx.attrs.int("size"),
-                     alpha=ctx.attrs.float("alpha", 1e-4), beta=ctx.attrs.float("beta", 0.75),
-                     bias=ctx.attrs.float("bias", 1.0))]
+    return [
+        ctx.emit(
+            "lrn",
+            ctx.operand(node, 0),
+            size=ctx.attrs.int("size"),
+            alpha=ctx.attrs.float("alpha", 1e-4),
+            beta=ctx.attrs.float("beta", 0.75),
+            bias=ctx.attrs.float("bias", 1.0),
+        )
+    ]
 
 
 def _coerced_2d(ctx: ImportContext, node: onnx.NodeProto, graph_op: str) -> ir.Value:

@@ -42,7 +42,9 @@ def _log_sum_exp(ctx: ImportContext, x: ir.Value, axes: list[int], keepdims: int
     """log(sum(exp(x - m))) + m with m = max(x): no overflow for large inputs."""
     peak = ctx.emit("reduce_max", x, axes=axes, keepdims=1)
     shifted = ctx.emit("exp", ctx.emit("sub", x, peak))
-    out = ctx.emit("add", ctx.emit("log", ctx.emit("reduce_sum", shifted, axes=axes, keepdims=1)), peak)
+    out = ctx.emit(
+        "add", ctx.emit("log", ctx.emit("reduce_sum", shifted, axes=axes, keepdims=1)), peak
+    )
     return out if keepdims else ctx.emit("squeeze", out, axes=axes)
 
 
@@ -77,12 +79,20 @@ def _axes_input(build: Reduce) -> ConverterFn:
         listed = None if axes is None or axes.size == 0 else [int(a) for a in axes.reshape(-1)]
         return [_reduce(ctx, node, build, listed, noop_with_empty_axes=noop)]
 
-    convert.__doc__ = "Axes from the optional `axes` input; none given: all, or a no-op with the flag."
+    convert.__doc__ = (
+        "Axes from the optional `axes` input; none given: all, or a no-op with the flag."
+    )
     return convert
 
 
-def _reduce(ctx: ImportContext, node: onnx.NodeProto, build: Reduce, axes: list[int] | None, *,
-            noop_with_empty_axes: bool) -> ir.Value:
+def _reduce(
+    ctx: ImportContext,
+    node: onnx.NodeProto,
+    build: Reduce,
+    axes: list[int] | None,
+    *,
+    noop_with_empty_axes: bool,
+) -> ir.Value:
     x = ctx.operand(node, 0)
     assert x is not None
     rank = ctx.type(node, 0).rank
@@ -124,6 +134,10 @@ def argmin(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 
 
 def _arg(ctx: ImportContext, node: onnx.NodeProto, graph_op: str) -> ir.Value:
-    return ctx.emit(graph_op, ctx.operand(node, 0), axis=ctx.attrs.int("axis", 0),
-                    keepdims=ctx.attrs.int("keepdims", 1),
-                    select_last_index=ctx.attrs.int("select_last_index", 0))
+    return ctx.emit(
+        graph_op,
+        ctx.operand(node, 0),
+        axis=ctx.attrs.int("axis", 0),
+        keepdims=ctx.attrs.int("keepdims", 1),
+        select_last_index=ctx.attrs.int("select_last_index", 0),
+    )

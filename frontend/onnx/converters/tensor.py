@@ -27,14 +27,17 @@ def _versions(*semantic: int) -> tuple[int, ...]:
     return semantic + _TYPE_ONLY_LATER
 
 
-def reshape_target(ctx: ImportContext, source: tuple[int, ...], shape: list[int],
-                   allowzero: bool) -> list[int]:
+def reshape_target(
+    ctx: ImportContext, source: tuple[int, ...], shape: list[int], allowzero: bool
+) -> list[int]:
     """ONNX Reshape rules: 0 copies the input dim (unless allowzero), one -1 is inferred."""
     out = []
     for i, d in enumerate(shape):
         if d == 0 and not allowzero:
             if i >= len(source):
-                raise ctx.unsupported(f"shape {shape} copies dim {i} (0), which the input {list(source)} lacks")
+                raise ctx.unsupported(
+                    f"shape {shape} copies dim {i} (0), which the input {list(source)} lacks"
+                )
             d = source[i]
         out.append(d)
     holes = [i for i, d in enumerate(out) if d == -1]
@@ -52,8 +55,12 @@ def reshape_target(ctx: ImportContext, source: tuple[int, ...], shape: list[int]
 def _reshape(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     shape = ctx.const_input(node, 1, "the target shape")
     assert shape is not None
-    target = reshape_target(ctx, ctx.type(node, 0).shape, [int(d) for d in shape.reshape(-1)],
-                            bool(ctx.attrs.int("allowzero", 0)))
+    target = reshape_target(
+        ctx,
+        ctx.type(node, 0).shape,
+        [int(d) for d in shape.reshape(-1)],
+        bool(ctx.attrs.int("allowzero", 0)),
+    )
     return [ctx.emit("reshape", ctx.operand(node, 0), shape=target)]
 
 

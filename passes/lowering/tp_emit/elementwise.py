@@ -22,8 +22,13 @@ def _elementwise(kb: KernelBuilder, op: ir.Operation) -> Expr:
     out = kb.type_of(op.results[0])
     children = [kb.expr(v) for v in op.operands]
     build = SCALAR[name]
-    return Elementwise(out.shape, out.dtype, children, lambda xs: build(xs, attrs),
-                       [broadcast_index(c.shape, out.shape) for c in children])
+    return Elementwise(
+        out.shape,
+        out.dtype,
+        children,
+        lambda xs: build(xs, attrs),
+        [broadcast_index(c.shape, out.shape) for c in children],
+    )
 
 
 for _name in SCALAR:
@@ -42,5 +47,10 @@ def _batch_norm(kb: KernelBuilder, op: ir.Operation) -> Expr:
         return [idx[1]]
 
     build = SCALAR["batch_norm"]
-    return Elementwise(out.shape, out.dtype, children, lambda xs: build(xs, attrs),
-                       [lambda idx: idx] + [channel] * 4)
+    return Elementwise(
+        out.shape,
+        out.dtype,
+        children,
+        lambda xs: build(xs, attrs),
+        [lambda idx: idx] + [channel] * 4,
+    )

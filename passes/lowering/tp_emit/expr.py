@@ -87,8 +87,9 @@ def affine_value(axes: Sequence[str], expr: ir.AffineExpr) -> ir.Value:
     expr = expr.maybe_downcast()
     index = ir.IndexType.get()
     if isinstance(expr, ir.AffineDimExpr):
-        return ir.Operation.create("tp.index", results=[index],
-                                   attributes={"axis": ir.StringAttr.get(axes[expr.position])}).result
+        return ir.Operation.create(
+            "tp.index", results=[index], attributes={"axis": ir.StringAttr.get(axes[expr.position])}
+        ).result
     if isinstance(expr, ir.AffineConstantExpr):
         return arith.ConstantOp(index, expr.value).result
     lhs, rhs = affine_value(axes, expr.lhs), affine_value(axes, expr.rhs)
@@ -149,9 +150,14 @@ def read(buffer: ir.Value, axes: Sequence[str], idx: Index, pad: float | None = 
     if pad is not None:
         name = "tp.read_padded"
         elem = mtype.element_type
-        attrs["value"] = (ir.FloatAttr.get(elem, pad) if not isinstance(elem, ir.IntegerType)
-                          else ir.IntegerAttr.get(elem, int(pad)))
-    return ir.Operation.create(name, results=[mtype.element_type], operands=[buffer], attributes=attrs).result
+        attrs["value"] = (
+            ir.FloatAttr.get(elem, pad)
+            if not isinstance(elem, ir.IntegerType)
+            else ir.IntegerAttr.get(elem, int(pad))
+        )
+    return ir.Operation.create(
+        name, results=[mtype.element_type], operands=[buffer], attributes=attrs
+    ).result
 
 
 def broadcast_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable[[Index], Index]:
@@ -160,8 +166,11 @@ def broadcast_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callab
     zero = ir.AffineConstantExpr.get(0)
 
     def fn(idx: Index) -> Index:
-        return [zero if d == 1 and out_shape[offset + k] != 1 else idx[offset + k]
-                for k, d in enumerate(in_shape)]
+        return [
+            zero if d == 1 and out_shape[offset + k] != 1 else idx[offset + k]
+            for k, d in enumerate(in_shape)
+        ]
+
     return fn
 
 
@@ -188,7 +197,9 @@ def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable
     output dims are linearised and split again (floordiv/mod) over the input dims; keeping the
     arithmetic per group is what lets chains of reshapes (channel shuffles) simplify."""
     zero = ir.AffineConstantExpr.get(0)
-    groups = reshape_groups(in_shape, out_shape) if 0 not in in_shape else []  # empty: nothing is read
+    groups = (
+        reshape_groups(in_shape, out_shape) if 0 not in in_shape else []
+    )  # empty: nothing is read
 
     def fn(idx: Index) -> Index:
         src: Index = [zero] * len(in_shape)
@@ -204,14 +215,19 @@ def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable
                     src[k] = e if k == ins[0] else e % d
                 stride *= d
         return src
+
     return fn
 
 
-def block_over(out: ir.Value, name: str, shape: Sequence[int]) -> tuple[tp.BlockHandle, list[str], Index]:
+def block_over(
+    out: ir.Value, name: str, shape: Sequence[int]
+) -> tuple[tp.BlockHandle, list[str], Index]:
     """A fresh elementwise block over the whole of `out`: axes i0..iN, identity out map."""
     axes = [f"i{k}" for k in range(len(shape))] or ["i0"]
     extents = list(shape) or [1]
-    out_map = "(" + ", ".join(axes[:len(shape)]) + ")"
-    blk = tp.block(out, name=name, axes=axes, kinds="S" * len(axes), extents=extents, out_map=out_map)
+    out_map = "(" + ", ".join(axes[: len(shape)]) + ")"
+    blk = tp.block(
+        out, name=name, axes=axes, kinds="S" * len(axes), extents=extents, out_map=out_map
+    )
     idx = [ir.AffineDimExpr.get(k) for k in range(len(shape))]
     return blk, axes, idx

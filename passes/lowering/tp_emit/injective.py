@@ -28,6 +28,7 @@ def _transpose(kb: KernelBuilder, op: ir.Operation) -> Expr:
         for i, p in enumerate(perm):  # type: ignore[union-attr]
             src[p] = idx[i]
         return src
+
     return Remap(out.shape, out.dtype, child, fn)
 
 
@@ -46,6 +47,7 @@ def _slice(kb: KernelBuilder, op: ir.Operation) -> Expr:
 
     def fn(idx: Index) -> Index:
         return [e * st + s if (st != 1 or s) else e for e, s, st in zip(idx, start, step)]
+
     return Remap(out.shape, out.dtype, child, fn)
 
 
@@ -63,6 +65,7 @@ def _tile(kb: KernelBuilder, op: ir.Operation) -> Expr:
 
     def fn(idx: Index) -> Index:
         return [e % d if d != o else e for e, d, o in zip(idx, child.shape, out.shape)]
+
     return Remap(out.shape, out.dtype, child, fn)
 
 
@@ -80,6 +83,7 @@ def _layout_transform(kb: KernelBuilder, op: ir.Operation) -> Expr:
         if not src_b:
             return [n, channel, h, w]
         return [n, ir.AffineExpr.get_floor_div(channel, src_b), h, w, channel % src_b]
+
     return Remap(out.shape, out.dtype, child, fn)
 
 

@@ -37,6 +37,7 @@ def inline(*names: str) -> Callable[[InlineFn], InlineFn]:
         for n in names:
             INLINE[n] = fn
         return fn
+
     return register
 
 
@@ -45,6 +46,7 @@ def anchor(*names: str) -> Callable[[AnchorFn], AnchorFn]:
         for n in names:
             ANCHOR[n] = fn
         return fn
+
     return register
 
 
@@ -99,8 +101,9 @@ class KernelBuilder:
 
     def temp(self, t: TensorT) -> ir.Value:
         if self.scratch is None:
-            self.scratch = self.entry.add_argument(ir.MemRefType.get([DYNAMIC], ir.IntegerType.get_signless(8)),
-                                                   self.tp_fn.location)
+            self.scratch = self.entry.add_argument(
+                ir.MemRefType.get([DYNAMIC], ir.IntegerType.get_signless(8)), self.tp_fn.location
+            )
         mtype = ir.MemRefType.get(list(t.shape), storage_type(ir.Type.parse(t.dtype)))
         offset = self.scratch_size
         self.scratch_size += aligned(t.size * elem_bytes(mtype.element_type))
@@ -135,7 +138,9 @@ class KernelBuilder:
         self.result = result
         in_place = _in_place_root(ops[:-1], result)
         with ir.InsertionPoint(self.entry):
-            if self.type_of(result).size == 0:  # an empty result: nothing to write (no 0-extent block)
+            if (
+                self.type_of(result).size == 0
+            ):  # an empty result: nothing to write (no 0-extent block)
                 func.ReturnOp([])
                 return
             for op in ops[:-1]:
@@ -173,7 +178,7 @@ def _in_place_root(ops: Sequence[ir.Operation], result: ir.Value) -> ir.Operatio
     if len(anchors) != 1 or anchors[0].results[0].type != result.type:
         return None
     root = anchors[0]
-    after = ops[list(ops).index(root) + 1:]
+    after = ops[list(ops).index(root) + 1 :]
     if all(op_kind(op) == "elemwise" and op.results[0].type == result.type for op in after):
         return root
     return None

@@ -12,7 +12,6 @@ import json
 from dataclasses import dataclass
 
 import numpy as np
-
 from mlir import ir
 from mlir.dialects import func, memref
 
@@ -63,7 +62,11 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
     bound: dict[ir.Value, int] = {}
     for k, v in enumerate(results):
         owner = v.owner
-        if not isinstance(owner, ir.Block) and owner.operation.name == "func.call" and v not in bound:
+        if (
+            not isinstance(owner, ir.Block)
+            and owner.operation.name == "func.call"
+            and v not in bound
+        ):
             bound[v] = k
     position = {op: i for i, op in enumerate(ops)}
     lifetimes: list[Lifetime] = []
@@ -82,8 +85,10 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
                 lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
             if v in bound:
                 continue
-            last = max((position[u.owner.operation] for u in v.uses if u.owner.operation in position),
-                       default=i)
+            last = max(
+                (position[u.owner.operation] for u in v.uses if u.owner.operation in position),
+                default=i,
+            )
             lifetimes.append(Lifetime(v, nbytes(v.type), i, last))
     work, peak = plan(lifetimes)
     return _Plan(params, p_off, work, peak, bound)
@@ -95,8 +100,11 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     results = list(ops[-1].operands)
     for op in ops[:-1]:
         if op.name not in ("graph.constant", "func.call"):
-            raise DiagnosticError(f"graph-to-tp: '{op.name}' must be inside a kernel before lowering "
-                                  "@main (run graph-fuse first)", op.location)
+            raise DiagnosticError(
+                f"graph-to-tp: '{op.name}' must be inside a kernel before lowering "
+                "@main (run graph-fuse first)",
+                op.location,
+            )
     p = _plan(ops[:-1], results, scratch)
     manifest = _manifest(main, results, p)
     _emit_entry(module, main, ops[:-1], results, p, scratch)
@@ -108,16 +116,28 @@ def _manifest(main: ir.Operation, results: list[ir.Value], p: _Plan) -> Manifest
     entry_types = [a.type for a in main.regions[0].blocks[0].arguments]
     in_names = _names(main, "mlc.input_names", len(entry_types), "input")
     out_names = _names(main, "mlc.output_names", len(results), "output")
-    params = {name: ParamSpec(**vars(_spec(name, v.type)), offset=off) for v, (name, off) in p.params.items()}
-    return Manifest(entry=ENTRY,
-                    inputs=tuple(_spec(n, t) for n, t in zip(in_names, entry_types)),
-                    outputs=tuple(_spec(n, v.type) for n, v in zip(out_names, results)),
-                    params=tuple(sorted(params.values(), key=lambda q: q.offset)),
-                    params_size=p.params_size, workspace_size=p.workspace_size)
+    params = {
+        name: ParamSpec(**vars(_spec(name, v.type)), offset=off)
+        for v, (name, off) in p.params.items()
+    }
+    return Manifest(
+        entry=ENTRY,
+        inputs=tuple(_spec(n, t) for n, t in zip(in_names, entry_types)),
+        outputs=tuple(_spec(n, v.type) for n, v in zip(out_names, results)),
+        params=tuple(sorted(params.values(), key=lambda q: q.offset)),
+        params_size=p.params_size,
+        workspace_size=p.workspace_size,
+    )
 
 
-def _emit_entry(module: ir.Operation, main: ir.Operation, ops: list[ir.Operation],
-                results: list[ir.Value], p: _Plan, scratch: dict[str, int]) -> None:
+def _emit_entry(
+    module: ir.Operation,
+    main: ir.Operation,
+    ops: list[ir.Operation],
+    results: list[ir.Value],
+    p: _Plan,
+    scratch: dict[str, int],
+) -> None:
     """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies."""
     entry = main.regions[0].blocks[0]
     in_types = [memref_type(a.type) for a in entry.arguments]
@@ -125,11 +145,13 @@ def _emit_entry(module: ir.Operation, main: ir.Operation, ops: list[ir.Operation
     i8 = ir.IntegerType.get_signless(8)
     blob = lambda n: ir.MemRefType.get([max(n, 1)], i8)  # noqa: E731
     with ir.InsertionPoint(module.regions[0].blocks[0]), main.location:
-        new = func.FuncOp(ENTRY, (in_types + out_types + [blob(p.params_size), blob(p.workspace_size)], []))
+        new = func.FuncOp(
+            ENTRY, (in_types + out_types + [blob(p.params_size), blob(p.workspace_size)], [])
+        )
         new.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
         body = new.add_entry_block()
     args = list(body.arguments)
-    inputs, outputs = args[:len(in_types)], args[len(in_types):len(in_types) + len(out_types)]
+    inputs, outputs = args[: len(in_types)], args[len(in_types) : len(in_types) + len(out_types)]
     params_blob, work = args[-2], args[-1]
     env: dict[ir.Value, ir.Value] = dict(zip(entry.arguments, inputs))
     globals_count = 0
@@ -139,19 +161,30 @@ def _emit_entry(module: ir.Operation, main: ir.Operation, ops: list[ir.Operation
                 v = op.results[0]
                 if op.name == "graph.constant":
                     if v in p.params:
-                        env[v] = memref.ViewOp(memref_type(v.type), params_blob, index_const(p.params[v][1]), []).result
+                        env[v] = memref.ViewOp(
+                            memref_type(v.type), params_blob, index_const(p.params[v][1]), []
+                        ).result
                     else:
                         env[v] = _literal(module, op, globals_count)
                         globals_count += 1
                     continue
-                out = outputs[p.bound_outputs[v]] if v in p.bound_outputs else \
-                    memref.ViewOp(memref_type(v.type), work, index_const(p.work[v]), []).result
+                out = (
+                    outputs[p.bound_outputs[v]]
+                    if v in p.bound_outputs
+                    else memref.ViewOp(memref_type(v.type), work, index_const(p.work[v]), []).result
+                )
                 call_args = [env[a] for a in op.operands] + [out]
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
                 if scratch.get(callee):
                     dyn = ir.MemRefType.get([DYNAMIC], i8)
-                    call_args.append(memref.ViewOp(dyn, work, index_const(p.work[("scratch", i)]),
-                                                   [index_const(scratch[callee])]).result)
+                    call_args.append(
+                        memref.ViewOp(
+                            dyn,
+                            work,
+                            index_const(p.work[("scratch", i)]),
+                            [index_const(scratch[callee])],
+                        ).result
+                    )
                 func.CallOp([], ir.FlatSymbolRefAttr.get(callee), call_args)
                 env[v] = out
         for k, v in enumerate(results):
@@ -167,12 +200,19 @@ def _literal(module: ir.Operation, op: ir.Operation, index: int) -> ir.Value:
         # bools as bytes, unsigned as signless: the same bits in a signed numpy type
         array = np.array(value)
         signed = np.dtype(f"i{max(array.dtype.itemsize, 1)}")
-        bits = (array.astype(np.int8) if array.dtype == np.bool_ else array.view(signed)).reshape(mtype.shape)
+        bits = (array.astype(np.int8) if array.dtype == np.bool_ else array.view(signed)).reshape(
+            mtype.shape
+        )
         value = ir.DenseElementsAttr.get(bits, type=mtype.element_type)
     name = f"__mlc_constant_{index}"
     with ir.InsertionPoint.at_block_begin(module.regions[0].blocks[0]):
-        memref.GlobalOp(name, ir.TypeAttr.get(mtype), sym_visibility="private", initial_value=value,
-                        constant=True)
+        memref.GlobalOp(
+            name,
+            ir.TypeAttr.get(mtype),
+            sym_visibility="private",
+            initial_value=value,
+            constant=True,
+        )
     return memref.GetGlobalOp(mtype, name).result
 
 

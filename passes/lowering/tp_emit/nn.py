@@ -22,7 +22,9 @@ def _dims(n: int) -> list[ir.AffineExpr]:
     return [ir.AffineDimExpr.get(i) for i in range(n)]
 
 
-def _bias_epilogue(acc: Leaf, bias: ir.Value, dtype: str, channel: Callable[[Index], Index]) -> Expr:
+def _bias_epilogue(
+    acc: Leaf, bias: ir.Value, dtype: str, channel: Callable[[Index], Index]
+) -> Expr:
     """acc + bias[channel(idx)] as a pending expression (applied by the kernel's final block);
     an f32 accumulator of half values takes the bias in f32 and is rounded once, after it."""
     b = Leaf((0,), dtype, bias)
@@ -31,23 +33,37 @@ def _bias_epilogue(acc: Leaf, bias: ir.Value, dtype: str, channel: Callable[[Ind
         if acc.dtype == dtype:
             return arith.AddFOp(xs[0], xs[1]).result
         return arith.TruncFOp(ir.Type.parse(dtype), arith.AddFOp(xs[0], widen(xs[1])).result).result
+
     return Elementwise(acc.shape, dtype, [acc, b], fn, [lambda idx: idx, channel])
 
 
 @anchor("conv2d")
 def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     a = kb.attrs(op)
-    x_t, w_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1]), kb.type_of(op.results[0])
+    x_t, w_t, y_t = (
+        kb.type_of(op.operands[0]),
+        kb.type_of(op.operands[1]),
+        kb.type_of(op.results[0]),
+    )
     xb = layout_block(str(a["data_layout"]), "NCHW")
     ib, ob = kernel_blocks(str(a["kernel_layout"]))
     yb = layout_block(str(a["out_layout"]), "NCHW")
     group = int(a["group"])  # type: ignore[arg-type]
     depthwise = bool(yb) and ib == 1 and group == x_t.shape[1] * xb == y_t.shape[1] * yb
-    if (xb or ib or ob or yb) and not (xb and yb and ob == yb and (xb == ib or (depthwise and xb == yb))
-                                       and y_t.shape[1] % group == 0 or depthwise):
-        raise DiagnosticError("graph-to-tp: blocked conv2d needs data block == kernel input block "
-                              "and kernel output block == output block (or a depthwise conv with "
-                              "OIHW1i<b>o weights)", op.location)
+    if (xb or ib or ob or yb) and not (
+        xb
+        and yb
+        and ob == yb
+        and (xb == ib or (depthwise and xb == yb))
+        and y_t.shape[1] % group == 0
+        or depthwise
+    ):
+        raise DiagnosticError(
+            "graph-to-tp: blocked conv2d needs data block == kernel input block "
+            "and kernel output block == output block (or a depthwise conv with "
+            "OIHW1i<b>o weights)",
+            op.location,
+        )
     (sh, sw), (pt, pl, pb, pr), (dh, dw) = a["strides"], a["pads"], a["dilations"]  # type: ignore[misc]
     n, oh_n, ow_n = y_t.shape[0], y_t.shape[2], y_t.shape[3]
     kh_n, kw_n = w_t.shape[2], w_t.shape[3]
@@ -77,8 +93,12 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         d = dict(zip(axes, _dims(len(axes))))
         ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
         # A group's input blocks follow its output blocks: block (ocb // blocks per group).
-        icb = d["icb"] if group == 1 else \
-            ir.AffineExpr.get_floor_div(d["ocb"], y_t.shape[1] // group) * w_t.shape[1] + d["icb"]
+        icb = (
+            d["icb"]
+            if group == 1
+            else ir.AffineExpr.get_floor_div(d["ocb"], y_t.shape[1] // group) * w_t.shape[1]
+            + d["icb"]
+        )
         x_idx = [d["n"], icb, ih, iw, d["ic"]]
         w_idx = [d["ocb"], d["icb"], d["kh"], d["kw"], d["ic"], d["oc"]]
         out_map = "(n, ocb, oh, ow, oc)"
@@ -88,15 +108,29 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         extents = [n, y_t.shape[1], oh_n, ow_n, icg, kh_n, kw_n]
         kinds = "SSSSRRR"
         d = dict(zip(axes, _dims(len(axes))))
-        channel = d["ic"] if group == 1 else ir.AffineExpr.get_floor_div(d["oc"], ocg) * icg + d["ic"]
+        channel = (
+            d["ic"] if group == 1 else ir.AffineExpr.get_floor_div(d["oc"], ocg) * icg + d["ic"]
+        )
         ih, iw = d["oh"] * sh + d["kh"] * dh - pt, d["ow"] * sw + d["kw"] * dw - pl
         x_idx = [d["n"], channel, ih, iw]
         w_idx = [d["oc"], d["ic"], d["kh"], d["kw"]]
         out_map = "(n, oc, oh, ow)"
     half = is_half(ir.Type.parse(y_t.dtype))  # f16 / bf16: multiply and sum in f32, round once
-    acc = Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32"))) if half else Leaf(y_t.shape, y_t.dtype, out)
-    blk = tp.block(acc.buffer, name=kb.name("conv2d"), axes=axes, kinds=kinds, extents=extents,
-                   out_map=out_map, combiner="add", init=0.0)
+    acc = (
+        Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32")))
+        if half
+        else Leaf(y_t.shape, y_t.dtype, out)
+    )
+    blk = tp.block(
+        acc.buffer,
+        name=kb.name("conv2d"),
+        axes=axes,
+        kinds=kinds,
+        extents=extents,
+        out_map=out_map,
+        combiner="add",
+        init=0.0,
+    )
     with ir.InsertionPoint(blk.body):
         xv = read(x, axes, x_idx, pad=0.0 if padded else None)
         wv = read(w, axes, w_idx)
@@ -109,8 +143,9 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     return _bias_epilogue(acc, bias, y_t.dtype, lambda idx: [idx[1]])
 
 
-def padded_copy(kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: int, rows: int,
-                cols: int) -> ir.Value:
+def padded_copy(
+    kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: int, rows: int, cols: int
+) -> ir.Value:
     """A scratch copy of `x` (NCHW or NCHW<n>c) with `top`/`left` zero rows/columns before and
     enough after to make it rows x cols."""
     shape = list(x_t.shape)
@@ -124,8 +159,17 @@ def padded_copy(kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: in
     return buf
 
 
-def _contract(kb: KernelBuilder, name: str, out: ir.Value, out_shape: tuple[int, ...],
-              a_buf: ir.Value, a_idx: "callable", b_buf: ir.Value, b_idx: "callable", k: int) -> Expr:  # type: ignore[valid-type]
+def _contract(
+    kb: KernelBuilder,
+    name: str,
+    out: ir.Value,
+    out_shape: tuple[int, ...],
+    a_buf: ir.Value,
+    a_idx: "callable",
+    b_buf: ir.Value,
+    b_idx: "callable",
+    k: int,
+) -> Expr:  # type: ignore[valid-type]
     """out[s] = sum_k a[a_idx(s, k)] * b[b_idx(s, k)] over spatial axes s0.. and reduce axis k.
 
     Returns the product's value. f16 / bf16 operands are multiplied and summed in f32 (a
@@ -136,9 +180,16 @@ def _contract(kb: KernelBuilder, name: str, out: ir.Value, out_shape: tuple[int,
     acc = kb.temp(TensorT(out_shape, "f32")) if half else out
     axes = [f"s{i}" for i in range(len(out_shape))] + ["k"]
     dims = _dims(len(axes))
-    blk = tp.block(acc, name=kb.name(name), axes=axes, kinds="S" * len(out_shape) + "R",
-                   extents=list(out_shape) + [k], out_map="(" + ", ".join(axes[:-1]) + ")",
-                   combiner="add", init=0.0)
+    blk = tp.block(
+        acc,
+        name=kb.name(name),
+        axes=axes,
+        kinds="S" * len(out_shape) + "R",
+        extents=list(out_shape) + [k],
+        out_map="(" + ", ".join(axes[:-1]) + ")",
+        combiner="add",
+        init=0.0,
+    )
     with ir.InsertionPoint(blk.body):
         av = read(a_buf, axes, a_idx(dims[:-1], dims[-1]))
         bv = read(b_buf, axes, b_idx(dims[:-1], dims[-1]))
@@ -157,7 +208,11 @@ def _pending(value: Expr) -> Expr | None:
 
 @anchor("matmul")
 def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
-    a_t, b_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1]), kb.type_of(op.results[0])
+    a_t, b_t, y_t = (
+        kb.type_of(op.operands[0]),
+        kb.type_of(op.operands[1]),
+        kb.type_of(op.results[0]),
+    )
     k = a_t.shape[-1]
     batch = len(y_t.shape) - (a_t.rank > 1) - (b_t.rank > 1)
     zero = ir.AffineConstantExpr.get(0)
@@ -172,16 +227,37 @@ def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     def b_idx(s: Index, kk: ir.AffineExpr) -> Index:
         return [kk] if b_t.rank == 1 else batch_idx(b_t.shape, s) + [kk, s[-1]]
 
-    return _pending(_contract(kb, "matmul", out, y_t.shape, kb.buffer(op.operands[0]), a_idx,
-                              kb.buffer(op.operands[1]), b_idx, k))
+    return _pending(
+        _contract(
+            kb,
+            "matmul",
+            out,
+            y_t.shape,
+            kb.buffer(op.operands[0]),
+            a_idx,
+            kb.buffer(op.operands[1]),
+            b_idx,
+            k,
+        )
+    )
 
 
 @anchor("batch_matmul")
 def batch_matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     y_t = kb.type_of(op.results[0])
-    return _pending(_contract(kb, "batch_matmul", out, y_t.shape, kb.buffer(op.operands[0]),
-                              lambda s, k: [s[0], s[1], k], kb.buffer(op.operands[1]),
-                              lambda s, k: [s[0], k, s[2]], kb.type_of(op.operands[0]).shape[2]))
+    return _pending(
+        _contract(
+            kb,
+            "batch_matmul",
+            out,
+            y_t.shape,
+            kb.buffer(op.operands[0]),
+            lambda s, k: [s[0], s[1], k],
+            kb.buffer(op.operands[1]),
+            lambda s, k: [s[0], k, s[2]],
+            kb.type_of(op.operands[0]).shape[2],
+        )
+    )
 
 
 @anchor("dense")
@@ -190,9 +266,17 @@ def dense(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     a_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     ta, tb = bool(attrs["transA"]), bool(attrs["transB"])
     k = a_t.shape[0] if ta else a_t.shape[1]
-    own = _contract(kb, "dense", out, y_t.shape,
-                    kb.buffer(op.operands[0]), lambda s, kk: [kk, s[0]] if ta else [s[0], kk],
-                    kb.buffer(op.operands[1]), lambda s, kk: [s[1], kk] if tb else [kk, s[1]], k)
+    own = _contract(
+        kb,
+        "dense",
+        out,
+        y_t.shape,
+        kb.buffer(op.operands[0]),
+        lambda s, kk: [kk, s[0]] if ta else [s[0], kk],
+        kb.buffer(op.operands[1]),
+        lambda s, kk: [s[1], kk] if tb else [kk, s[1]],
+        k,
+    )
     alpha, beta = float(attrs["alpha"]), float(attrs["beta"])  # type: ignore[arg-type]
     has_c = len(op.operands) > 2 and beta != 0.0
     if alpha == 1.0 and not has_c:
@@ -212,4 +296,5 @@ def dense(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
             return acc
         c = xs[1] if beta == 1.0 else arith.MulFOp(xs[1], const(xs[1], beta)).result
         return arith.AddFOp(acc, c).result
+
     return Elementwise(y_t.shape, y_t.dtype, children, fn, maps)

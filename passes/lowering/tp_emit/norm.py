@@ -54,7 +54,9 @@ def _shifted(kb: KernelBuilder, op: ir.Operation) -> tuple[Leaf, Leaf, Leaf, Rem
     x = Leaf(x_t.shape, x_t.dtype, kb.buffer(op.operands[0]))
     slice_t, at = _slices(x_t, [axis])
     mx, total = _temp(kb, slice_t), _temp(kb, slice_t)
-    reduce_block(kb, f"{name}_max", mx.buffer, x_t.shape, [axis], True, "max", float("-inf"), x.emit)
+    reduce_block(
+        kb, f"{name}_max", mx.buffer, x_t.shape, [axis], True, "max", float("-inf"), x.emit
+    )
 
     def exp_shifted(axes: Sequence[str], idx: Index) -> ir.Value:
         return m.ExpOp(arith.SubFOp(x.emit(axes, idx), mx.emit(axes, at(idx))).result).result
@@ -69,6 +71,7 @@ def softmax(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
 
     def fn(xs: list[ir.Value]) -> ir.Value:
         return arith.DivFOp(m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result, xs[2]).result
+
     return Elementwise(x.shape, x.dtype, [x, mx, total], fn, [lambda idx: idx, at, at])
 
 
@@ -78,6 +81,7 @@ def log_softmax(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | No
 
     def fn(xs: list[ir.Value]) -> ir.Value:
         return arith.SubFOp(arith.SubFOp(xs[0], xs[1]).result, m.LogOp(xs[2]).result).result
+
     return Elementwise(x.shape, x.dtype, [x, mx, total], fn, [lambda idx: idx, at, at])
 
 
@@ -94,27 +98,48 @@ def layer_norm(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     mean, rstd = _temp(kb, slice_t), _temp(kb, slice_t)
     same: Remap = lambda idx: idx  # noqa: E731
     reduce_block(kb, "layer_norm_sum", mean.buffer, x_t.shape, axes, True, "add", 0.0, x.emit)
-    kb.store(Elementwise(slice_t.shape, x_t.dtype, [mean], lambda v: arith.DivFOp(v[0], const(v[0], count)).result,
-                         [same]), mean.buffer, "layer_norm_mean")
+    kb.store(
+        Elementwise(
+            slice_t.shape,
+            x_t.dtype,
+            [mean],
+            lambda v: arith.DivFOp(v[0], const(v[0], count)).result,
+            [same],
+        ),
+        mean.buffer,
+        "layer_norm_mean",
+    )
 
     def centered_square(ax: Sequence[str], idx: Index) -> ir.Value:
         d = arith.SubFOp(x.emit(ax, idx), mean.emit(ax, at(idx))).result
         return arith.MulFOp(d, d).result
 
-    reduce_block(kb, "layer_norm_var", rstd.buffer, x_t.shape, axes, True, "add", 0.0, centered_square)
+    reduce_block(
+        kb, "layer_norm_var", rstd.buffer, x_t.shape, axes, True, "add", 0.0, centered_square
+    )
 
     def inv_std(v: list[ir.Value]) -> ir.Value:
         var = arith.DivFOp(v[0], const(v[0], count)).result
         return m.RsqrtOp(arith.AddFOp(var, const(v[0], eps)).result).result
 
-    kb.store(Elementwise(slice_t.shape, x_t.dtype, [rstd], inv_std, [same]), rstd.buffer, "layer_norm_rstd")
+    kb.store(
+        Elementwise(slice_t.shape, x_t.dtype, [rstd], inv_std, [same]),
+        rstd.buffer,
+        "layer_norm_rstd",
+    )
     params = [kb.expr(v) for v in list(op.operands)[1:]]
 
     def normalize(v: list[ir.Value]) -> ir.Value:
         y = arith.MulFOp(arith.MulFOp(arith.SubFOp(v[0], v[1]).result, v[2]).result, v[3]).result
         return arith.AddFOp(y, v[4]).result if len(v) > 4 else y
-    return Elementwise(x_t.shape, x_t.dtype, [x, mean, rstd, *params], normalize,
-                       [same, at, at] + [broadcast_index(p.shape, x_t.shape) for p in params])
+
+    return Elementwise(
+        x_t.shape,
+        x_t.dtype,
+        [x, mean, rstd, *params],
+        normalize,
+        [same, at, at] + [broadcast_index(p.shape, x_t.shape) for p in params],
+    )
 
 
 @anchor("lrn")
@@ -127,18 +152,33 @@ def lrn(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     buf = kb.buffer(op.operands[0])
     axes = [f"i{d}" for d in range(x_t.rank)] + ["k"]
     dims = [ir.AffineDimExpr.get(d) for d in range(len(axes))]
-    window = list(dims[:x_t.rank])
+    window = list(dims[: x_t.rank])
     window[1] = dims[1] + dims[-1] - before
-    blk = tp.block(out, name=kb.name("lrn_square_sum"), axes=axes, kinds="S" * x_t.rank + "R",
-                   extents=list(x_t.shape) + [size], out_map="(" + ", ".join(axes[:-1]) + ")",
-                   combiner="add", init=0.0)
+    blk = tp.block(
+        out,
+        name=kb.name("lrn_square_sum"),
+        axes=axes,
+        kinds="S" * x_t.rank + "R",
+        extents=list(x_t.shape) + [size],
+        out_map="(" + ", ".join(axes[:-1]) + ")",
+        combiner="add",
+        init=0.0,
+    )
     with ir.InsertionPoint(blk.body):
         v = read(buf, axes, window, pad=0.0)  # channels outside [0, C) contribute nothing
         tp.yield_(arith.MulFOp(v, v).result)
 
     def normalize(v: list[ir.Value]) -> ir.Value:
-        scaled = arith.AddFOp(const(v[1], bias), arith.MulFOp(v[1], const(v[1], alpha / size)).result).result
+        scaled = arith.AddFOp(
+            const(v[1], bias), arith.MulFOp(v[1], const(v[1], alpha / size)).result
+        ).result
         return arith.DivFOp(v[0], m.PowFOp(scaled, const(v[1], beta)).result).result
+
     same: Remap = lambda idx: idx  # noqa: E731
-    return Elementwise(x_t.shape, x_t.dtype, [Leaf(x_t.shape, x_t.dtype, buf), Leaf(x_t.shape, x_t.dtype, out)],
-                       normalize, [same, same])
+    return Elementwise(
+        x_t.shape,
+        x_t.dtype,
+        [Leaf(x_t.shape, x_t.dtype, buf), Leaf(x_t.shape, x_t.dtype, out)],
+        normalize,
+        [same, same],
+    )

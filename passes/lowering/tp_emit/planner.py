@@ -50,7 +50,7 @@ class Lifetime:
     key: object
     nbytes: int
     start: int  # index of the defining step
-    end: int    # index of the last step that reads it
+    end: int  # index of the last step that reads it
 
 
 def plan(lifetimes: list[Lifetime]) -> tuple[dict[object, int], int]:

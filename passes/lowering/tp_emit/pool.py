@@ -25,7 +25,11 @@ def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str)
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     block = layout_block(str(a["layout"]), "NCHW")
     (kh_n, kw_n), (sh, sw), (pt, pl, _, _), (dh, dw) = (
-        a["kernel_shape"], a["strides"], a["pads"], a["dilations"])  # type: ignore[misc]
+        a["kernel_shape"],
+        a["strides"],
+        a["pads"],
+        a["dilations"],
+    )  # type: ignore[misc]
     axes = ["n", "c", "oh", "ow"] + (["cb"] if block else []) + ["kh", "kw"]
     extents = list(y_t.shape[:4]) + ([block] if block else []) + [kh_n, kw_n]
     d = {name: ir.AffineDimExpr.get(i) for i, name in enumerate(axes)}
@@ -33,8 +37,16 @@ def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str)
     idx = [d["n"], d["c"], ih, iw] + ([d["cb"]] if block else [])
     out_map = "(n, c, oh, ow" + (", cb)" if block else ")")
     combiner, pad = _combiner(kind, x_t.dtype)
-    blk = tp.block(out, name=kb.name(f"{kind}_pool"), axes=axes, kinds="S" * (len(axes) - 2) + "RR",
-                   extents=extents, out_map=out_map, combiner=combiner, init=pad)
+    blk = tp.block(
+        out,
+        name=kb.name(f"{kind}_pool"),
+        axes=axes,
+        kinds="S" * (len(axes) - 2) + "RR",
+        extents=extents,
+        out_map=out_map,
+        combiner=combiner,
+        init=pad,
+    )
     x = kb.buffer(op.operands[0])
     with ir.InsertionPoint(blk.body):
         # Windows may run past the input (padding, ceil_mode): those positions read `pad`.
@@ -47,8 +59,10 @@ def max_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     return None
 
 
-def _valid_count(o: ir.Value, stride: int, pad: int, dil: int, k: int, size: int, limit: int) -> ir.Value:
-    """Number of window taps kh in [0, k) whose position o*stride + kh*dil - pad lies in [0, limit)."""
+def _valid_count(
+    o: ir.Value, stride: int, pad: int, dil: int, k: int, size: int, limit: int
+) -> ir.Value:
+    """Number of window taps kh in [0, k) whose position o*stride + kh*dil - pad is in range."""
     idx = ir.IndexType.get()
 
     def c(v: int) -> ir.Value:
@@ -56,9 +70,12 @@ def _valid_count(o: ir.Value, stride: int, pad: int, dil: int, k: int, size: int
 
     start = arith.SubIOp(arith.MulIOp(o, c(stride)).result, c(pad)).result
     # first tap with start + kh*dil >= 0, last tap with start + kh*dil < limit
-    first = arith.MaxSIOp(arith.CeilDivSIOp(arith.SubIOp(c(0), start).result, c(dil)).result, c(0)).result
-    last = arith.MinSIOp(arith.FloorDivSIOp(arith.SubIOp(c(limit - 1), start).result, c(dil)).result,
-                         c(k - 1)).result
+    first = arith.MaxSIOp(
+        arith.CeilDivSIOp(arith.SubIOp(c(0), start).result, c(dil)).result, c(0)
+    ).result
+    last = arith.MinSIOp(
+        arith.FloorDivSIOp(arith.SubIOp(c(limit - 1), start).result, c(dil)).result, c(k - 1)
+    ).result
     return arith.MaxSIOp(arith.AddIOp(arith.SubIOp(last, first).result, c(1)).result, c(0)).result
 
 
@@ -68,7 +85,11 @@ def avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     a = kb.attrs(op)
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     (kh, kw), (sh, sw), (pt, pl, pb, pr), (dh, dw) = (
-        a["kernel_shape"], a["strides"], a["pads"], a["dilations"])  # type: ignore[misc]
+        a["kernel_shape"],
+        a["strides"],
+        a["pads"],
+        a["dilations"],
+    )  # type: ignore[misc]
     h, w = x_t.shape[2], x_t.shape[3]
     # count_include_pad counts padding but never the ceil_mode overhang past it.
     lim_h, lim_w = (h + pt + pb, w + pl + pr) if a["count_include_pad"] else (h, w)
@@ -76,15 +97,22 @@ def avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
 
     def count(axes: list[str], idx: list[ir.AffineExpr]) -> ir.Value:
         oh, ow = affine_value(axes, idx[2]), affine_value(axes, idx[3])
-        taps = arith.MulIOp(_valid_count(oh, sh, off_h, dh, kh, h, lim_h),
-                            _valid_count(ow, sw, off_w, dw, kw, w, lim_w)).result
+        taps = arith.MulIOp(
+            _valid_count(oh, sh, off_h, dh, kh, h, lim_h),
+            _valid_count(ow, sw, off_w, dw, kw, w, lim_w),
+        ).result
         as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), taps).result
         return arith.SIToFPOp(ir.Type.parse(y_t.dtype), as_int).result
 
     own = Leaf(y_t.shape, y_t.dtype, out)
     taps = Computed(y_t.shape, y_t.dtype, count)  # type: ignore[arg-type]
-    return Elementwise(y_t.shape, y_t.dtype, [own, taps], lambda xs: arith.DivFOp(xs[0], xs[1]).result,
-                       [lambda idx: idx, lambda idx: idx])
+    return Elementwise(
+        y_t.shape,
+        y_t.dtype,
+        [own, taps],
+        lambda xs: arith.DivFOp(xs[0], xs[1]).result,
+        [lambda idx: idx, lambda idx: idx],
+    )
 
 
 def _global(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> Expr | None:
@@ -92,17 +120,29 @@ def _global(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> Ex
     spatial = x_t.shape[2:]
     axes = ["n", "c"] + [f"r{i}" for i in range(len(spatial))]
     combiner, init = _combiner(kind, x_t.dtype)
-    blk = tp.block(out, name=kb.name(f"global_{kind}_pool"), axes=axes, kinds="SS" + "R" * len(spatial),
-                   extents=list(x_t.shape), out_map="(n, c" + ", 0" * len(spatial) + ")",
-                   combiner=combiner, init=init)
+    blk = tp.block(
+        out,
+        name=kb.name(f"global_{kind}_pool"),
+        axes=axes,
+        kinds="SS" + "R" * len(spatial),
+        extents=list(x_t.shape),
+        out_map="(n, c" + ", 0" * len(spatial) + ")",
+        combiner=combiner,
+        init=init,
+    )
     x = kb.buffer(op.operands[0])
     with ir.InsertionPoint(blk.body):
         tp.yield_(read(x, axes, [ir.AffineDimExpr.get(i) for i in range(len(axes))]))
     if kind == "max":
         return None
     count = float(x_t.size // (x_t.shape[0] * x_t.shape[1]))
-    return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, y_t.dtype, out)],
-                       lambda xs: arith.DivFOp(xs[0], const(xs[0], count)).result, [lambda idx: idx])
+    return Elementwise(
+        y_t.shape,
+        y_t.dtype,
+        [Leaf(y_t.shape, y_t.dtype, out)],
+        lambda xs: arith.DivFOp(xs[0], const(xs[0], count)).result,
+        [lambda idx: idx],
+    )
 
 
 @anchor("global_avg_pool2d")

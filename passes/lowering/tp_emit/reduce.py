@@ -35,9 +35,17 @@ from .scalar import const, int_attr
 BodyFn = Callable[[Sequence[str], Index], ir.Value]
 
 
-def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence[int],
-                 reduced: Sequence[int], keepdims: bool, combiner: str, init: float | int,
-                 body: BodyFn) -> None:
+def reduce_block(
+    kb: KernelBuilder,
+    name: str,
+    out: ir.Value,
+    in_shape: Sequence[int],
+    reduced: Sequence[int],
+    keepdims: bool,
+    combiner: str,
+    init: float | int,
+    body: BodyFn,
+) -> None:
     """out[kept dims] = combine(init, body(p) for every p over the `reduced` dims of `in_shape`.
 
     The output keeps the reduced dims as size 1 (`keepdims`) or drops them. Over an empty set
@@ -52,8 +60,17 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
     if combiner in ("add", "mul") and is_half(out_type.element_type):
         shape = tuple(out_type.shape)
         wide = Leaf(shape, "f32", kb.temp(TensorT(shape, "f32")))
-        reduce_block(kb, name, wide.buffer, in_shape, reduced, keepdims, combiner, init,
-                     lambda ax, idx: widen(body(ax, idx)))
+        reduce_block(
+            kb,
+            name,
+            wide.buffer,
+            in_shape,
+            reduced,
+            keepdims,
+            combiner,
+            init,
+            lambda ax, idx: widen(body(ax, idx)),
+        )
         kb.store(rounded(wide, str(out_type.element_type)), out, f"{name}_round")
         return
     kept = [d for d in range(len(in_shape)) if d not in reduced]
@@ -61,10 +78,19 @@ def reduce_block(kb: KernelBuilder, name: str, out: ir.Value, in_shape: Sequence
     axes = [("s" if d in kept else "r") + str(d) for d in order]
     position = {d: i for i, d in enumerate(order)}
     idx: Index = [ir.AffineDimExpr.get(position[d]) for d in range(len(in_shape))]
-    out_terms = [f"s{d}" if d in kept else "0" for d in range(len(in_shape)) if d in kept or keepdims]
-    blk = tp.block(out, name=kb.name(name), axes=axes, kinds="S" * len(kept) + "R" * len(reduced),
-                   extents=[in_shape[d] for d in order], out_map="(" + ", ".join(out_terms) + ")",
-                   combiner=combiner, init=init)
+    out_terms = [
+        f"s{d}" if d in kept else "0" for d in range(len(in_shape)) if d in kept or keepdims
+    ]
+    blk = tp.block(
+        out,
+        name=kb.name(name),
+        axes=axes,
+        kinds="S" * len(kept) + "R" * len(reduced),
+        extents=[in_shape[d] for d in order],
+        out_map="(" + ", ".join(out_terms) + ")",
+        combiner=combiner,
+        init=init,
+    )
     with ir.InsertionPoint(blk.body):
         tp.yield_(to_storage(body(axes, idx), out))
 
@@ -82,7 +108,9 @@ def widen(v: ir.Value) -> ir.Value:
 def rounded(wide: Expr, dtype: str) -> Expr:
     """`wide` (f32) rounded to `dtype`, elementwise."""
     to = ir.Type.parse(dtype)
-    return Elementwise(wide.shape, dtype, [wide], lambda xs: arith.TruncFOp(to, xs[0]).result, [lambda idx: idx])
+    return Elementwise(
+        wide.shape, dtype, [wide], lambda xs: arith.TruncFOp(to, xs[0]).result, [lambda idx: idx]
+    )
 
 
 def _fill(kb: KernelBuilder, name: str, out: ir.Value, value: float | int) -> None:
@@ -91,7 +119,11 @@ def _fill(kb: KernelBuilder, name: str, out: ir.Value, value: float | int) -> No
     elem = mtype.element_type
     blk, _, _ = block_over(out, kb.name(f"{name}_empty"), mtype.shape)
     with ir.InsertionPoint(blk.body):
-        attr = ir.FloatAttr.get(elem, float(value)) if is_float_type(elem) else int_attr(elem, int(value))
+        attr = (
+            ir.FloatAttr.get(elem, float(value))
+            if is_float_type(elem)
+            else int_attr(elem, int(value))
+        )
         tp.yield_(arith.ConstantOp(elem, attr).result)
 
 
@@ -119,8 +151,11 @@ def reduced_axes(op: ir.Operation, rank: int) -> list[int]:
     axes = KernelBuilder.attrs(op)["axes"]
     assert isinstance(axes, tuple)
     if not axes:
-        raise DiagnosticError(f"graph-to-tp: '{op.name}' has no axes; list the reduced axes explicitly "
-                              "(a reduction over nothing is the identity: drop the op)", op.location)
+        raise DiagnosticError(
+            f"graph-to-tp: '{op.name}' has no axes; list the reduced axes explicitly "
+            "(a reduction over nothing is the identity: drop the op)",
+            op.location,
+        )
     return sorted({int(a) + rank if int(a) < 0 else int(a) for a in axes})
 
 
@@ -156,23 +191,42 @@ def reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         reduce_block(kb, name, out, x_t.shape, axes, keep, combiner, init, x.emit)
         return None
     if x_t.dtype == "i1":
-        raise DiagnosticError(f"graph-to-tp: '{op.name}' of i1 (bool) values is not supported; "
-                              "cast the input to an integer or float type first", op.location)
+        raise DiagnosticError(
+            f"graph-to-tp: '{op.name}' of i1 (bool) values is not supported; "
+            "cast the input to an integer or float type first",
+            op.location,
+        )
     combiner, term = _KINDS[name]
     if name == "reduce_l2" and not is_float_type(ir.Type.parse(x_t.dtype)):
         return _integer_l2(kb, op, axes, keep, x)
-    reduce_block(kb, name, out, x_t.shape, axes, keep, combiner, 1 if combiner == "mul" else 0,
-                 lambda ax, idx: term(x.emit(ax, idx)))
+    reduce_block(
+        kb,
+        name,
+        out,
+        x_t.shape,
+        axes,
+        keep,
+        combiner,
+        1 if combiner == "mul" else 0,
+        lambda ax, idx: term(x.emit(ax, idx)),
+    )
     own = Leaf(y_t.shape, y_t.dtype, out)
     if name == "reduce_mean":
         count = 1
         for a in axes:
             count *= x_t.shape[a]
         is_unsigned = y_t.dtype.startswith("ui")
-        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: _count_divide(xs[0], count, is_unsigned),
-                           [lambda idx: idx])
+        return Elementwise(
+            y_t.shape,
+            y_t.dtype,
+            [own],
+            lambda xs: _count_divide(xs[0], count, is_unsigned),
+            [lambda idx: idx],
+        )
     if name == "reduce_l2":
-        return Elementwise(y_t.shape, y_t.dtype, [own], lambda xs: m.SqrtOp(xs[0]).result, [lambda idx: idx])
+        return Elementwise(
+            y_t.shape, y_t.dtype, [own], lambda xs: m.SqrtOp(xs[0]).result, [lambda idx: idx]
+        )
     return None
 
 
@@ -183,11 +237,25 @@ def _integer_l2(kb: KernelBuilder, op: ir.Operation, axes: list[int], keep: bool
     acc = kb.temp(TensorT(y_t.shape, "f64"))
     u = x_t.dtype.startswith("ui")
     to_float, to_int = (arith.UIToFPOp, arith.FPToUIOp) if u else (arith.SIToFPOp, arith.FPToSIOp)
-    reduce_block(kb, "reduce_l2", acc, x_t.shape, axes, keep, "add", 0.0,
-                 lambda ax, idx: _square(to_float(f64, x.emit(ax, idx)).result))
+    reduce_block(
+        kb,
+        "reduce_l2",
+        acc,
+        x_t.shape,
+        axes,
+        keep,
+        "add",
+        0.0,
+        lambda ax, idx: _square(to_float(f64, x.emit(ax, idx)).result),
+    )
     to = body_type(y_t.dtype)
-    return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, "f64", acc)],
-                       lambda xs: to_int(to, m.SqrtOp(xs[0]).result).result, [lambda idx: idx])
+    return Elementwise(
+        y_t.shape,
+        y_t.dtype,
+        [Leaf(y_t.shape, "f64", acc)],
+        lambda xs: to_int(to, m.SqrtOp(xs[0]).result).result,
+        [lambda idx: idx],
+    )
 
 
 def _matches(v: ir.Value, extreme: ir.Value) -> ir.Value:
@@ -212,7 +280,9 @@ def arg_reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     extreme_shape = tuple(1 if d == axis else n for d, n in enumerate(x_t.shape))
     extreme = Leaf(extreme_shape, x_t.dtype, kb.temp(TensorT(extreme_shape, x_t.dtype)))
     combiner, init = extreme_combiner(kind, x_t.dtype)
-    reduce_block(kb, f"arg{kind}_value", extreme.buffer, x_t.shape, [axis], True, combiner, init, x.emit)
+    reduce_block(
+        kb, f"arg{kind}_value", extreme.buffer, x_t.shape, [axis], True, combiner, init, x.emit
+    )
 
     i64 = ir.IntegerType.get_signless(64)
     extent = x_t.shape[axis]
@@ -224,6 +294,15 @@ def arg_reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
         pos = arith.IndexCastOp(i64, affine_value(axes, idx[axis])).result
         return arith.SelectOp(hit, pos, arith.ConstantOp(i64, miss).result).result
 
-    reduce_block(kb, f"arg{kind}_index", out, x_t.shape, [axis], keep, "max" if last else "min", miss,
-                 position)
+    reduce_block(
+        kb,
+        f"arg{kind}_index",
+        out,
+        x_t.shape,
+        [axis],
+        keep,
+        "max" if last else "min",
+        miss,
+        position,
+    )
     return None

@@ -28,6 +28,7 @@ def scalar(*names: str) -> Callable[[Build], Build]:
         for n in names:
             SCALAR[n] = fn
         return fn
+
     return register
 
 
@@ -100,9 +101,18 @@ def _unary_math(op: type) -> Build:
     return lambda xs, a: op(xs[0]).result
 
 
-for _name, _op in {"tanh": m.TanhOp, "erf": m.ErfOp, "exp": m.ExpOp, "log": m.LogOp, "sqrt": m.SqrtOp,
-                   "floor": m.FloorOp, "ceil": m.CeilOp, "round": m.RoundEvenOp, "sin": m.SinOp,
-                   "cos": m.CosOp}.items():
+for _name, _op in {
+    "tanh": m.TanhOp,
+    "erf": m.ErfOp,
+    "exp": m.ExpOp,
+    "log": m.LogOp,
+    "sqrt": m.SqrtOp,
+    "floor": m.FloorOp,
+    "ceil": m.CeilOp,
+    "round": m.RoundEvenOp,
+    "sin": m.SinOp,
+    "cos": m.CosOp,
+}.items():
     SCALAR[_name] = _unary_math(_op)
 
 
@@ -135,7 +145,9 @@ def _sign(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
         pos = arith.CmpFOp(arith.CmpFPredicate.OGT, x, zero).result
         neg = arith.CmpFOp(arith.CmpFPredicate.OLT, x, zero).result
     elif unsigned(a):  # never negative: 0 or 1
-        return arith.SelectOp(arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result, one, zero).result
+        return arith.SelectOp(
+            arith.CmpIOp(arith.CmpIPredicate.ne, x, zero).result, one, zero
+        ).result
     else:
         pos = arith.CmpIOp(arith.CmpIPredicate.sgt, x, zero).result
         neg = arith.CmpIOp(arith.CmpIPredicate.slt, x, zero).result
@@ -183,7 +195,9 @@ def _elu(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
 def _selu(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x = xs[0]
     neg = arith.MulFOp(m.ExpM1Op(x).result, const(x, float(a["alpha"]))).result  # type: ignore[arg-type]
-    pos_or_neg = arith.SelectOp(arith.CmpFOp(arith.CmpFPredicate.OGT, x, const(x, 0.0)).result, x, neg).result
+    pos_or_neg = arith.SelectOp(
+        arith.CmpFOp(arith.CmpFPredicate.OGT, x, const(x, 0.0)).result, x, neg
+    ).result
     return arith.MulFOp(pos_or_neg, const(x, float(a["gamma"]))).result  # type: ignore[arg-type]
 
 

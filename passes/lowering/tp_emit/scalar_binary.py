@@ -43,7 +43,9 @@ _CMP = {
 }
 
 
-def _compare(xs: list[ir.Value], a: dict[str, object], preds: tuple[object, object, object]) -> ir.Value:
+def _compare(
+    xs: list[ir.Value], a: dict[str, object], preds: tuple[object, object, object]
+) -> ir.Value:
     pred = _pick(xs, a, preds)
     op = arith.CmpFOp if is_float_type(xs[0].type) else arith.CmpIOp
     return op(pred, xs[0], xs[1]).result  # type: ignore[arg-type]
@@ -94,8 +96,10 @@ def _mod(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     # Python-style: the result takes the sign of the divisor.
     zero = const(x, 0)
     nonzero = arith.CmpIOp(arith.CmpIPredicate.ne, r, zero).result
-    differ = arith.XOrIOp(arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
-                          arith.CmpIOp(arith.CmpIPredicate.slt, y, zero).result).result
+    differ = arith.XOrIOp(
+        arith.CmpIOp(arith.CmpIPredicate.slt, r, zero).result,
+        arith.CmpIOp(arith.CmpIPredicate.slt, y, zero).result,
+    ).result
     fix = arith.AndIOp(nonzero, differ).result
     return arith.SelectOp(fix, arith.AddIOp(r, y).result, r).result
 
@@ -168,7 +172,9 @@ def _f64_to_f32_round_to_odd(x: ir.Value) -> ir.Value:
     nearest = arith.TruncFOp(f32, x).result
     back = arith.ExtFOp(x.type, nearest).result
     inexact = arith.CmpFOp(arith.CmpFPredicate.ONE, back, x).result  # false for NaN
-    rounded_up = arith.CmpFOp(arith.CmpFPredicate.OGT, m.AbsFOp(back).result, m.AbsFOp(x).result).result
+    rounded_up = arith.CmpFOp(
+        arith.CmpFPredicate.OGT, m.AbsFOp(back).result, m.AbsFOp(x).result
+    ).result
     bits = arith.BitcastOp(i32, nearest).result
     one = arith.ConstantOp(i32, 1).result
     # Magnitude one step toward zero (sign-magnitude: the bits minus one), then the sticky bit.

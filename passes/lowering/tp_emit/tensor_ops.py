@@ -47,11 +47,14 @@ def gather(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     indices = kb.expr(op.operands[1])
     blk, axes, idx = block_over(out, kb.name("gather"), y_t.shape)
     with ir.InsertionPoint(blk.body):
-        raw = indices.emit(axes, idx[axis:axis + idx_t.rank])
+        raw = indices.emit(axes, idx[axis : axis + idx_t.rank])
         i = arith.IndexCastOp(ir.IndexType.get(), raw).result
         i = _select_lt(i, _index(0), arith.AddIOp(i, _index(dim)).result, i)
-        position = ([affine_value(axes, e) for e in idx[:axis]] + [_clamp(i, dim - 1)]
-                    + [affine_value(axes, e) for e in idx[axis + idx_t.rank:]])
+        position = (
+            [affine_value(axes, e) for e in idx[:axis]]
+            + [_clamp(i, dim - 1)]
+            + [affine_value(axes, e) for e in idx[axis + idx_t.rank :]]
+        )
         tp.yield_(tp.load(data, position))
     return None
 
@@ -63,23 +66,35 @@ def _reflect(p: ir.Value, n: int, pad: int) -> ir.Value:
     if pad <= n - 1:  # one reflection: |p|, then n - 1 - |(n - 1) - p| on the far side
         mirrored = arith.MaxSIOp(p, arith.SubIOp(_index(0), p).result).result
         far = arith.SubIOp(_index(n - 1), mirrored).result
-        return arith.SubIOp(_index(n - 1), arith.MaxSIOp(far, arith.SubIOp(_index(0), far).result).result).result
+        return arith.SubIOp(
+            _index(n - 1), arith.MaxSIOp(far, arith.SubIOp(_index(0), far).result).result
+        ).result
     period = 2 * (n - 1)  # wider pads reflect repeatedly: the pattern is periodic
     q = arith.RemSIOp(p, _index(period)).result
     q = _select_lt(q, _index(0), arith.AddIOp(q, _index(period)).result, q)
     return _select_lt(q, _index(n), q, arith.SubIOp(_index(period), q).result)
 
 
-def _source(axes: Sequence[str], o: ir.AffineExpr, begin: int, end: int, size: int, mode: str,
-            op: ir.Operation) -> ir.Value:
+def _source(
+    axes: Sequence[str],
+    o: ir.AffineExpr,
+    begin: int,
+    end: int,
+    size: int,
+    mode: str,
+    op: ir.Operation,
+) -> ir.Value:
     """Input position of output position `o` along one dim (negative pads crop first)."""
     lo = max(-begin, 0)
     n = size - lo - max(-end, 0)  # the part of the dim that is kept
     if begin <= 0 and end <= 0:
         return affine_value(axes, o + lo if lo else o)
     if n <= 0:
-        raise DiagnosticError(f"graph-to-tp: '{op.name}' in {mode} mode pads a dimension with no "
-                              "elements left after cropping; nothing to replicate", op.location)
+        raise DiagnosticError(
+            f"graph-to-tp: '{op.name}' in {mode} mode pads a dimension with no "
+            "elements left after cropping; nothing to replicate",
+            op.location,
+        )
     p = affine_value(axes, o - max(begin, 0) if begin > 0 else o)
     if mode == "reflect":
         within = _reflect(p, n, max(begin, end))
@@ -94,16 +109,21 @@ def pad(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     a = kb.attrs(op)
     mode = str(a["mode"])
     if mode not in ("reflect", "edge"):
-        raise DiagnosticError(f"graph-to-tp: '{op.name}' mode '{mode}' has no anchor; constant "
-                              "padding is lowered inline, other modes are not supported", op.location)
+        raise DiagnosticError(
+            f"graph-to-tp: '{op.name}' mode '{mode}' has no anchor; constant "
+            "padding is lowered inline, other modes are not supported",
+            op.location,
+        )
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
     pads = [int(p) for p in a["pads"]]  # type: ignore[union-attr]
     rank = x_t.rank
     x = kb.buffer(op.operands[0])
     blk, axes, idx = block_over(out, kb.name(f"pad_{mode}"), y_t.shape)
     with ir.InsertionPoint(blk.body):
-        position = [_source(axes, idx[d], pads[d], pads[rank + d], x_t.shape[d], mode, op)
-                    for d in range(rank)]
+        position = [
+            _source(axes, idx[d], pads[d], pads[rank + d], x_t.shape[d], mode, op)
+            for d in range(rank)
+        ]
         tp.yield_(tp.load(x, position))
     return None
 
@@ -119,9 +139,17 @@ def concat(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         value = kb.expr(v)
         axes = [f"i{d}" for d in range(t.rank)]
         terms = [f"i{d} + {offset}" if d == dim and offset else f"i{d}" for d in range(t.rank)]
-        blk = tp.block(out, name=kb.name("concat"), axes=axes, kinds="S" * t.rank, extents=list(t.shape),
-                       out_map="(" + ", ".join(terms) + ")")
+        blk = tp.block(
+            out,
+            name=kb.name("concat"),
+            axes=axes,
+            kinds="S" * t.rank,
+            extents=list(t.shape),
+            out_map="(" + ", ".join(terms) + ")",
+        )
         with ir.InsertionPoint(blk.body):
-            tp.yield_(to_storage(value.emit(axes, [ir.AffineDimExpr.get(d) for d in range(t.rank)]), out))
+            tp.yield_(
+                to_storage(value.emit(axes, [ir.AffineDimExpr.get(d) for d in range(t.rank)]), out)
+            )
         offset += t.shape[dim]
     return None

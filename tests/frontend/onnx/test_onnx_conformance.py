@@ -23,11 +23,22 @@ import textwrap
 import numpy as np
 import pytest
 
-onnx = pytest.importorskip("onnx")
+onnx = pytest.importorskip("onnx")  # before the harness, which needs it
 
-from tools.conformance import doc
-from tools.conformance import report
-from tools.conformance.runner import (
+from mlc.errors import ModelLoadError, PassFailedError, UnsupportedOpError  # noqa: E402
+from mlc.frontend.onnx.dtypes import supported_type_names  # noqa: E402
+from mlc.passes.diagnostics import Diag  # noqa: E402
+from tools.conformance import doc, report  # noqa: E402
+from tools.conformance.cases import (  # noqa: E402
+    Case,
+    cached_cases,
+    element_types,
+    generate_cases,
+    read_case,
+    write_case,
+)
+from tools.conformance.pool import PoolOptions, run_in_workers  # noqa: E402
+from tools.conformance.runner import (  # noqa: E402
     CaseResult,
     classify_exception,
     compare_outputs,
@@ -36,19 +47,6 @@ from tools.conformance.runner import (
     run_conformance_case,
     with_constant_inputs,
 )
-from tools.conformance.cases import (
-    Case,
-    cached_cases,
-    element_types,
-    generate_cases,
-    read_case,
-    write_case,
-)
-from tools.conformance.pool import PoolOptions, run_in_workers
-
-from mlc.passes.diagnostics import Diag  # noqa: E402
-from mlc.frontend.onnx.dtypes import supported_type_names  # noqa: E402
-from mlc.errors import ModelLoadError, PassFailedError, UnsupportedOpError  # noqa: E402
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[2]
@@ -57,8 +55,9 @@ KNOWN = report.parse_known_failures((HERE / "conformance_known_failures.txt").re
 RESULTS = ROOT / "docs" / "conformance_results.json"
 LISTED_ONNX = json.loads(RESULTS.read_text())["run"]["onnx_version"]
 # Another onnx generates other cases (and other random data): one test fails, the rest skip.
-same_onnx = pytest.mark.skipif(onnx.__version__ != LISTED_ONNX,
-                               reason=f"the lists are for onnx {LISTED_ONNX}")
+same_onnx = pytest.mark.skipif(
+    onnx.__version__ != LISTED_ONNX, reason=f"the lists are for onnx {LISTED_ONNX}"
+)
 
 
 @pytest.fixture(scope="module")
@@ -75,14 +74,17 @@ def cases(request: pytest.FixtureRequest) -> dict[str, Case]:
 def test_lists_were_made_with_the_installed_onnx() -> None:
     assert onnx.__version__ == LISTED_ONNX, (
         f"the conformance lists are for onnx {LISTED_ONNX}, onnx {onnx.__version__} is installed: "
-        "run python -m tools.conformance and review the lists")
+        "run python -m tools.conformance and review the lists"
+    )
 
 
 @same_onnx
 @pytest.mark.parametrize("name", sorted(PASSING))
 def test_passing_case(name: str, cases: dict[str, Case]) -> None:
     result = run_case(cases[name], constant_inputs=PASSING[name])
-    assert result.status == "passed", f"{name} [{result.status} at {result.stage}]: {result.message}"
+    assert result.status == "passed", (
+        f"{name} [{result.status} at {result.stage}]: {result.message}"
+    )
 
 
 @same_onnx
@@ -138,9 +140,17 @@ def test_compare_nan_and_infinities_must_match_exactly(got_value: float) -> None
 
 def test_compare_count_shape_and_dtype() -> None:
     a = np.zeros((2, 3), np.float32)
-    assert "returns 1 outputs, the case expects 2" in compare_outputs([a, a], [a], 1e-3, 1e-7).message
-    assert "shape [3, 2], expected [2, 3]" in compare_outputs([a], [a.reshape(3, 2)], 1e-3, 1e-7).message
-    assert "dtype float64, expected float32" in compare_outputs([a], [a.astype(np.float64)], 1e-3, 1e-7).message
+    assert (
+        "returns 1 outputs, the case expects 2" in compare_outputs([a, a], [a], 1e-3, 1e-7).message
+    )
+    assert (
+        "shape [3, 2], expected [2, 3]"
+        in compare_outputs([a], [a.reshape(3, 2)], 1e-3, 1e-7).message
+    )
+    assert (
+        "dtype float64, expected float32"
+        in compare_outputs([a], [a.astype(np.float64)], 1e-3, 1e-7).message
+    )
     ints = np.array([1, 2], np.int64)
     assert compare_outputs([ints], [ints.copy()], 1e-3, 1e-7) is None
     assert compare_outputs([ints], [ints + 1], 1e-3, 1e-7).max_abs_error == 1.0
@@ -153,27 +163,37 @@ def test_compare_count_shape_and_dtype() -> None:
 def test_compare_bfloat16_uses_two_ulps_like_onnx() -> None:
     ml_dtypes = pytest.importorskip("ml_dtypes")
     want = np.array([1.0, 2.0], ml_dtypes.bfloat16)
-    assert compare_outputs([want], [np.array([1.0078125, 2.0], ml_dtypes.bfloat16)], 1e-3, 1e-7) is None
-    assert compare_outputs([want], [np.array([1.03125, 2.0], ml_dtypes.bfloat16)], 1e-3, 1e-7) is not None
+    assert (
+        compare_outputs([want], [np.array([1.0078125, 2.0], ml_dtypes.bfloat16)], 1e-3, 1e-7)
+        is None
+    )
+    assert (
+        compare_outputs([want], [np.array([1.03125, 2.0], ml_dtypes.bfloat16)], 1e-3, 1e-7)
+        is not None
+    )
 
 
-# -- classifying errors -----------------------------------------------------------------------------
+# -- classifying errors ----------------------------------------------------------------------------
 def test_classify_unsupported_content_and_bugs() -> None:
     assert classify_exception(UnsupportedOpError("Loop: no converter"))[0] == "unsupported"
     assert classify_exception(ModelLoadError("not a model"))[0] == "unsupported"
-    lowering = PassFailedError("graph-to-tp failed",
-                               [Diag("error", "graph-to-tp: mode 'wrap' is not supported")])
-    assert classify_exception(lowering) == ("unsupported",
-                                            "<unknown>: error: graph-to-tp: mode 'wrap' is not supported")
+    lowering = PassFailedError(
+        "graph-to-tp failed", [Diag("error", "graph-to-tp: mode 'wrap' is not supported")]
+    )
+    assert classify_exception(lowering) == (
+        "unsupported",
+        "<unknown>: error: graph-to-tp: mode 'wrap' is not supported",
+    )
     bug = "graph-to-tp: internal error: KeyError: 'x' (this is a bug in mlc)"
     assert classify_exception(PassFailedError(bug)) == ("error", f"PassFailedError: {bug}")
-    invalid = PassFailedError("'tp.block' op is not supported here; graph-to-tp produced IR that "
-                              "does not verify")
+    invalid = PassFailedError(
+        "'tp.block' op is not supported here; graph-to-tp produced IR that does not verify"
+    )
     assert classify_exception(invalid)[0] == "error"
     assert classify_exception(ValueError("boom")) == ("error", "ValueError: boom")
 
 
-# -- running cases in process -------------------------------------------------------------------------
+# -- running cases in process ----------------------------------------------------------------------
 def test_run_case_statuses(cases: dict[str, Case]) -> None:
     relu = run_case(cases["test_relu"])
     assert (relu.status, relu.op_type, relu.expanded, relu.message) == ("passed", "Relu", False, "")
@@ -185,12 +205,14 @@ def test_run_case_statuses(cases: dict[str, Case]) -> None:
 
 def test_run_case_fails_on_wrong_expected_values_and_dtypes(cases: dict[str, Case]) -> None:
     case = cases["test_relu"]
-    (inputs, (want,)), = case.data_sets
+    ((inputs, (want,)),) = case.data_sets
     shifted = Case(case.name, case.op_type, False, case.model, ((inputs, (want + 1,)),))
     result = run_case(shifted)
     assert result.status == "failed" and result.stage == "compare"
     assert result.max_abs_error == pytest.approx(1.0)
-    widened = Case(case.name, case.op_type, False, case.model, ((inputs, (want.astype(np.float64),)),))
+    widened = Case(
+        case.name, case.op_type, False, case.model, ((inputs, (want.astype(np.float64),)),)
+    )
     assert "dtype float32, expected float64" in run_case(widened).message
 
 
@@ -221,8 +243,8 @@ def test_no_variant_makes_every_input_constant(cases: dict[str, Case]) -> None:
     assert result.status == "unsupported" and result.variant is None
 
 
-# -- case generation and files ---------------------------------------------------------------------------
-DATA_HASH = textwrap.dedent('''
+# -- case generation and files ---------------------------------------------------------------------
+DATA_HASH = textwrap.dedent("""
     import hashlib
     import numpy as np
     from tools.conformance import cases as cc
@@ -236,32 +258,35 @@ DATA_HASH = textwrap.dedent('''
                     if isinstance(x, np.ndarray) and x.dtype != object:
                         h.update(x.tobytes())
         return h.hexdigest()
-''')
+""")
 
 
 def test_cases_are_the_same_in_every_process(cases: dict[str, Case]) -> None:
     """The lists name cases whose data come from numpy's global RNG: generation is seeded, and
     refused when onnx generated its cases unseeded earlier in the process. (`cases` may come
     from the cache: this also checks the cache against a fresh generation.)"""
-    script = DATA_HASH + textwrap.dedent('''
+    script = DATA_HASH + textwrap.dedent("""
         print(data_hash(cc.generate_cases()))
         cc.generate_cases.cache_clear()
         try:
             cc.generate_cases()
         except RuntimeError as e:
             print(e)
-    ''')
+    """)
     namespace: dict[str, object] = {}
     exec(DATA_HASH, namespace)  # noqa: S102 - the same hash function here
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr
     digest, refusal = done.stdout.splitlines()
     assert digest == namespace["data_hash"](cases)  # type: ignore[operator]
     assert "generated earlier in this process, without mlc's seed" in refusal
 
 
-def test_cached_cases_are_written_once_and_loaded(cases: dict[str, Case], tmp_path: pathlib.Path,
-                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cached_cases_are_written_once_and_loaded(
+    cases: dict[str, Case], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from tools.conformance import cases as cc
 
     calls: list[int] = []
@@ -274,21 +299,35 @@ def test_cached_cases_are_written_once_and_loaded(cases: dict[str, Case], tmp_pa
     assert calls == [1], "the second call loads the file"
     assert sorted(second) == sorted(first) == sorted(cases)
     assert second["test_relu"].model == cases["test_relu"].model
-    (inputs, outputs), = second["test_relu"].data_sets
+    ((inputs, outputs),) = second["test_relu"].data_sets
     np.testing.assert_array_equal(outputs[0], cases["test_relu"].data_sets[0][1][0])
     next(tmp_path.glob("cases-*.pickle")).write_bytes(b"broken")
-    assert sorted(cached_cases(tmp_path)) == sorted(cases) and calls == [1, 1], "a broken file is regenerated"
+    assert sorted(cached_cases(tmp_path)) == sorted(cases) and calls == [1, 1], (
+        "a broken file is regenerated"
+    )
 
 
-# -- case files --------------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["test_relu", "test_sequence_insert_at_back",
-                                  "test_optional_has_element_empty_optional_input",
-                                  "test_cast_FLOAT_to_BFLOAT16", "test_string_concat"])
+# -- case files ------------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name",
+    [
+        "test_relu",
+        "test_sequence_insert_at_back",
+        "test_optional_has_element_empty_optional_input",
+        "test_cast_FLOAT_to_BFLOAT16",
+        "test_string_concat",
+    ],
+)
 def test_case_files_round_trip(name: str, cases: dict[str, Case], tmp_path: pathlib.Path) -> None:
     case = cases[name]
     back = read_case(write_case(case, tmp_path))
-    assert (back.name, back.op_type, back.expanded, back.rtol, back.atol) == \
-        (case.name, case.op_type, case.expanded, case.rtol, case.atol)
+    assert (back.name, back.op_type, back.expanded, back.rtol, back.atol) == (
+        case.name,
+        case.op_type,
+        case.expanded,
+        case.rtol,
+        case.atol,
+    )
     assert back.model == case.model and len(back.data_sets) == len(case.data_sets)
     for (ins, outs), (ins2, outs2) in zip(case.data_sets, back.data_sets):
         for a, b in zip(list(ins) + list(outs), list(ins2) + list(outs2)):
@@ -301,9 +340,10 @@ def test_case_files_round_trip(name: str, cases: dict[str, Case], tmp_path: path
                 assert a.tobytes() == b.tobytes() if a.dtype != object else np.array_equal(a, b)
 
 
-# -- the worker pool ------------------------------------------------------------------------------------
-def _pool(tmp_path: pathlib.Path, cases: dict[str, Case], names: list[str],
-          options: PoolOptions) -> dict[str, CaseResult]:
+# -- the worker pool -------------------------------------------------------------------------------
+def _pool(
+    tmp_path: pathlib.Path, cases: dict[str, Case], names: list[str], options: PoolOptions
+) -> dict[str, CaseResult]:
     root = tmp_path / "cases"
     for n in names:
         if n in cases:
@@ -315,7 +355,9 @@ def _pool(tmp_path: pathlib.Path, cases: dict[str, Case], names: list[str],
     return {r.name: r for r in results}
 
 
-def test_pool_runs_real_cases_and_survives_a_dying_worker(cases: dict[str, Case], tmp_path: pathlib.Path) -> None:
+def test_pool_runs_real_cases_and_survives_a_dying_worker(
+    cases: dict[str, Case], tmp_path: pathlib.Path
+) -> None:
     (tmp_path / "cases" / "test_broken").mkdir(parents=True)  # no model.onnx: the worker dies
     names = ["test_relu", "test_broken", "test_loop11", "test_reshape_negative_dim", "test_abs"]
     results = _pool(tmp_path, cases, names, PoolOptions(jobs=2, timeout=120, cases_per_worker=2))
@@ -364,29 +406,75 @@ def test_pool_turns_crashes_and_timeouts_into_errors(tmp_path: pathlib.Path) -> 
     assert "SIGABRT" in abort.message and "LLVM ERROR: something went wrong" in abort.message
 
 
-# -- reports -----------------------------------------------------------------------------------------
-def _result(name: str, op: str, status: str, *, expanded: bool = False, message: str = "m",
-            variant: CaseResult | None = None, types: tuple[str, ...] = ()) -> CaseResult:
-    return CaseResult(name, op, expanded, status, "compare", "" if status == "passed" else message,  # type: ignore[arg-type]
-                      variant=variant, element_types=types)
+# -- reports ---------------------------------------------------------------------------------------
+def _result(
+    name: str,
+    op: str,
+    status: str,
+    *,
+    expanded: bool = False,
+    message: str = "m",
+    variant: CaseResult | None = None,
+    types: tuple[str, ...] = (),
+) -> CaseResult:
+    return CaseResult(
+        name,
+        op,
+        expanded,
+        status,
+        "compare",
+        "" if status == "passed" else message,  # type: ignore[arg-type]
+        variant=variant,
+        element_types=types,
+    )
 
 
 def _info() -> report.RunInfo:
-    return report.RunInfo("cmd", "1.0", 21, "0.1", 2, 2, {"Add": [7, 13], "Relu": [6]},
-                          [(1e-3, 1e-7)], ["float", "int64"])
+    return report.RunInfo(
+        "cmd",
+        "1.0",
+        21,
+        "0.1",
+        2,
+        2,
+        {"Add": [7, 13], "Relu": [6]},
+        [(1e-3, 1e-7)],
+        ["float", "int64"],
+    )
 
 
 def test_supported_ops_markdown_counts_per_op_and_for_declared_ops() -> None:
-    results = [_result("test_add", "Add", "passed"), _result("test_add_u", "Add", "error"),
-               _result("test_add_v", "Add", "unsupported", variant=CaseResult(
-                   "test_add_v", "Add", False, "passed", "compare", constant_inputs=("b",))),
-               _result("test_add_x", "Add", "passed", expanded=True),
-               _result("test_add_y", "Add", "unsupported", expanded=True, variant=CaseResult(
-                   "test_add_y", "Add", True, "passed", "compare", constant_inputs=("b",))),
-               _result("test_relu", "Relu", "failed"), _result("test_loop", "Loop", "unsupported")]
+    results = [
+        _result("test_add", "Add", "passed"),
+        _result("test_add_u", "Add", "error"),
+        _result(
+            "test_add_v",
+            "Add",
+            "unsupported",
+            variant=CaseResult(
+                "test_add_v", "Add", False, "passed", "compare", constant_inputs=("b",)
+            ),
+        ),
+        _result("test_add_x", "Add", "passed", expanded=True),
+        _result(
+            "test_add_y",
+            "Add",
+            "unsupported",
+            expanded=True,
+            variant=CaseResult(
+                "test_add_y", "Add", True, "passed", "compare", constant_inputs=("b",)
+            ),
+        ),
+        _result("test_relu", "Relu", "failed"),
+        _result("test_loop", "Loop", "unsupported"),
+    ]
     text = doc.supported_ops_markdown(results, _info())
     assert "Generated by `cmd`, from" in text and "onnx 1.0 (opset 21)" in text
-    assert "Do not edit by hand" in text and "2 worker processes" in text and "rtol 0.001 / atol 1e-07" in text
+    assert (
+        "Do not edit by hand" in text
+        and "2 worker processes" in text
+        and "rtol 0.001 / atol 1e-07" in text
+    )
     assert "| ops with a converter (own cases) | 4 | 1 | 1 | 1 | 1 | 25.0 % | 1 | 50.0 % |" in text
     assert "| ops without a converter (own cases) | 1 | 0 | 0 | 1 | 0 | 0.0 % | 0 | 0.0 % |" in text
     assert "| Add | 7, 13 | 3 | 1 | 0 | 1 | 1 | 33.3 % | 1 | 66.7 % |  | 1 / 2 (+1 const) |" in text
@@ -397,25 +485,44 @@ def test_declared_supported_rate_counts_own_cases_of_converted_ops_with_supporte
     """The headline: own cases of ops with a converter whose values are all tensors of supported
     types; passing as shipped or with constant inputs; the as-shipped rate beside it."""
     const = CaseResult("test_add_c", "Add", False, "passed", "compare", constant_inputs=("b",))
-    results = [_result("test_add", "Add", "passed", types=("float",)),
-               _result("test_add_c", "Add", "unsupported", variant=const, types=("float", "int64")),
-               _result("test_add_e", "Add", "error", message="Boom: no", types=("float",)),
-               _result("test_add_bf16", "Add", "unsupported", types=("bfloat16", "float")),
-               _result("test_add_seq", "Add", "unsupported", types=("sequence_type",)),
-               _result("test_add_x", "Add", "passed", expanded=True, types=("float",)),
-               _result("test_loop", "Loop", "unsupported", types=("float",)),
-               _result("test_relu", "Relu", "failed", message="output 0: 1 of 4 elements differ",
-                       types=("float",))]
+    results = [
+        _result("test_add", "Add", "passed", types=("float",)),
+        _result("test_add_c", "Add", "unsupported", variant=const, types=("float", "int64")),
+        _result("test_add_e", "Add", "error", message="Boom: no", types=("float",)),
+        _result("test_add_bf16", "Add", "unsupported", types=("bfloat16", "float")),
+        _result("test_add_seq", "Add", "unsupported", types=("sequence_type",)),
+        _result("test_add_x", "Add", "passed", expanded=True, types=("float",)),
+        _result("test_loop", "Loop", "unsupported", types=("float",)),
+        _result(
+            "test_relu",
+            "Relu",
+            "failed",
+            message="output 0: 1 of 4 elements differ",
+            types=("float",),
+        ),
+    ]
     info = _info()
-    assert [r.name for r in results if doc.declared_supported(r, info)] == \
-        ["test_add", "test_add_c", "test_add_e", "test_relu"]
+    assert [r.name for r in results if doc.declared_supported(r, info)] == [
+        "test_add",
+        "test_add_c",
+        "test_add_e",
+        "test_relu",
+    ]
     text = doc.supported_ops_markdown(results, info)
-    assert "**2 of 4 declared-supported cases pass (50.0 %)**; as ONNX ships them, without constant " \
+    assert (
+        "**2 of 4 declared-supported cases pass (50.0 %)**; as ONNX ships them, without constant "
         "inputs, 1 of 4 pass (25.0 %)." in text
+    )
     assert "float, int64 (`mlc.frontend.onnx.dtypes.supported_type_names`" in text
-    assert "2 own cases whose values include an unsupported type (bfloat16: 1, sequence_type: 1)" in text
+    assert (
+        "2 own cases whose values include an unsupported type (bfloat16: 1, sequence_type: 1)"
+        in text
+    )
     assert "Declared-supported cases that do not pass (2):" in text
-    assert "| test_add_e | error | Boom: no |" in text and "| test_relu | failed | output 0: 1 of 4" in text
+    assert (
+        "| test_add_e | error | Boom: no |" in text
+        and "| test_relu | failed | output 0: 1 of 4" in text
+    )
     assert "| Add | 7, 13 | 5 | 1 | 0 | 3 | 1 | 20.0 % | 1 | 40.0 % | 2 / 3 | 1 / 1 |" in text
 
 
@@ -427,14 +534,21 @@ def test_element_types_of_cases(cases: dict[str, Case]) -> None:
 
 
 def test_lists_round_trip_and_keep_reviewed_reasons() -> None:
-    variant = CaseResult("test_b", "B", False, "passed", "compare", constant_inputs=("axes", "shape"))
-    results = [_result("test_a", "A", "passed"), _result("test_b", "B", "unsupported", variant=variant),
-               _result("test_c", "C", "failed", message="output 0: 1 of 2 elements differ\nmore"),
-               _result("test_d", "D", "error", message="ValueError: x")]
+    variant = CaseResult(
+        "test_b", "B", False, "passed", "compare", constant_inputs=("axes", "shape")
+    )
+    results = [
+        _result("test_a", "A", "passed"),
+        _result("test_b", "B", "unsupported", variant=variant),
+        _result("test_c", "C", "failed", message="output 0: 1 of 2 elements differ\nmore"),
+        _result("test_d", "D", "error", message="ValueError: x"),
+    ]
     passing = report.read_passing(report.passing_text(results))
     assert passing == {"test_a": (), "test_b": ("axes", "shape")}
-    previous = {"test_c": report.KnownFailure("test_c", "failed", "reviewed: accumulates in fp16"),
-                "test_d": report.KnownFailure("test_d", "unsupported", "old reason")}
+    previous = {
+        "test_c": report.KnownFailure("test_c", "failed", "reviewed: accumulates in fp16"),
+        "test_d": report.KnownFailure("test_d", "unsupported", "old reason"),
+    }
     known = report.parse_known_failures(report.known_failures_text(results, previous))
     assert known["test_c"].reason == "reviewed: accumulates in fp16"
     assert (known["test_d"].status, known["test_d"].reason) == ("error", "ValueError: x")
@@ -445,32 +559,56 @@ def test_lists_round_trip_and_keep_reviewed_reasons() -> None:
     assert changes["new cases"] == ["test_b (unsupported)"]
 
 
-@pytest.mark.parametrize("line", ["test_x passed: fine", "test_x failed", "test_x broken: why",
-                                  "test_x failed:   "])
+@pytest.mark.parametrize(
+    "line", ["test_x passed: fine", "test_x failed", "test_x broken: why", "test_x failed:   "]
+)
 def test_known_failures_reject_malformed_lines(line: str) -> None:
     with pytest.raises(ValueError, match="line 1"):
         report.parse_known_failures(line)
 
 
 def test_auto_reason_is_one_line_without_node_lists() -> None:
-    message = ("the model uses 1 unsupported operator(s) in 1 node(s):\n"
-               "  Loop (opset 11): no converter; nodes: Loop_0")
-    assert report.auto_reason(_result("t", "Loop", "unsupported", message=message)) == \
-        "Loop (opset 11): no converter"
-    variant = CaseResult("t", "Pad", False, "unsupported", "import", "Pad: mode 'wrap' is not supported",
-                         constant_inputs=("pads",))
-    padded = _result("t", "Pad", "unsupported", message="... ('pads') must be computable at import time",
-                     variant=variant)
-    assert report.auto_reason(padded) == ("needs constant pads; with it, unsupported: Pad: mode 'wrap' "
-                                          "is not supported")
+    message = (
+        "the model uses 1 unsupported operator(s) in 1 node(s):\n"
+        "  Loop (opset 11): no converter; nodes: Loop_0"
+    )
+    assert (
+        report.auto_reason(_result("t", "Loop", "unsupported", message=message))
+        == "Loop (opset 11): no converter"
+    )
+    variant = CaseResult(
+        "t",
+        "Pad",
+        False,
+        "unsupported",
+        "import",
+        "Pad: mode 'wrap' is not supported",
+        constant_inputs=("pads",),
+    )
+    padded = _result(
+        "t",
+        "Pad",
+        "unsupported",
+        message="... ('pads') must be computable at import time",
+        variant=variant,
+    )
+    assert report.auto_reason(padded) == (
+        "needs constant pads; with it, unsupported: Pad: mode 'wrap' is not supported"
+    )
 
 
-# -- the committed artifacts agree -------------------------------------------------------------------
+# -- the committed artifacts agree -----------------------------------------------------------------
 def test_docs_and_lists_are_generated_from_the_committed_results() -> None:
     info, results = report.read_results(RESULTS)
-    assert (ROOT / "docs" / "supported_ops.md").read_text() == doc.supported_ops_markdown(results, info)
-    assert info.supported_types == list(supported_type_names()), "the results predate a dtype change"
+    assert (ROOT / "docs" / "supported_ops.md").read_text() == doc.supported_ops_markdown(
+        results, info
+    )
+    assert info.supported_types == list(supported_type_names()), (
+        "the results predate a dtype change"
+    )
     assert all(r.element_types for r in results), "every case records its element types"
     assert PASSING == report.read_passing(report.passing_text(results))
-    assert {n: k.status for n, k in KNOWN.items()} == {r.name: r.status for r in results if not r.passes}
+    assert {n: k.status for n, k in KNOWN.items()} == {
+        r.name: r.status for r in results if not r.passes
+    }
     assert len(results) == len(PASSING) + len(KNOWN)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlc.frontend import from_onnx
 from mlir import ir
 from onnx import TensorProto, helper
+
 from helpers.onnx_testing import (
     check_numerics,
     main_ops,
@@ -16,8 +16,8 @@ from helpers.onnx_testing import (
     params_used,
     rand,
 )
-
 from mlc.errors import DiagnosticError, UnsupportedOpError
+from mlc.frontend import from_onnx
 
 
 def _small_cnn() -> object:
@@ -45,9 +45,15 @@ def test_every_op_has_the_name_location_of_its_node() -> None:
     module, _ = from_onnx(_small_cnn())
     locs = [(op.name, str(op.location)) for op in main_ops(module)]
     assert locs == [
-        ("graph.constant", 'loc("w")'), ("graph.constant", 'loc("b")'), ("graph.conv2d", 'loc("conv1")'),
-        ("graph.relu", 'loc("Relu_1")'), ("graph.relu", 'loc("Relu_3")'), ("graph.relu", 'loc("Relu_3_1")'),
-        ("graph.constant", 'loc("half")'), ("graph.mul", 'loc("scale")')]
+        ("graph.constant", 'loc("w")'),
+        ("graph.constant", 'loc("b")'),
+        ("graph.conv2d", 'loc("conv1")'),
+        ("graph.relu", 'loc("Relu_1")'),
+        ("graph.relu", 'loc("Relu_3")'),
+        ("graph.relu", 'loc("Relu_3_1")'),
+        ("graph.constant", 'loc("half")'),
+        ("graph.mul", 'loc("scale")'),
+    ]
     arg = module.body.operations[0].regions[0].blocks[0].arguments[0]
     assert str(arg.location) == 'loc("x")'
 
@@ -64,7 +70,12 @@ def test_constant_subgraphs_are_folded() -> None:
     """torch-style pads (ConstantOfShape -> Concat -> Reshape -> Slice -> Transpose -> Cast), Range,
     and a cast of a constant: only the data ops remain."""
     nodes = [
-        helper.make_node("ConstantOfShape", ["four"], ["zeros"], value=helper.make_tensor("v", TensorProto.INT64, [1], [0])),
+        helper.make_node(
+            "ConstantOfShape",
+            ["four"],
+            ["zeros"],
+            value=helper.make_tensor("v", TensorProto.INT64, [1], [0]),
+        ),
         helper.make_node("Concat", ["two_pads", "zeros"], ["p6"], axis=0),
         helper.make_node("Reshape", ["p6", "shape_m1_2"], ["p2d"]),
         helper.make_node("Slice", ["p2d", "start", "end", "axis0", "step"], ["rev"]),
@@ -76,10 +87,23 @@ def test_constant_subgraphs_are_folded() -> None:
         helper.make_node("Cast", ["rng"], ["rngf"], to=TensorProto.FLOAT),
         helper.make_node("Add", ["padded", "rngf"], ["y"]),
     ]
-    i64 = lambda *v: np.array(v, np.int64)
-    consts = {"four": i64(4), "two_pads": i64(1, 1, 0, 0), "shape_m1_2": i64(-1, 2), "start": i64(-1),
-              "end": i64(-(2**62)), "axis0": i64(0), "step": i64(-1), "minus1": i64(-1),
-              "r0": np.array(0, np.int64), "r3": np.array(3, np.int64), "r1": np.array(1, np.int64)}
+
+    def i64(*v: int) -> np.ndarray:
+        return np.array(v, np.int64)
+
+    consts = {
+        "four": i64(4),
+        "two_pads": i64(1, 1, 0, 0),
+        "shape_m1_2": i64(-1, 2),
+        "start": i64(-1),
+        "end": i64(-(2**62)),
+        "axis0": i64(0),
+        "step": i64(-1),
+        "minus1": i64(-1),
+        "r0": np.array(0, np.int64),
+        "r3": np.array(3, np.int64),
+        "r1": np.array(1, np.int64),
+    }
     model = make_model(nodes, {"x": (np.float32, [1, 2, 2, 1])}, ["y"], consts, opset=13)
     module = check_numerics(model, {"x": rand(1, 2, 2, 1)})
     assert op_names(module) == ["graph.pad", "graph.add"]
@@ -102,8 +126,14 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
         helper.make_node("ConstantOfShape", ["x_shape_input"], ["c"], name="cos"),
         helper.make_node("Softmax", ["f"], ["y"], name="old_softmax"),
     ]
-    model = make_model(nodes, {"x": (np.float32, [4, 8]), "x_shape_input": (np.int64, [2])}, ["y", "c"],
-                       {"k": np.array([2], np.int64)}, opset=13, extra_opsets={"com.example": 1})
+    model = make_model(
+        nodes,
+        {"x": (np.float32, [4, 8]), "x_shape_input": (np.int64, [2])},
+        ["y", "c"],
+        {"k": np.array([2], np.int64)},
+        opset=13,
+        extra_opsets={"com.example": 1},
+    )
     with pytest.raises(UnsupportedOpError) as info:
         from_onnx(model)
     message = str(info.value)
@@ -114,9 +144,15 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
 
 
 def test_subgraph_ops_are_reported() -> None:
-    branch = helper.make_graph([helper.make_node("Identity", ["x"], ["o"])], "b", [],
-                               [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)])
-    node = helper.make_node("If", ["cond"], ["y"], name="branch", then_branch=branch, else_branch=branch)
+    branch = helper.make_graph(
+        [helper.make_node("Identity", ["x"], ["o"])],
+        "b",
+        [],
+        [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)],
+    )
+    node = helper.make_node(
+        "If", ["cond"], ["y"], name="branch", then_branch=branch, else_branch=branch
+    )
     model = make_model([node], {"cond": (np.bool_, []), "x": (np.float32, [2])}, ["y"])
     with pytest.raises(UnsupportedOpError, match="If \\(opset 13\\): no converter; nodes: branch"):
         from_onnx(model)
@@ -124,13 +160,18 @@ def test_subgraph_ops_are_reported() -> None:
 
 def test_shape_rule_violation_points_at_the_node() -> None:
     model = node_model("MatMul", {"a": rand(2, 3), "b": rand(4, 5)}, opset=13)
-    with pytest.raises(DiagnosticError, match=r"MatMul node 'matmul_node' \(opset 13\): graph.matmul: "
-                                              "contracting dims differ") as info:
+    with pytest.raises(
+        DiagnosticError,
+        match=r"MatMul node 'matmul_node' \(opset 13\): graph.matmul: "
+        "contracting dims differ",
+    ) as info:
         from_onnx(model)
     assert str(info.value.location) == 'loc("matmul_node")'
 
 
-def test_a_converter_disagreeing_with_onnx_shape_inference_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_converter_disagreeing_with_onnx_shape_inference_is_caught(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A converter bug (here: Transpose ignoring perm) must not produce a silently wrong module."""
     from mlc.frontend.onnx.converters import registry
 
@@ -140,9 +181,14 @@ def test_a_converter_disagreeing_with_onnx_shape_inference_is_caught(monkeypatch
     def wrong(ctx: object, node: object) -> list[ir.Value]:
         return [ctx.operand(node, 0)]  # type: ignore[attr-defined]
 
-    monkeypatch.setitem(table[("", "Transpose")], 13, registry.ConverterEntry("", "Transpose", 13, wrong))
-    with pytest.raises(AssertionError, match=r"Transpose node 'transpose_node': value 'out' is "
-                                             r"tensor<2x3xf32> in mlc but ONNX infers shape \[3, 2\]"):
+    monkeypatch.setitem(
+        table[("", "Transpose")], 13, registry.ConverterEntry("", "Transpose", 13, wrong)
+    )
+    with pytest.raises(
+        AssertionError,
+        match=r"Transpose node 'transpose_node': value 'out' is "
+        r"tensor<2x3xf32> in mlc but ONNX infers shape \[3, 2\]",
+    ):
         from_onnx(node_model("Transpose", {"x": rand(2, 3)}, opset=13))
     assert entry.fn is not wrong
 
@@ -157,8 +203,13 @@ def test_context_argument_is_used() -> None:
 
 def test_long_node_lists_are_shortened() -> None:
     nodes = [helper.make_node("Relu", ["x"], ["r0"])]
-    nodes += [helper.make_node("Hardmax", [f"r{i}"], [f"r{i + 1}"], name=f"h{i}") for i in range(10)]
+    nodes += [
+        helper.make_node("Hardmax", [f"r{i}"], [f"r{i + 1}"], name=f"h{i}") for i in range(10)
+    ]
     model = make_model(nodes, {"x": (np.float32, [2, 3])}, ["r10"])
-    with pytest.raises(UnsupportedOpError, match=r"Hardmax \(opset 13\): no converter; nodes: h0, h1, h2, h3, "
-                                                 r"h4, h5, h6, h7, \.\.\. \(10 nodes\)$"):
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"Hardmax \(opset 13\): no converter; nodes: h0, h1, h2, h3, "
+        r"h4, h5, h6, h7, \.\.\. \(10 nodes\)$",
+    ):
         from_onnx(model)

@@ -10,20 +10,40 @@ import time
 
 import onnx
 import pytest
-from mlc.frontend import from_onnx
-from helpers.onnx_testing import main_ops
 
+from helpers.onnx_testing import main_ops
 from mlc.driver import _main
+from mlc.frontend import from_onnx
 
 LIGHT = pathlib.Path(onnx.__file__).parent / "backend" / "test" / "data" / "light"
-NAMES = ["bvlc_alexnet", "densenet121", "inception_v1", "inception_v2", "resnet50", "shufflenet",
-         "squeezenet", "vgg19", "zfnet512"]
+NAMES = [
+    "bvlc_alexnet",
+    "densenet121",
+    "inception_v1",
+    "inception_v2",
+    "resnet50",
+    "shufflenet",
+    "squeezenet",
+    "vgg19",
+    "zfnet512",
+]
 # ONNX op -> graph op; every other op of these models must be folded or vanish.
-CONVERTED = {"Conv": "graph.conv2d", "BatchNormalization": "graph.batch_norm", "Relu": "graph.relu",
-             "MaxPool": "graph.max_pool2d", "AveragePool": "graph.avg_pool2d",
-             "GlobalAveragePool": "graph.global_avg_pool2d", "LRN": "graph.lrn", "Concat": "tensor.concat",
-             "Reshape": "graph.reshape", "Transpose": "graph.transpose", "Gemm": "graph.dense",
-             "Softmax": "graph.softmax", "Mul": "graph.mul", "Add": "graph.add"}
+CONVERTED = {
+    "Conv": "graph.conv2d",
+    "BatchNormalization": "graph.batch_norm",
+    "Relu": "graph.relu",
+    "MaxPool": "graph.max_pool2d",
+    "AveragePool": "graph.avg_pool2d",
+    "GlobalAveragePool": "graph.global_avg_pool2d",
+    "LRN": "graph.lrn",
+    "Concat": "tensor.concat",
+    "Reshape": "graph.reshape",
+    "Transpose": "graph.transpose",
+    "Gemm": "graph.dense",
+    "Softmax": "graph.softmax",
+    "Mul": "graph.mul",
+    "Add": "graph.add",
+}
 VANISHING = {"ConstantOfShape", "Unsqueeze", "Dropout"}
 
 
@@ -70,7 +90,9 @@ def test_light_model_imports_with_folded_weights(name: str) -> None:
     assert len(constants) == len(params)  # every weight is a parameter, none inlined
     initializers = {i.name for i in model.graph.initializer}
     generated = _constant_values(model) - initializers
-    float_initializers = {i.name for i in model.graph.initializer if i.data_type == onnx.TensorProto.FLOAT}
+    float_initializers = {
+        i.name for i in model.graph.initializer if i.data_type == onnx.TensorProto.FLOAT
+    }
     assert set(params) <= generated | float_initializers
     assert generated & set(params)
     text = str(module)
@@ -87,8 +109,9 @@ def test_light_model_cli_import(name: str, capsys: pytest.CaptureFixture[str]) -
     model = onnx.load(LIGHT / f"light_{name}.onnx")
     assert out.startswith("module {") and "func.func @main" in out
     found = collections.Counter(re.findall(r'"(graph\.\w+)"|(tensor\.concat)', out))
-    assert sum(found.values()) - sum(n for (op, _), n in found.items() if op == "graph.constant") == \
-        sum(_expected_ops(model).values())
+    assert sum(found.values()) - sum(
+        n for (op, _), n in found.items() if op == "graph.constant"
+    ) == sum(_expected_ops(model).values())
 
 
 def test_squeezenet_cli_writes_params(tmp_path: pathlib.Path) -> None:

@@ -7,6 +7,7 @@ import collections
 
 import numpy as np
 import pytest
+
 from helpers.onnx_models import encoder_layer, mobilenet_like
 from helpers.onnx_testing import attrs, check_numerics, main_ops, op_names, rand
 
@@ -14,8 +15,18 @@ from helpers.onnx_testing import attrs, check_numerics, main_ops, op_names, rand
 def test_mobilenet_like() -> None:
     module = check_numerics(mobilenet_like(), {"image": rand(1, 3, 16, 16)}, rtol=1e-4, atol=1e-5)
     assert op_names(module) == [
-        "graph.conv2d", "graph.batch_norm", "graph.clip", "graph.pad", "graph.conv2d", "graph.clip",
-        "graph.conv2d", "graph.relu", "graph.global_avg_pool2d", "graph.reshape", "graph.dense"]
+        "graph.conv2d",
+        "graph.batch_norm",
+        "graph.clip",
+        "graph.pad",
+        "graph.conv2d",
+        "graph.clip",
+        "graph.conv2d",
+        "graph.relu",
+        "graph.global_avg_pool2d",
+        "graph.reshape",
+        "graph.dense",
+    ]
     ops = {op.name: op for op in main_ops(module)}
     assert attrs(ops["graph.pad"])["pads"] == (0, 0, 1, 1, 0, 0, 1, 1)
     assert attrs(ops["graph.clip"]) == {"min": 0.0, "max": 6.0}
@@ -37,14 +48,26 @@ def test_encoder_layer(opset: int, fused: bool) -> None:
     counts = collections.Counter(op_names(module))
     # Shape/Gather/Concat/Range of shapes, the position lookup, Identity and Dropout leave no ops.
     assert not {"graph.gather", "graph.cast", "tensor.concat"} & set(counts)
-    assert counts["graph.matmul"] == 8 and counts["graph.transpose"] == 5 and counts["graph.reshape"] == 4
+    assert (
+        counts["graph.matmul"] == 8
+        and counts["graph.transpose"] == 5
+        and counts["graph.reshape"] == 4
+    )
     assert counts["graph.softmax"] == 1 and counts["graph.erf"] == 1 and counts["graph.where"] == 1
-    assert counts["graph.equal"] == 1 and counts["graph.unsqueeze"] == 1 and counts["graph.expand"] == 1
+    assert (
+        counts["graph.equal"] == 1
+        and counts["graph.unsqueeze"] == 1
+        and counts["graph.expand"] == 1
+    )
     assert counts["graph.squeeze"] == 1 and counts["graph.slice"] == 1
     if fused:
         assert counts["graph.layer_norm"] == 2 and "graph.reduce_mean" not in counts
     else:
-        assert counts["graph.reduce_mean"] == 4 and counts["graph.pow"] == 2 and counts["graph.sqrt"] == 2
+        assert (
+            counts["graph.reduce_mean"] == 4
+            and counts["graph.pow"] == 2
+            and counts["graph.sqrt"] == 2
+        )
     text = str(module)
     # The position embedding (Range -> Gather on a constant table) is one folded parameter.
     assert '#graph.param<"gather_9_0">' in text

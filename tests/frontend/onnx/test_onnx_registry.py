@@ -1,4 +1,4 @@
-"""Invariants of the converter table: real ONNX versions, no gaps, opsets 9-21 dispatch, graph ops covered."""
+"""Invariants of the converter table: real versions, no gaps, opsets 9-21, graph ops covered."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import pathlib
 
 import onnx
 import pytest
+
 from mlc.dialects.graph.spec import OPS
+from mlc.errors import UnsupportedOpsetError
 from mlc.frontend.onnx.converters.registry import (
     NotImplementedVersion,
     load_converters,
@@ -15,8 +17,6 @@ from mlc.frontend.onnx.converters.registry import (
     registered_ops,
     supported_ops_markdown,
 )
-
-from mlc.errors import UnsupportedOpsetError
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 
@@ -51,8 +51,10 @@ def test_opsets_9_to_21_dispatch_every_op_that_exists_there(opset: int) -> None:
 
 
 def test_below_minimum_is_an_unsupported_opset_error() -> None:
-    with pytest.raises(UnsupportedOpsetError, match="Softmax: opset 0 is not supported; the earliest "
-                                                    "implemented version is 1") as info:
+    with pytest.raises(
+        UnsupportedOpsetError,
+        match="Softmax: opset 0 is not supported; the earliest implemented version is 1",
+    ) as info:
         lookup("", "Softmax", 0)
     assert info.value.min_supported == 1
     assert lookup("", "NoSuchOp", 13) is None
@@ -73,8 +75,11 @@ def test_every_graph_op_with_an_onnx_counterpart_has_a_converter() -> None:
     table = load_converters()
     # Folded at import, never converted: Constant and initializers become graph.constant.
     not_converted = {"Constant / initializer"}
-    missing = [spec.onnx for spec in OPS.values()
-               if spec.onnx and spec.onnx not in not_converted and ("", spec.onnx) not in table]
+    missing = [
+        spec.onnx
+        for spec in OPS.values()
+        if spec.onnx and spec.onnx not in not_converted and ("", spec.onnx) not in table
+    ]
     assert missing == []
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import onnx
 import pytest
+
 from helpers.onnx_testing import check_numerics, op_names
 
 torch = pytest.importorskip("torch")
@@ -47,18 +48,30 @@ def test_torch_mobilenet_block(opset: int) -> None:
     torch.manual_seed(0)
     x = torch.randn(1, 3, 32, 32)
     model = _export(_MobileNetBlock(), (x,), opset)
-    assert {"Shape", "Gather", "ConstantOfShape", "Pad", "Clip"} <= {n.op_type for n in model.graph.node}
+    assert {"Shape", "Gather", "ConstantOfShape", "Pad", "Clip"} <= {
+        n.op_type for n in model.graph.node
+    }
     module = check_numerics(model, {model.graph.input[0].name: x.numpy()}, rtol=1e-4, atol=1e-5)
-    assert op_names(module) == ["graph.conv2d", "graph.clip", "graph.pad", "graph.conv2d", "graph.clip",
-                                "graph.conv2d", "graph.relu", "graph.global_avg_pool2d", "graph.reshape",
-                                "graph.dense"]
+    assert op_names(module) == [
+        "graph.conv2d",
+        "graph.clip",
+        "graph.pad",
+        "graph.conv2d",
+        "graph.clip",
+        "graph.conv2d",
+        "graph.relu",
+        "graph.global_avg_pool2d",
+        "graph.reshape",
+        "graph.dense",
+    ]
 
 
 @pytest.mark.parametrize("opset", [14, 17])  # scaled_dot_product_attention needs opset 14
 def test_torch_transformer_encoder_layer(opset: int) -> None:
     torch.manual_seed(0)
-    layer = torch.nn.TransformerEncoderLayer(d_model=16, nhead=4, dim_feedforward=32, activation="gelu",
-                                             batch_first=True, dropout=0.1)
+    layer = torch.nn.TransformerEncoderLayer(
+        d_model=16, nhead=4, dim_feedforward=32, activation="gelu", batch_first=True, dropout=0.1
+    )
     x = torch.randn(2, 5, 16)
     mask = torch.zeros(2, 5, dtype=torch.bool)
     mask[1, 3:] = True

@@ -1,11 +1,11 @@
-"""Binary arithmetic (broadcasting), Pow with a mixed exponent type, Mod, variadic Sum/Max/Min/Mean."""
+"""Binary arithmetic (broadcasting), Pow with a mixed exponent type, Mod, Sum/Max/Min/Mean."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlc.frontend import from_onnx
 from onnx import helper
+
 from helpers.onnx_testing import (
     attrs,
     check_numerics,
@@ -17,8 +17,8 @@ from helpers.onnx_testing import (
     run_mlc,
     the_op,
 )
-
 from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
+from mlc.frontend import from_onnx
 
 
 @pytest.mark.parametrize("op_type", ["Add", "Sub", "Mul", "Div"])
@@ -38,8 +38,13 @@ def test_arithmetic_with_broadcast_attribute_opset_is_rejected() -> None:
 
 def test_integer_division_and_constant_operand() -> None:
     a = np.array([[7, -7, 9]], dtype=np.int64)
-    model = node_model("Div", {"a": a}, consts={"b": np.array([2, 2, 4], dtype=np.int64)}, opset=13,
-                       out_dtypes=[np.int64])
+    model = node_model(
+        "Div",
+        {"a": a},
+        consts={"b": np.array([2, 2, 4], dtype=np.int64)},
+        opset=13,
+        out_dtypes=[np.int64],
+    )
     module = check_numerics(model, {"a": a})
     assert op_names(module) == ["graph.div"]
 
@@ -47,7 +52,9 @@ def test_integer_division_and_constant_operand() -> None:
 @pytest.mark.parametrize("opset", [7, 12, 13, 15])
 def test_pow_float_exponent(opset: int) -> None:
     x, y = rand(2, 3, low=0.5, high=2.0), rand(2, 3, seed=1)
-    module = check_numerics(node_model("Pow", {"x": x, "y": y}, opset=opset), {"x": x, "y": y}, rtol=1e-5)
+    module = check_numerics(
+        node_model("Pow", {"x": x, "y": y}, opset=opset), {"x": x, "y": y}, rtol=1e-5
+    )
     assert op_names(module) == ["graph.pow"]
 
 
@@ -60,17 +67,20 @@ def test_pow_integer_exponent_input_is_cast() -> None:
 
 
 def test_pow_constant_exponent_is_converted_at_import() -> None:
-    """A constant exponent of another type becomes an f32 literal, not a cast op (x ** 2 in torch)."""
+    """A constant exponent of another type becomes an f32 literal, not a cast (x ** 2 in torch)."""
     x = rand(2, 3)
-    module = check_numerics(node_model("Pow", {"x": x}, consts={"y": np.array(2.0, np.float64)},
-                                       opset=15), {"x": x})
+    module = check_numerics(
+        node_model("Pow", {"x": x}, consts={"y": np.array(2.0, np.float64)}, opset=15), {"x": x}
+    )
     assert op_names(module) == ["graph.pow"]
     assert "dense<2.000000e+00> : tensor<f32>" in str(module)
 
 
 def test_mod_integer_and_fmod() -> None:
     a, b = np.array([[5, -5, 7, -7]], np.int32), np.array([[3, 3, -3, -3]], np.int32)
-    module = check_numerics(node_model("Mod", {"a": a, "b": b}, opset=13, out_dtypes=[np.int32]), {"a": a, "b": b})
+    module = check_numerics(
+        node_model("Mod", {"a": a, "b": b}, opset=13, out_dtypes=[np.int32]), {"a": a, "b": b}
+    )
     assert attrs(the_op(module, "graph.mod"))["fmod"] == 0
     x, y = rand(2, 3, low=-5, high=5), rand(2, 3, seed=2, low=1, high=2)
     module = check_numerics(node_model("Mod", {"x": x, "y": y}, opset=10, fmod=1), {"x": x, "y": y})
@@ -78,9 +88,11 @@ def test_mod_integer_and_fmod() -> None:
 
 
 def test_float_mod_with_floor_semantics_needs_opset_28() -> None:
-    """Before opset 28, fmod=0 was integer-only; Mod-28 defines it for floats (sign of the divisor)."""
+    """Before opset 28, fmod=0 was integer-only; Mod-28 defines it for floats (divisor sign)."""
     x, y = np.array([[5.5, -5.5, 7.0]], np.float32), np.array([[2.0, 2.0, -3.0]], np.float32)
-    with pytest.raises(UnsupportedOpError, match="fmod=0 is only defined for integer inputs before opset 28"):
+    with pytest.raises(
+        UnsupportedOpError, match="fmod=0 is only defined for integer inputs before opset 28"
+    ):
         from_onnx(node_model("Mod", {"x": x, "y": y}, opset=13))
     module, params = import_model(node_model("Mod", {"x": x, "y": y}, opset=28))
     assert attrs(the_op(module, "graph.mod"))["fmod"] == 0
@@ -88,7 +100,9 @@ def test_float_mod_with_floor_semantics_needs_opset_28() -> None:
     np.testing.assert_allclose(out, np.mod(x, y))
 
 
-@pytest.mark.parametrize("op_type,graph_op", [("Sum", "graph.add"), ("Max", "graph.max"), ("Min", "graph.min")])
+@pytest.mark.parametrize(
+    "op_type,graph_op", [("Sum", "graph.add"), ("Max", "graph.max"), ("Min", "graph.min")]
+)
 @pytest.mark.parametrize("opset", [8, 12, 13])
 def test_variadic_fold_left_with_broadcasting(op_type: str, graph_op: str, opset: int) -> None:
     feeds = {"a": rand(2, 3, 4), "b": rand(3, 4, seed=1), "c": rand(1, 4, seed=2)}

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlc.frontend import from_onnx
-from helpers.onnx_testing import check_numerics, node_model, op_names, rand
 
+from helpers.onnx_testing import check_numerics, node_model, op_names, rand
 from mlc.errors import UnsupportedOpsetError
+from mlc.frontend import from_onnx
 
 # (ONNX op, graph op, since versions, input range)
 CASES = [
@@ -33,8 +33,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("op_type,graph_op,versions,bounds", CASES, ids=[c[0] for c in CASES])
-def test_unary_each_version(op_type: str, graph_op: str, versions: tuple[int, ...],
-                            bounds: tuple[float, float]) -> None:
+def test_unary_each_version(
+    op_type: str, graph_op: str, versions: tuple[int, ...], bounds: tuple[float, float]
+) -> None:
     x = rand(2, 3, 4, low=bounds[0], high=bounds[1])
     for opset in versions:
         model = node_model(op_type, {"x": x}, opset=max(opset, 7))
@@ -51,6 +52,9 @@ def test_not_on_bool() -> None:
 def test_below_first_version_is_rejected() -> None:
     """Relu-1 had `consumed_inputs`; mlc starts at Relu-6."""
     model = node_model("Relu", {"x": rand(2)}, opset=5)
-    with pytest.raises(UnsupportedOpsetError, match=r"Relu \(opset 5\): opset 5 is below the earliest "
-                                                    r"implemented version 6; nodes: relu_node"):
+    with pytest.raises(
+        UnsupportedOpsetError,
+        match=r"Relu \(opset 5\): opset 5 is below the earliest "
+        r"implemented version 6; nodes: relu_node",
+    ):
         from_onnx(model)

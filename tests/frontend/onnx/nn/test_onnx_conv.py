@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import pytest
-from mlc.frontend import from_onnx
-from helpers.onnx_testing import attrs, check_numerics, node_model, op_names, rand, result_type, the_op
 
+from helpers.onnx_testing import (
+    attrs,
+    check_numerics,
+    node_model,
+    op_names,
+    rand,
+    result_type,
+    the_op,
+)
 from mlc.errors import UnsupportedOpError
+from mlc.frontend import from_onnx
 
 X = rand(1, 4, 9, 9)
 
@@ -14,8 +22,15 @@ X = rand(1, 4, 9, 9)
 @pytest.mark.parametrize("opset", [9, 11, 22])
 def test_conv_with_bias_strides_pads(opset: int) -> None:
     w, b = rand(8, 4, 3, 3, seed=1), rand(8, seed=2)
-    model = node_model("Conv", {"x": X}, consts={"w": w, "b": b}, opset=opset, strides=[2, 2],
-                       pads=[1, 0, 1, 2], kernel_shape=[3, 3])
+    model = node_model(
+        "Conv",
+        {"x": X},
+        consts={"w": w, "b": b},
+        opset=opset,
+        strides=[2, 2],
+        pads=[1, 0, 1, 2],
+        kernel_shape=[3, 3],
+    )
     module = check_numerics(model, {"x": X}, rtol=1e-5, atol=1e-5)
     conv = the_op(module, "graph.conv2d")
     assert attrs(conv)["pads"] == (1, 0, 1, 2)
@@ -26,18 +41,24 @@ def test_conv_with_bias_strides_pads(opset: int) -> None:
 
 def test_depthwise_dilated_without_bias() -> None:
     w = rand(4, 1, 3, 3, seed=1)
-    model = node_model("Conv", {"x": X}, consts={"w": w}, opset=13, group=4, dilations=[2, 2], pads=[2, 2, 2, 2])
+    model = node_model(
+        "Conv", {"x": X}, consts={"w": w}, opset=13, group=4, dilations=[2, 2], pads=[2, 2, 2, 2]
+    )
     module = check_numerics(model, {"x": X}, rtol=1e-5, atol=1e-5)
     conv = the_op(module, "graph.conv2d")
     assert attrs(conv)["group"] == 4 and attrs(conv)["dilations"] == (2, 2)
     assert len(conv.operands) == 2
 
 
-@pytest.mark.parametrize("auto_pad,pads", [("SAME_UPPER", (0, 0, 1, 1)), ("SAME_LOWER", (1, 1, 0, 0)),
-                                           ("VALID", (0, 0, 0, 0))])
+@pytest.mark.parametrize(
+    "auto_pad,pads",
+    [("SAME_UPPER", (0, 0, 1, 1)), ("SAME_LOWER", (1, 1, 0, 0)), ("VALID", (0, 0, 0, 0))],
+)
 def test_auto_pad_becomes_explicit_pads(auto_pad: str, pads: tuple[int, ...]) -> None:
     x, w = rand(1, 2, 8, 8), rand(3, 2, 3, 3, seed=1)  # one row/column of padding in total
-    model = node_model("Conv", {"x": x}, consts={"w": w}, opset=13, auto_pad=auto_pad, strides=[2, 2])
+    model = node_model(
+        "Conv", {"x": x}, consts={"w": w}, opset=13, auto_pad=auto_pad, strides=[2, 2]
+    )
     module = check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
     assert attrs(the_op(module, "graph.conv2d"))["pads"] == pads
 
@@ -46,24 +67,37 @@ def test_conv1d_runs_as_2d_with_unit_height() -> None:
     x, w = rand(2, 3, 10), rand(5, 3, 3, seed=1)
     model = node_model("Conv", {"x": x}, consts={"w": w}, opset=13, pads=[1, 2], strides=[2])
     module = check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
-    assert op_names(module) == ["graph.unsqueeze", "graph.unsqueeze", "graph.conv2d", "graph.squeeze"]
+    assert op_names(module) == [
+        "graph.unsqueeze",
+        "graph.unsqueeze",
+        "graph.conv2d",
+        "graph.squeeze",
+    ]
     conv = the_op(module, "graph.conv2d")
     assert attrs(conv)["pads"] == (0, 1, 0, 2) and attrs(conv)["strides"] == (1, 2)
 
 
 def test_conv3d_is_rejected_with_the_node_name() -> None:
-    model = node_model("Conv", {"x": rand(1, 2, 4, 4, 4)}, consts={"w": rand(2, 2, 1, 1, 1)}, opset=13)
-    with pytest.raises(UnsupportedOpError, match=r"Conv node 'conv_node' \(opset 13\): only 1-D and 2-D"):
+    model = node_model(
+        "Conv", {"x": rand(1, 2, 4, 4, 4)}, consts={"w": rand(2, 2, 1, 1, 1)}, opset=13
+    )
+    with pytest.raises(
+        UnsupportedOpError, match=r"Conv node 'conv_node' \(opset 13\): only 1-D and 2-D"
+    ):
         from_onnx(model)
 
 
 def test_kernel_shape_must_match_weight() -> None:
-    model = node_model("Conv", {"x": X}, consts={"w": rand(2, 4, 3, 3)}, opset=13, kernel_shape=[5, 5])
+    model = node_model(
+        "Conv", {"x": X}, consts={"w": rand(2, 4, 3, 3)}, opset=13, kernel_shape=[5, 5]
+    )
     with pytest.raises(UnsupportedOpError, match="kernel_shape"):
         from_onnx(model)
 
 
 def test_computed_weight_is_an_operand() -> None:
     w = rand(2, 4, 1, 1, seed=3)
-    module = check_numerics(node_model("Conv", {"x": X, "w": w}, opset=13), {"x": X, "w": w}, rtol=1e-5)
+    module = check_numerics(
+        node_model("Conv", {"x": X, "w": w}, opset=13), {"x": X, "w": w}, rtol=1e-5
+    )
     assert op_names(module) == ["graph.conv2d"]

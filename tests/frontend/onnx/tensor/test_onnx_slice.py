@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+
 from helpers.onnx_testing import attrs, check_numerics, node_model, rand, result_type, the_op
 
 X = rand(4, 6, 5)
@@ -29,7 +30,9 @@ def test_slice_inputs_with_steps(opset: int) -> None:
     assert result_type(the_op(module, "graph.slice")).shape == (4, 3, 2)
 
 
-@pytest.mark.parametrize("starts,ends,step", [(-1, -BIG, -1), (10, -10, -2), (-100, 100, 1), (3, 1, -1)])
+@pytest.mark.parametrize(
+    "starts,ends,step", [(-1, -BIG, -1), (10, -10, -2), (-100, 100, 1), (3, 1, -1)]
+)
 def test_slice_clamping_matches_onnxruntime(starts: int, ends: int, step: int) -> None:
     consts = {"s": _ints(starts), "e": _ints(ends), "a": _ints(1), "st": _ints(step)}
     check_numerics(node_model("Slice", {"x": X}, consts=consts, opset=13), {"x": X})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlc.frontend import from_onnx
+
 from helpers.onnx_testing import (
     attrs,
     check_numerics,
@@ -17,14 +17,18 @@ from helpers.onnx_testing import (
     run_mlc,
     the_op,
 )
-
 from mlc.errors import UnsupportedOpError
+from mlc.frontend import from_onnx
 
 X = rand(2, 7, 3)
 
 
 def _slice_extents(module: object) -> list[tuple[int, int]]:
-    return [(attrs(op)["starts"][0], attrs(op)["ends"][0]) for op in main_ops(module) if op.name == "graph.slice"]
+    return [
+        (attrs(op)["starts"][0], attrs(op)["ends"][0])
+        for op in main_ops(module)
+        if op.name == "graph.slice"
+    ]
 
 
 @pytest.mark.parametrize("opset", [7, 11])
@@ -36,18 +40,28 @@ def test_split_attribute(opset: int) -> None:
 
 @pytest.mark.parametrize("opset", [13, 18])
 def test_split_input(opset: int) -> None:
-    model = node_model("Split", {"x": X}, consts={"s": np.array([3, 4], np.int64)}, opset=opset, axis=-2,
-                       outputs=["a", "b"])
+    model = node_model(
+        "Split",
+        {"x": X},
+        consts={"s": np.array([3, 4], np.int64)},
+        opset=opset,
+        axis=-2,
+        outputs=["a", "b"],
+    )
     module = check_numerics(model, {"x": X})
     assert _slice_extents(module) == [(0, 3), (3, 7)]
 
 
 def test_split_equal_parts_and_num_outputs() -> None:
     x = rand(2, 6)
-    module = check_numerics(node_model("Split", {"x": x}, opset=13, axis=1, outputs=["a", "b", "c"]), {"x": x})
+    module = check_numerics(
+        node_model("Split", {"x": x}, opset=13, axis=1, outputs=["a", "b", "c"]), {"x": x}
+    )
     assert _slice_extents(module) == [(0, 2), (2, 4), (4, 6)]
-    module = check_numerics(node_model("Split", {"x": X}, opset=18, axis=1, num_outputs=3,
-                                       outputs=["a", "b", "c"]), {"x": X})
+    module = check_numerics(
+        node_model("Split", {"x": X}, opset=18, axis=1, num_outputs=3, outputs=["a", "b", "c"]),
+        {"x": X},
+    )
     assert _slice_extents(module) == [(0, 3), (3, 6), (6, 7)]
 
 
@@ -75,7 +89,11 @@ def test_pad_inputs_with_constant_value(opset: int) -> None:
 
 
 def test_pad_18_axes_input() -> None:
-    consts = {"p": np.array([1, 2], np.int64), "v": np.array(0.5, np.float32), "a": np.array([-1], np.int64)}
+    consts = {
+        "p": np.array([1, 2], np.int64),
+        "v": np.array(0.5, np.float32),
+        "a": np.array([-1], np.int64),
+    }
     module = check_numerics(node_model("Pad", {"x": X}, consts=consts, opset=18), {"x": X})
     assert attrs(the_op(module, "graph.pad"))["pads"] == (0, 0, 1, 0, 0, 2)
 
@@ -100,10 +118,11 @@ def test_pad_wrap_wider_than_the_dim_and_cropping() -> None:
 
 
 def test_pad_unknown_mode_is_rejected() -> None:
-    model = node_model("Pad", {"x": X}, consts={"p": np.zeros(6, np.int64)}, opset=19, mode="mirror")
+    model = node_model(
+        "Pad", {"x": X}, consts={"p": np.zeros(6, np.int64)}, opset=19, mode="mirror"
+    )
     with pytest.raises(UnsupportedOpError, match="mode 'mirror' is not supported"):
         from_onnx(model)
-
 
 
 @pytest.mark.parametrize("opset", [1, 11, 13])
@@ -111,16 +130,19 @@ def test_gather_constant_table_runtime_indices(opset: int) -> None:
     """An embedding lookup: the table is a parameter, the indices a model input."""
     table = rand(10, 4)
     idx = np.array([[1, -1, 3]], np.int64) if opset >= 11 else np.array([[1, 9, 3]], np.int64)
-    model = node_model("Gather", {"idx": idx}, consts={"table": table}, opset=max(opset, 7),
-                       order=["table", "idx"])
+    model = node_model(
+        "Gather", {"idx": idx}, consts={"table": table}, opset=max(opset, 7), order=["table", "idx"]
+    )
     module = check_numerics(model, {"idx": idx})
     assert result_type(the_op(module, "graph.gather")).shape == (1, 3, 4)
 
 
 def test_gather_scalar_constant_index_on_a_computed_value() -> None:
     x = rand(2, 5, 3)
-    module = check_numerics(node_model("Gather", {"x": x}, consts={"i": np.array(-1, np.int64)}, opset=13, axis=1),
-                            {"x": x})
+    module = check_numerics(
+        node_model("Gather", {"x": x}, consts={"i": np.array(-1, np.int64)}, opset=13, axis=1),
+        {"x": x},
+    )
     assert op_names(module) == ["graph.gather"]
     assert "dense<-1> : tensor<i64>" in str(module)
     assert result_type(the_op(module, "graph.gather")).shape == (2, 3)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from mlc.frontend import from_onnx
-from helpers.onnx_testing import attrs, check_numerics, node_model, rand, result_type, the_op
 
+from helpers.onnx_testing import attrs, check_numerics, node_model, rand, result_type, the_op
 from mlc.errors import UnsupportedOpError
+from mlc.frontend import from_onnx
 
 X = rand(1, 3, 1, 4)
 
@@ -23,8 +23,10 @@ def test_squeeze_attribute(opset: int) -> None:
 
 @pytest.mark.parametrize("opset", [13, 21])
 def test_squeeze_input(opset: int) -> None:
-    module = check_numerics(node_model("Squeeze", {"x": X}, consts={"axes": np.array([2], np.int64)}, opset=opset),
-                            {"x": X})
+    module = check_numerics(
+        node_model("Squeeze", {"x": X}, consts={"axes": np.array([2], np.int64)}, opset=opset),
+        {"x": X},
+    )
     assert attrs(the_op(module, "graph.squeeze"))["axes"] == (2,)
     module = check_numerics(node_model("Squeeze", {"x": X}, opset=opset), {"x": X})
     assert attrs(the_op(module, "graph.squeeze"))["axes"] == (0, 2)
@@ -37,7 +39,9 @@ def test_unsqueeze(opset: int) -> None:
     if opset < 13:
         model = node_model("Unsqueeze", {"x": x}, opset=opset, axes=axes)
     else:
-        model = node_model("Unsqueeze", {"x": x}, consts={"axes": np.array(axes, np.int64)}, opset=opset)
+        model = node_model(
+            "Unsqueeze", {"x": x}, consts={"axes": np.array(axes, np.int64)}, opset=opset
+        )
     module = check_numerics(model, {"x": x})
     op = the_op(module, "graph.unsqueeze")
     assert attrs(op)["axes"] == (0, 3) and result_type(op).shape == (1, 3, 4, 1)
