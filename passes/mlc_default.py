@@ -22,7 +22,7 @@ class MlcDefaultPipeline(NamedPipeline):
     name: ClassVar[str] = "mlc-default"
 
     threads: int = 1
-    """Worker threads for parallel loops (1: sequential, no async runtime)."""
+    """Worker threads for parallel loops (1: sequential, no threading runtime)."""
     max_group_size: int = 32
     """Most ops per fused kernel (1 turns fusion off)."""
     layout_block: int = 8
