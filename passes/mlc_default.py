@@ -10,7 +10,7 @@ from .base import NamedPipeline, format_option_value
 GRAPH_STAGE = ("graph-verify,graph-simplify,graph-fold-constants,%s"
                "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}")
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
-LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
+LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,9 @@ class MlcDefaultPipeline(NamedPipeline):
     """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
     records: str = ""
     """Tuning records (JSON lines) whose best schedules replace the default ones."""
+    approx_math: bool = True
+    """Inline vector polynomials for f32 exp/log/tanh/erf/sin/cos/... instead of libm calls
+    (lower-to-llvm's approx-math)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -38,4 +41,4 @@ class MlcDefaultPipeline(NamedPipeline):
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
         return ",".join([GRAPH_STAGE % (alter, self.max_group_size), TP_STAGE % (records, self.threads),
-                         LOOP_STAGE % (self.threads, self.threads)])
+                         LOOP_STAGE % (self.threads, self.threads, "" if self.approx_math else " approx-math=false")])
