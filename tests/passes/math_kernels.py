@@ -12,12 +12,12 @@ from mlc.testing import call, jit_kernels
 _UNARY = """
 func.func @vec(%a: memref<?xf32>, %b: memref<?xf32>) {{
   %c0 = arith.constant 0 : index
-  %c8 = arith.constant 8 : index
+  %c8 = arith.constant {lanes} : index
   %n = memref.dim %a, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c8 {{
-    %x = vector.load %a[%i] : memref<?xf32>, vector<8xf32>
-    %y = math.{op} %x : vector<8xf32>
-    vector.store %y, %b[%i] : memref<?xf32>, vector<8xf32>
+    %x = vector.load %a[%i] : memref<?xf32>, vector<{lanes}xf32>
+    %y = math.{op} %x : vector<{lanes}xf32>
+    vector.store %y, %b[%i] : memref<?xf32>, vector<{lanes}xf32>
   }}
   return
 }}
@@ -61,23 +61,25 @@ func.func @scalar(%a: memref<?xf32>, %c: memref<?xf32>, %b: memref<?xf32>) {{
 }}
 """
 
-_ENGINES: dict[tuple[str, str], object] = {}
+_ENGINES: dict[tuple[str, str, int], object] = {}
 
 
-def kernel(op: str, pipeline: str) -> object:
-    """The ExecutionEngine of `@vec` and `@scalar` for `math.<op>` (cached: engines live forever)."""
-    key = (op, pipeline)
+def kernel(op: str, pipeline: str, lanes: int = 8) -> object:
+    """The ExecutionEngine of `@vec` (vector<lanes x f32>; 8 for powf) and `@scalar` for
+    `math.<op>` (cached: engines live forever)."""
+    key = (op, pipeline, lanes)
     if key not in _ENGINES:
-        source = (_BINARY if op == "powf" else _UNARY).format(op=op)
+        source = (_BINARY if op == "powf" else _UNARY).format(op=op, lanes=lanes)
         _ENGINES[key] = jit_kernels(source, pipeline)[0]
     return _ENGINES[key]
 
 
-def run(op: str, pipeline: str, *xs: np.ndarray, scalar: bool = False) -> np.ndarray:
-    """math.<op> on f32 arrays (length a multiple of 8) through the JIT kernel."""
+def run(op: str, pipeline: str, *xs: np.ndarray, scalar: bool = False, lanes: int = 8) -> np.ndarray:
+    """math.<op> on f32 arrays (length a multiple of `lanes`) through the JIT kernel."""
     ins = [np.ascontiguousarray(x, np.float32) for x in xs]
+    assert scalar or len(ins[0]) % lanes == 0, "the vector loop has no remainder: pad the input"
     out = np.empty_like(ins[0])
-    call(kernel(op, pipeline), "scalar" if scalar else "vec", *ins, out)  # type: ignore[arg-type]
+    call(kernel(op, pipeline, lanes), "scalar" if scalar else "vec", *ins, out)  # type: ignore[arg-type]
     return out
 
 
