@@ -107,7 +107,7 @@ class Builder:
 
     # comparisons and selection -------------------------------------------------------------
     def cmp(self, pred: str, a: Operand, b: Operand) -> ir.Value:
-        """An `arith.cmpf` by predicate name (olt, ogt, oeq, ult, uno, ...): i1 of the same shape."""
+        """`arith.cmpf` by predicate name (olt, ogt, oeq, ult, uno, ...): i1, same shape."""
         return arith.CmpFOp(getattr(_P, pred.upper()), self._v(a), self._v(b)).result
 
     def select(self, cond: ir.Value, a: Operand, b: Operand) -> ir.Value:
@@ -168,8 +168,12 @@ class Builder:
         """rint(a * scale) as (a float, the same integer as an integer), for |a * scale| < 2**22
         (f32): adding 1.5 * 2**23 rounds to nearest even and leaves the integer in the low
         mantissa bits. Unlike fptosi, never poison: NaN or huge inputs give meaningless bits."""
-        magic = 1.5 * 2.0 ** self.mantissa_bits
+        magic = 1.5 * 2.0**self.mantissa_bits
         t = self.fma(a, scale, magic)
         k = self.sub(t, magic)
-        magic_bits = struct.unpack("<Q", struct.pack("<d", magic))[0] if self.width == 64 else f32_bits(magic)
+        magic_bits = (
+            struct.unpack("<Q", struct.pack("<d", magic))[0]
+            if self.width == 64
+            else f32_bits(magic)
+        )
         return k, self.isub(self.bits(t), magic_bits)

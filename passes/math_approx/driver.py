@@ -51,7 +51,7 @@ SUPPORTED = tuple(APPROXIMATIONS)
 
 @dataclass(frozen=True)
 class MathApproxPass(ModulePass):
-    """Replace f32 math.exp/expm1/log/log1p/tanh/erf/sin/cos/powf with inline vector polynomial approximations."""
+    """Replace f32 exp/expm1/log/log1p/tanh/erf/sin/cos/powf by inline vector polynomials."""
 
     name: ClassVar[str] = "mlc-math-approx"
 
@@ -62,13 +62,18 @@ class MathApproxPass(ModulePass):
     def __post_init__(self) -> None:
         unknown = [o for o in self.ops if o not in APPROXIMATIONS]
         if unknown:
-            raise ValueError(f"ops: no approximation for {', '.join(unknown)} "
-                             f"(supported: {', '.join(SUPPORTED)})")
+            raise ValueError(
+                f"ops: no approximation for {', '.join(unknown)} "
+                f"(supported: {', '.join(SUPPORTED)})"
+            )
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         wanted = {f"math.{o}": APPROXIMATIONS[o] for o in self.ops}
-        targets = [op for op in walk(module) if op.name in wanted and _is_f32(op)
-                   and trig.EXACT_ATTR not in op.attributes]
+        targets = [
+            op
+            for op in walk(module)
+            if op.name in wanted and _is_f32(op) and trig.EXACT_ATTR not in op.attributes
+        ]
         for op in targets:
             with ir.InsertionPoint(op), op.location:
                 result = wanted[op.name](Builder(op.results[0].type), op)

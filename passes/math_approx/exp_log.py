@@ -20,7 +20,7 @@ LN2_HI = 0.693145751953125  # ln2 to 16 bits: k * LN2_HI is exact for |k| < 2^8
 LN2_LO = 1.4286068203094173e-06  # ln2 - LN2_HI, rounded to f32
 SQRT_HALF_BITS = f32_bits(math.sqrt(0.5))
 MANTISSA_MASK = (1 << 23) - 1
-FLT_MIN = 2.0 ** -126
+FLT_MIN = 2.0**-126
 EXP_LO, EXP_HI = -104.0, 89.0
 """exp underflows to +0 below -103.97 and overflows above 88.72: clamping there keeps k small."""
 
@@ -76,7 +76,7 @@ def _times_ln2_plus(b: Builder, e: ir.Value, y: ir.Value) -> ir.Value:
 
 def log(b: Builder, x: ir.Value) -> ir.Value:
     tiny = b.cmp("olt", x, FLT_MIN)  # denormals (zero and negatives are replaced below)
-    e, m = split_exponent(b, b.select(tiny, b.mul(x, 2.0 ** 23), x))
+    e, m = split_exponent(b, b.select(tiny, b.mul(x, 2.0**23), x))
     e = b.sub(e, b.select(tiny, 23.0, 0.0))
     y = _times_ln2_plus(b, e, _log1p_kernel(b, b.sub(m, 1.0)))
     y = b.select(b.cmp("oeq", x, math.inf), math.inf, y)

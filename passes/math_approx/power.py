@@ -54,7 +54,7 @@ def powf(b: Builder, x: ir.Value, y: ir.Value) -> ir.Value:
 def _log64(b: Builder, d: Builder, a: ir.Value) -> ir.Value:
     """log(a) in float64 for f32 a >= 0 (-inf at 0, inf at inf)."""
     tiny = b.cmp("olt", a, FLT_MIN)
-    e, m = split_exponent(b, b.select(tiny, b.mul(a, 2.0 ** 23), a))
+    e, m = split_exponent(b, b.select(tiny, b.mul(a, 2.0**23), a))
     e = arith.ExtFOp(d.ftype, b.sub(e, b.select(tiny, 23.0, 0.0))).result
     md = arith.ExtFOp(d.ftype, m).result
     s = d.div(d.sub(md, 1.0), d.add(md, 1.0))
@@ -86,5 +86,7 @@ def _pow_rules(b: Builder, x: ir.Value, y: ir.Value, a: ir.Value, r: ir.Value) -
     r = b.select(b.cmp("uno", x, y), math.nan, r)
     # x^0 = 1 and 1^y = 1 even for NaN; (-1)^+-inf = 1.
     one = arith.OrIOp(b.cmp("oeq", y, 0.0), b.cmp("oeq", x, 1.0)).result
-    one = arith.OrIOp(one, arith.AndIOp(b.cmp("oeq", x, -1.0), b.cmp("oeq", b.abs(y), math.inf)).result).result
+    one = arith.OrIOp(
+        one, arith.AndIOp(b.cmp("oeq", x, -1.0), b.cmp("oeq", b.abs(y), math.inf)).result
+    ).result
     return b.select(one, 1.0, r)

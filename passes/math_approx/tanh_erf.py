@@ -2,8 +2,9 @@
 
 tanh(a) = t / (t + 2) with t = expm1(2a), a clamped where tanh rounds to 1: accurate near 0,
 and the error of t is damped by 2 / (t + 2) <= 1 on the way to the result.
-erf(a) = a (2/sqrt(pi) + a^2 P(a^2)) below ERF_SPLIT (the leading coefficient in two f32 parts), 1 - exp(Q(a)) above it (log erfc is smooth; Q is fitted
-with erfc as the weight, so its error is erf's absolute error), 1 from a = 4 on.
+erf(a) = a (2/sqrt(pi) + a^2 P(a^2)) below ERF_SPLIT (the leading coefficient in two f32
+parts), 1 - exp(Q(a)) above it (log erfc is smooth; Q is fitted with erfc as the weight, so its
+error is erf's absolute error), 1 from a = 4 on.
 """
 
 from __future__ import annotations
@@ -37,7 +38,11 @@ def tanh(b: Builder, x: ir.Value) -> ir.Value:
 def erf(b: Builder, x: ir.Value) -> ir.Value:
     a = b.abs(x)
     z = b.mul(a, a)
-    small = b.fma(a, TWO_OVER_SQRT_PI[0], b.fma(a, TWO_OVER_SQRT_PI[1], b.mul(b.mul(a, z), b.horner(z, ERF_SMALL))))
+    small = b.fma(
+        a,
+        TWO_OVER_SQRT_PI[0],
+        b.fma(a, TWO_OVER_SQRT_PI[1], b.mul(b.mul(a, z), b.horner(z, ERF_SMALL))),
+    )
     q, _, k = expm1_kernel(b, b.horner(b.min_keep_nan(a, ERF_ONE), ERF_LARGE))
     large = b.sub(1.0, b.mul(b.add(q, 1.0), b.pow2(k)))  # exp(Q(a)), k in [-26, -1]
     return b.copysign(b.select(b.cmp("olt", a, ERF_SPLIT), small, large), x)

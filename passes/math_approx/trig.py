@@ -25,7 +25,7 @@ from .coefficients import COS, SIN
 
 EXACT_ATTR = "mlc.libm"
 """Marks a math op the pass must keep (the slow path of sin/cos)."""
-SLOW_ABOVE = 2.0 ** 20
+SLOW_ABOVE = 2.0**20
 """Largest |x| reduced by Cody-Waite (tested to stay within a few ulp up to here)."""
 
 

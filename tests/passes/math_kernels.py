@@ -74,20 +74,29 @@ def kernel(op: str, pipeline: str, lanes: int = 8) -> object:
     return _ENGINES[key]
 
 
-def run(op: str, pipeline: str, *xs: np.ndarray, scalar: bool = False, lanes: int = 8) -> np.ndarray:
+def run(
+    op: str, pipeline: str, *xs: np.ndarray, scalar: bool = False, lanes: int = 8
+) -> np.ndarray:
     """math.<op> on f32 arrays (length a multiple of `lanes`) through the JIT kernel."""
     ins = [np.ascontiguousarray(x, np.float32) for x in xs]
     assert scalar or len(ins[0]) % lanes == 0, "the vector loop has no remainder: pad the input"
     out = np.empty_like(ins[0])
-    call(kernel(op, pipeline, lanes), "scalar" if scalar else "vec", *ins, out)  # type: ignore[arg-type]
+    engine = kernel(op, pipeline, lanes)
+    call(engine, "scalar" if scalar else "vec", *ins, out)  # type: ignore[arg-type]
     return out
 
 
 _erf = np.frompyfunc(math.erf, 1, 1)
 
 REFERENCE = {
-    "exp": np.exp, "expm1": np.expm1, "log": np.log, "log1p": np.log1p, "tanh": np.tanh,
-    "sin": np.sin, "cos": np.cos, "powf": np.power,
+    "exp": np.exp,
+    "expm1": np.expm1,
+    "log": np.log,
+    "log1p": np.log1p,
+    "tanh": np.tanh,
+    "sin": np.sin,
+    "cos": np.cos,
+    "powf": np.power,
     "erf": lambda x: _erf(x).astype(np.float64),
 }
 
