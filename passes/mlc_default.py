@@ -12,7 +12,7 @@ GRAPH_STAGE = (
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
-LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
+LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,9 @@ class MlcDefaultPipeline(NamedPipeline):
     """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
     records: str = ""
     """Tuning records (JSON lines) whose best schedules replace the default ones."""
+    approx_math: bool = True
+    """Inline vector polynomials for f32 exp/log/tanh/erf/sin/cos/... instead of libm calls
+    (lower-to-llvm's approx-math)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -45,6 +48,7 @@ class MlcDefaultPipeline(NamedPipeline):
             [
                 GRAPH_STAGE % (alter, self.max_group_size),
                 TP_STAGE % (records, self.threads),
-                LOOP_STAGE % (self.threads, self.threads),
+                LOOP_STAGE
+                % (self.threads, self.threads, "" if self.approx_math else " approx-math=false"),
             ]
         )
