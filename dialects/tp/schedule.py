@@ -118,10 +118,21 @@ class Schedule:
             return [f"vectorized loop '{lp.name}' must be the innermost loop"]
         if lp.kind != "S":
             return [f"vectorized loop '{lp.name}' must be a spatial loop"]
-        if not lp.exact or lp.trip > MAX_VECTOR_LANES:
+        if lp.trip > MAX_VECTOR_LANES:
             return [
-                f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
-                f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})"
+                f"vectorized loop '{lp.name}' needs at most {MAX_VECTOR_LANES} lanes (trip "
+                f"{lp.trip}): tile its axis"
+            ]
+        if not lp.exact and len(self.tile.get(lp.axis, ())) != 1:
+            return [
+                f"vectorized loop '{lp.name}': a tile that does not divide its axis needs the "
+                "axis tiled once (its last tile runs on narrower vectors)"
+            ]
+        outer = next(x for x in loops if x.axis == lp.axis and x.level == 0)
+        if not lp.exact and self.unroll.get(outer.name, 1) >= outer.trip:
+            return [
+                f"vectorized loop '{lp.name}': the loop over its tiles ('{outer.name}') cannot "
+                "be unrolled when the last tile is partial"
             ]
         return []
 

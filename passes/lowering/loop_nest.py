@@ -6,13 +6,17 @@ Reductions: let P be the first reduce loop. When every spatial loop after P is f
 vectorized, the output tile lives in registers: accumulators are `iter_args` of the reduce loops,
 initialised before P and stored once after (a register tile, as in a BLIS micro-kernel).
 Otherwise the output is initialised by its own loop nest at P and updated in memory.
-Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level.
+Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level,
+except the vectorized axis: its last, partial tile is peeled into code on narrower vectors (a row
+of 197 floats: 12 vectors of 16, then one of 5), so no vector ever reaches past the data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
@@ -45,9 +49,19 @@ class BlockLowering:
         self.elem = ir.MemRefType(self.out.type).element_type
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
-        self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
         self.vec: Loop | None = vec[0] if vec else None
+        # The vectorized axis is peeled, never guarded (Schedule.check: then it is tiled once).
+        self.vec_tail = self.vec is not None and not self.vec.exact
+        self.inexact = sorted(
+            {
+                lp.axis
+                for lp in self.loops
+                if not lp.exact and not (self.vec_tail and lp.axis == self.vec.axis)
+            }  # type: ignore[union-attr]
+        )
+        self.lanes = self.vec.trip if self.vec is not None else 1
+        """Lanes of the vectorized loop where code is being emitted (fewer in the peeled tail)."""
 
     # -- entry -----------------------------------------------------------------------------
     def emit(self) -> None:
@@ -74,7 +88,7 @@ class BlockLowering:
         with ir.InsertionPoint(block):
             for lp, iv in zip(par, block.arguments):
                 point = self._advance(point, lp, iv)
-            self._from(n_par, point)
+            self._after_parallel(par, point, n_par)
             scf.ReduceOp([], 0)
 
     def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
@@ -98,9 +112,40 @@ class BlockLowering:
                     stride //= lp.trip
                     e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
                     terms[lp.axis] = terms[lp.axis] + (e if i == 0 else e % lp.trip) * lp.stride
-                self._from(len(par), Point(dims, terms, point.vec_axis, point.lanes))
+                self._after_parallel(par, Point(dims, terms, point.vec_axis, point.lanes), len(par))
                 scf.YieldOp([])
             scf.ReduceOp([], 0)
+
+    def _after_parallel(self, par: Sequence[Loop], point: Point, n_par: int) -> None:
+        """The loops below the parallel ones; when the vectorized axis's outer loop is parallel,
+        its last (partial) tile takes the peeled code on narrower vectors."""
+        outer = [lp for lp in par if self.vec_tail and lp.axis == self.vec.axis]  # type: ignore[union-attr]
+        if not outer:
+            self._from(n_par, point)
+            return
+        assert self.vec is not None
+        start = outer[0].stride * (outer[0].trip - 1)
+        at = apply(point.terms[self.vec.axis], point.dims)
+        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, index_const(start)).result
+        branch = scf.IfOp(tail, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            with self._tail_lanes():
+                self._from(n_par, point)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self._from(n_par, point)
+            scf.YieldOp([])
+
+    @contextlib.contextmanager
+    def _tail_lanes(self) -> Iterator[None]:
+        """Emit with the vectorized loop narrowed to the lanes of the axis's last tile."""
+        assert self.vec is not None
+        full = self.lanes
+        self.lanes = self.extent_of[self.vec.axis] % self.vec.trip
+        try:
+            yield
+        finally:
+            self.lanes = full
 
     def _from(self, start: int, point: Point) -> None:
         first_r = next((i for i, lp in enumerate(self.loops) if lp.kind == "R"), None)
@@ -119,11 +164,19 @@ class BlockLowering:
         lp, rest = loops[0], loops[1:]
         if self.vec is not None and lp.name == self.vec.name:
             assert not rest
-            vpoint = Point(point.dims, point.terms, lp.axis, lp.trip)
+            vpoint = Point(point.dims, point.terms, lp.axis, self.lanes)
             return inner(vpoint, carried)
         return self._loop(lp, point, carried, lambda p, c: self._nest(rest, p, c, inner))
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
+        if self.vec_tail and lp.axis == self.vec.axis and not lp.exact:  # type: ignore[union-attr]
+            # The full tiles, then the partial last one on narrower vectors.
+            if lp.trip > 1:
+                carried = self._loop(
+                    replace(lp, trip=lp.trip - 1, exact=True), point, carried, inner
+                )
+            with self._tail_lanes():
+                return inner(self._advance(point, lp, lp.trip - 1), carried)
         factor = self.schedule.unroll.get(lp.name, 1)
         if factor >= lp.trip:
             for i in range(lp.trip):
@@ -214,7 +267,7 @@ class BlockLowering:
     def _register_tail(self, inner: Sequence[Loop]) -> int | None:
         """Where a register tile can start inside a reduction whose outer loops mix reduce and
         spatial loops: the first reduce loop after which every spatial loop is in registers."""
-        if self.inexact or self.epilogue is not None:
+        if self.epilogue is not None:  # an epilogue needs the whole reduction first
             return None
         for q, lp in enumerate(inner):
             if (
@@ -232,10 +285,10 @@ class BlockLowering:
             self._combo_point(point, unrolled, c)
             for c in itertools.product(*(range(lp.trip) for lp in unrolled))
         ]
-        if from_memory:
-            accs = [self._load_out(p) for p in combos]
+        init = self._init_value(combos[0])
+        if from_memory:  # rows past a partial tile's end load nothing (their stores are guarded)
+            accs = [self._guarded(p, [init(p)], lambda p=p: [self._load_out(p)])[0] for p in combos]
         else:
-            init = self._init_value(combos[0])
             accs = [init(p) for p in combos]
 
         def accumulate(rpoint: Point, state: Carried) -> Carried:
@@ -280,7 +333,7 @@ class BlockLowering:
         for lp, v in zip(unrolled, values):
             p = self._advance(p, lp, v)
         if self.vec is not None:
-            p = Point(p.dims, p.terms, self.vec.axis, self.vec.trip)
+            p = Point(p.dims, p.terms, self.vec.axis, self.lanes)
         return p
 
     def _merge(self, spatial: Point, reduce: Point) -> Point:

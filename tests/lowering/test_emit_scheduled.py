@@ -130,3 +130,29 @@ def test_streaming_matrix_vector_product(threads: int) -> None:
     gm.set_input(1, w)
     gm.run()
     np.testing.assert_allclose(gm.get_output(0), np.maximum(x @ w, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_products_whose_sizes_the_tiles_do_not_divide(threads: int, bits: int) -> None:
+    """Attention-sized products (197 tokens, 6 heads) and a dense layer with 197 rows: partial
+    row tiles and peeled vector tails on real threads, for AVX2- and AVX-512-sized tiles."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    q, k, v = rand((6, 197, 64), seed=1), rand((6, 64, 197), seed=2), rand((6, 197, 64), seed=3)
+    x, w = rand((197, 96), seed=4), rand((96, 200), seed=5)
+
+    def body(q: ir.Value, k: ir.Value, v: ir.Value, x: ir.Value, w: ir.Value) -> list[ir.Value]:
+        scores = g.batch_matmul(q, k)
+        return [g.batch_matmul(scores, v), g.matmul(x, w)]
+
+    pipeline = f"builtin.module(mlc-default{{threads={threads} vector-bits={bits}}})"
+    with mlc.Context(), ir.Location.unknown():
+        module = build_main(body, [q, k, v, x, w], None)
+        gm = GraphModule(mlc.build(module, {}, threads=threads, pipeline=pipeline).jit())
+    for i, a in enumerate((q, k, v, x, w)):
+        gm.set_input(i, a)
+    gm.run()
+    np.testing.assert_allclose(gm.get_output(0), (q @ k) @ v, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(gm.get_output(1), x @ w, rtol=1e-4, atol=1e-4)
