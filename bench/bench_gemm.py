@@ -97,10 +97,12 @@ def bench(name: str, threads: int, rounds: int, number: int) -> dict[str, float]
 
 
 def _inputs(proto):  # type: ignore[no-untyped-def]
-    return [
-        type("I", (), {"name": i.name, "shape": [d.dim_value for d in i.type.tensor_type.shape.dim]})
-        for i in proto.graph.input
-    ]
+    class Input:
+        def __init__(self, value) -> None:  # type: ignore[no-untyped-def]
+            self.name = value.name
+            self.shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+
+    return [Input(i) for i in proto.graph.input]
 
 
 def main() -> None:

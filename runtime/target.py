@@ -20,6 +20,7 @@ from mlc.contract import SourceModel, TargetInfo
 from mlc.errors import MlcError
 from mlc.target import host_arch, host_features
 
+
 class TargetMismatchError(MlcError):
     """A package compiled for ISA extensions this host does not have."""
 
