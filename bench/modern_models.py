@@ -100,6 +100,39 @@ def _unhide_convnext_blocks(net: object) -> None:
                 module.layer_scale.fill_(0.5)
 
 
+def _fill_zero_matrices(net: object) -> None:
+    """Zero-initialized weight matrices (torchvision ViT's head) would make the output all zero."""
+    import torch
+
+    with torch.no_grad():
+        for param in net.parameters():  # type: ignore[attr-defined]
+            if param.dim() >= 2 and not param.any():
+                param.normal_(0.0, 0.02)
+
+
+def _calibrate_batch_norms(net: object, specs: dict[str, dict[str, object]]) -> None:
+    """Batch-norm statistics from one random batch of 4, so activations stay of order one.
+
+    With init statistics (mean 0, variance 1) MobileNets and EfficientNet scale their output
+    down to ~1e-14, where the comparison with onnxruntime means little.
+    """
+    import torch
+
+    batch_norm = torch.nn.modules.batchnorm._BatchNorm
+    norms = [m for m in net.modules() if isinstance(m, batch_norm)]  # type: ignore[attr-defined]
+    if not norms:
+        return
+    for norm in norms:
+        norm.reset_running_stats()
+        norm.momentum = None  # cumulative average: exactly the statistics of the batch
+    (spec,) = specs.values()
+    generator = torch.Generator().manual_seed(SEED + 1)
+    net.train()  # type: ignore[attr-defined]
+    with torch.no_grad():
+        net(torch.randn([4, *spec["shape"][1:]], generator=generator))  # type: ignore[operator, misc]
+    net.eval()  # type: ignore[attr-defined]
+
+
 def _vit(layers: int, width: int, heads: int) -> Callable[[], tuple[object, dict]]:
     def build() -> tuple[object, dict]:
         from torchvision.models.vision_transformer import VisionTransformer
@@ -243,6 +276,8 @@ def export(name: str) -> pathlib.Path:
     torch.manual_seed(SEED)
     net, specs = MODELS[name].builder()
     net.eval()  # type: ignore[attr-defined]
+    _fill_zero_matrices(net)
+    _calibrate_batch_norms(net, specs)
     generator = torch.Generator().manual_seed(SEED)
     args = tuple(_example(spec, generator) for spec in specs.values())
     path = model_path(name)
