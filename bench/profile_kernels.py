@@ -3,6 +3,7 @@
     python bench/profile_kernels.py squeezenet [--top 15] [--threads 1]
     python bench/profile_kernels.py vit_s16_like --json build/runs/vit_s16_like.json
     python bench/profile_kernels.py path/to/model.onnx
+    python bench/profile_kernels.py --summarize build/runs/*.json [--top 3]   # markdown table
 
 The model is a light-zoo name, a modern/holdout name (`bench/modern_models.py`) or an .onnx
 path. Each kernel (after graph-simplify/fold/fuse) is compiled as a one-call model with random
@@ -300,7 +301,55 @@ def rate(r: Row) -> str:
     return f"{r.gbytes:6.1f} GB/s {ns:6.2f} ns/el"
 
 
+def summarize(paths: list[str], top: int) -> str:
+    """Markdown: the `top` kernels of each profiled model (from --json files) and its categories."""
+    lines = ["| model | kernel share | category | rate | kernel (calls) |", "|---|---|---|---|---|"]
+    for path in paths:
+        data = json.loads(pathlib.Path(path).read_text())
+        total = data["kernel_total_s"]
+        for r in data["rows"][:top]:
+            info = r["info"]
+            if r["gflops"] is not None:
+                rate_text = f"{r['gflops']:.1f} GFLOP/s"
+                if r["numpy_gflops"]:
+                    rate_text += f" (numpy {r['numpy_gflops']:.0f})"
+            else:
+                per_call = r["seconds"] / r["calls"]
+                rate_text = (f"{info['bytes'] / per_call / 1e9:.1f} GB/s, "
+                             f"{per_call / max(info['elements'], 1) * 1e9:.2f} ns/el")
+            lines.append(f"| {data['model']} | {100 * r['seconds'] / total:.1f}% | "
+                         f"{info['category']} | {rate_text} | {info['detail']} ({r['calls']}) |")
+    return "\n".join(lines) + "\n\n" + _category_table(paths)
+
+
+def _category_table(paths: list[str]) -> str:
+    datas = [json.loads(pathlib.Path(p).read_text()) for p in paths]
+    shares = []
+    for data in datas:
+        by: dict[str, float] = {}
+        for r in data["rows"]:
+            by[r["info"]["category"]] = by.get(r["info"]["category"], 0.0) + r["seconds"]
+        shares.append({c: 100 * s / data["kernel_total_s"] for c, s in by.items()})
+    categories = sorted({c for s in shares for c in s},
+                        key=lambda c: -sum(s.get(c, 0) for s in shares))
+    lines = ["| model | kernels (ms) | whole (ms) | " + " | ".join(categories) + " |",
+             "|---|---|---|" + "---|" * len(categories)]
+    for data, share in zip(datas, shares, strict=True):
+        whole = f"{1e3 * data['whole_model_s']:.1f}" if data["whole_model_s"] else ""
+        cells = " | ".join(f"{share[c]:.0f}%" if c in share else "" for c in categories)
+        kernels = f"{1e3 * data['kernel_total_s']:.1f}"
+        lines.append(f"| {data['model']} | {kernels} | {whole} | {cells} |")
+    return "\n".join(lines) + "\n"
+
+
 def main() -> int:
+    if "--summarize" in sys.argv:
+        parser = argparse.ArgumentParser(description="Top kernels of profiled models (markdown).")
+        parser.add_argument("--summarize", nargs="+", required=True, metavar="JSON")
+        parser.add_argument("--top", type=int, default=3)
+        args = parser.parse_args()
+        print(summarize(args.summarize, args.top), end="")
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("model", help="a light/modern/holdout model name or an .onnx path")
     parser.add_argument("--top", type=int, default=15)
