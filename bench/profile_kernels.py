@@ -12,8 +12,9 @@ table lists the slowest kernels with their share of the summed time, how often t
 them, a category and the rate they reach:
 
 - GEMM-shaped kernels (matmul, batch_matmul, dense, with their epilogue): GFLOP/s, next to
-  numpy's matmul of the same shape in a subprocess whose BLAS has as many threads as the kernel
-  (OPENBLAS_NUM_THREADS), and the shape as batch x [M x K] x [K x N];
+  numpy's matmul and an onnxruntime MatMul of the same shape, timed in a subprocess whose BLAS
+  and onnxruntime have as many threads as the kernel (OPENBLAS_NUM_THREADS), and the shape as
+  batch x [M x K] x [K x N];
 - convolutions (dense, grouped, depthwise): GFLOP/s;
 - everything else: GB/s over the bytes of its arguments and results, and ns per output element.
 
@@ -191,6 +192,8 @@ class Row:
     info: KernelInfo
     numpy_seconds: float | None = None
     """numpy matmul of the same (batch, M, K, N), one call."""
+    ort_seconds: float | None = None
+    """onnxruntime MatMul of the same shape (B a constant), one call."""
 
     @property
     def gflops(self) -> float:
@@ -223,33 +226,59 @@ def profile(module: ir.Module, threads: int) -> list[Row]:
     return sorted(rows, key=lambda r: r.seconds, reverse=True)
 
 
-NUMPY_SCRIPT = """
+PEER_SCRIPT = """
 import json, sys, time
 import numpy as np
+import onnx, onnxruntime as ort
+from onnx import TensorProto, helper, numpy_helper
+threads = int(sys.argv[1])
+
+
+def ort_matmul(a, b):
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["a", "b"], ["c"])], "g",
+        [helper.make_tensor_value_info("a", TensorProto.FLOAT, list(a.shape))],
+        [helper.make_tensor_value_info("c", TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(b, "b")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    session = ort.InferenceSession(model.SerializeToString(), options)
+    return lambda: session.run(None, {"a": a})
+
+
+def median_seconds(fn):
+    fn()
+    samples = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(3):
+            fn()
+        samples.append((time.perf_counter() - start) / 3)
+    return float(np.median(samples))
+
+
 out = []
 for batch, m, k, n in json.load(sys.stdin):
     rng = np.random.default_rng(0)
     a = rng.standard_normal((batch, m, k) if batch > 1 else (m, k)).astype(np.float32)
     b = rng.standard_normal((batch, k, n) if batch > 1 else (k, n)).astype(np.float32)
-    np.matmul(a, b)
-    samples = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(3):
-            np.matmul(a, b)
-        samples.append((time.perf_counter() - start) / 3)
-    out.append(float(np.median(samples)))
+    out.append([median_seconds(lambda: np.matmul(a, b)), median_seconds(ort_matmul(a, b))])
 print(json.dumps(out))
 """
 
 
-def numpy_gemm_seconds(shapes: list[tuple[int, int, int, int]], threads: int) -> list[float]:
-    """numpy.matmul time per shape, in a subprocess whose BLAS uses `threads` threads."""
+def peer_gemm_seconds(shapes: list[tuple[int, int, int, int]],
+                      threads: int) -> list[tuple[float, float]]:
+    """(numpy.matmul, onnxruntime MatMul) time per shape, in a subprocess whose BLAS and
+    onnxruntime use `threads` threads (numpy's OpenBLAS may use AVX2 kernels where
+    onnxruntime's MLAS uses AVX-512 ones)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(threads), OMP_NUM_THREADS=str(threads),
                MKL_NUM_THREADS=str(threads))
-    done = subprocess.run([sys.executable, "-c", NUMPY_SCRIPT], input=json.dumps(shapes),
-                          capture_output=True, text=True, env=env, check=True)
-    return list(json.loads(done.stdout))
+    done = subprocess.run([sys.executable, "-c", PEER_SCRIPT, str(threads)],
+                          input=json.dumps(shapes), capture_output=True, text=True, env=env,
+                          check=True)
+    return [(float(a), float(b)) for a, b in json.loads(done.stdout)]
 
 
 def whole_model_seconds(model_arg: str, threads: int) -> float:
@@ -294,8 +323,9 @@ def category_totals(rows: list[Row]) -> list[tuple[str, float, int]]:
 def rate(r: Row) -> str:
     if r.info.flops:
         text = f"{r.gflops:6.1f} GF/s"
-        if r.numpy_seconds:
-            text += f" (numpy {r.info.flops / r.numpy_seconds / 1e9:5.1f})"
+        if r.numpy_seconds and r.ort_seconds:
+            text += (f" (np {r.info.flops / r.numpy_seconds / 1e9:3.0f},"
+                     f" ort {r.info.flops / r.ort_seconds / 1e9:3.0f})")
         return text
     ns = r.seconds / r.calls / max(r.info.elements, 1) * 1e9
     return f"{r.gbytes:6.1f} GB/s {ns:6.2f} ns/el"
@@ -311,8 +341,8 @@ def summarize(paths: list[str], top: int) -> str:
             info = r["info"]
             if r["gflops"] is not None:
                 rate_text = f"{r['gflops']:.1f} GFLOP/s"
-                if r["numpy_gflops"]:
-                    rate_text += f" (numpy {r['numpy_gflops']:.0f})"
+                if r.get("ort_gflops"):
+                    rate_text += f" (numpy {r['numpy_gflops']:.0f}, ort {r['ort_gflops']:.0f})"
             else:
                 per_call = r["seconds"] / r["calls"]
                 rate_text = (f"{info['bytes'] / per_call / 1e9:.1f} GB/s, "
@@ -361,14 +391,14 @@ def main() -> int:
     mlc.PassManager.parse(GRAPH_STAGE).run(module, params=params)
     rows = profile(module, args.threads)
     gemms = [r for r in rows if r.info.gemm]
-    for r, seconds in zip(gemms, numpy_gemm_seconds([r.info.gemm for r in gemms], args.threads),
-                          strict=True):
-        r.numpy_seconds = seconds
+    peers = peer_gemm_seconds([r.info.gemm for r in gemms], args.threads)  # type: ignore[misc]
+    for r, (numpy_s, ort_s) in zip(gemms, peers, strict=True):
+        r.numpy_seconds, r.ort_seconds = numpy_s, ort_s
     total = sum(r.seconds for r in rows)
-    print(f"{'ms':>8} {'share':>6} {'calls':>5}  {'category':14s} {'rate':34s} kernel / detail")
+    print(f"{'ms':>8} {'share':>6} {'calls':>5}  {'category':14s} {'rate':36s} kernel / detail")
     for r in rows[:args.top]:
         print(f"{r.seconds * 1e3:8.2f} {100 * r.seconds / total:5.1f}% {r.calls:5d}  "
-              f"{r.info.category:14s} {rate(r):34s} {r.kernel}: {r.info.detail}")
+              f"{r.info.category:14s} {rate(r):36s} {r.kernel}: {r.info.detail}")
     print(f"{total * 1e3:8.2f} total over {len(rows)} kernels")
     print("\nby category:")
     for category, seconds, calls in category_totals(rows):
@@ -381,7 +411,9 @@ def main() -> int:
                    "whole_model_s": whole,
                    "rows": [dict(asdict(r), gflops=r.gflops if r.info.flops else None,
                                  numpy_gflops=(r.info.flops / r.numpy_seconds / 1e9
-                                               if r.numpy_seconds else None))
+                                               if r.numpy_seconds else None),
+                                 ort_gflops=(r.info.flops / r.ort_seconds / 1e9
+                                             if r.ort_seconds else None))
                             for r in rows]}
         pathlib.Path(args.json).write_text(json.dumps(payload, indent=1))
     return 0
