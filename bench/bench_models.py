@@ -87,8 +87,12 @@ def max_rel_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
     return error
 
 
-def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, object]:
-    """One model at one thread count; a failure is returned as a row with its stage and error."""
+def bench_model(name: str, threads: int, rounds: int, number: int,
+                pipeline: str = "") -> dict[str, object]:
+    """One model at one thread count; a failure is returned as a row with its stage and error.
+
+    `pipeline`, when given, replaces mlc-default; `{threads}` in it becomes the thread count.
+    """
     row: dict[str, object] = {"model": name, "threads": threads}
     stage = "load"
     try:
@@ -98,7 +102,8 @@ def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, 
         start = time.perf_counter()
         module, params = mlc.from_onnx(model)
         stage = "compile"
-        gm = GraphModule(mlc.build(module, params, threads=threads).jit())
+        options = {"pipeline": pipeline.replace("{threads}", str(threads))} if pipeline else {}
+        gm = GraphModule(mlc.build(module, params, threads=threads, **options).jit())
         row["compile_s"] = time.perf_counter() - start
         stage = "run"
         for input_name, value in feed.items():
@@ -176,6 +181,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--number", type=int, default=5, help="timed calls per peer per round")
     parser.add_argument("--write", help="write the markdown table to this file (appends a section)")
+    parser.add_argument("--pipeline", default="",
+                        help="an mlc pass pipeline instead of mlc-default; {threads} is replaced "
+                             "by the thread count")
     args = parser.parse_args()
     known = set(light_model_names()) | set(modern_models.MODELS)
     unknown = [n for n in args.models if n not in known]
@@ -188,7 +196,7 @@ def main() -> int:
     rows = []
     for name in names:
         for threads in args.threads:
-            rows.append(bench_model(name, threads, args.rounds, args.number))
+            rows.append(bench_model(name, threads, args.rounds, args.number, args.pipeline))
             _print_row(rows[-1])
     text = markdown(rows, command)
     print(text)
