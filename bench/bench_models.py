@@ -4,6 +4,7 @@
     python bench/bench_models.py --suite modern --rounds 3 --number 5
     python bench/bench_models.py --suite holdout --write bench/RESULTS.md
     python bench/bench_models.py resnet50 vit_b_16 --threads 1 --rounds 5
+    python bench/bench_models.py --suite modern --pipeline 'builtin.module(...{threads}...)'
 
 Suites: `light` (the nine models shipped with the onnx wheel, `mlc.frontend.onnx.zoo`), `modern`
 and `holdout` (exported from torch with seeded weights by `bench/modern_models.py`, built on first

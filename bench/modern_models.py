@@ -8,8 +8,9 @@ ConvNeXt, EfficientNet, MobileNetV2, ResNet-18, a BERT-like encoder and a GPT-2-
 eager attention); `holdout` holds other architectures that only check that speedups generalize:
 nobody tunes against them. Models come from torchvision and transformers *configs* (random init,
 `torch.manual_seed(0)`), never from a hub: nothing is downloaded. They are exported by the
-TorchScript exporter (`dynamo=False`, opset 17) into `build/bench-models/` (git-ignored; override
-with MLC_BENCH_MODELS) and rebuilt only when missing.
+TorchScript exporter (`dynamo=False`, opset 17) into `build/bench-models/<name>-v<N>.onnx`
+(git-ignored; override the folder with MLC_BENCH_MODELS; N is BUILD_VERSION) and rebuilt only
+when missing.
 
 Each file records how to make its inputs in the metadata entry `mlc_bench_inputs` (JSON: per
 input, dtype, shape and `normal` | `ones` | `randint` below `high`), which `input_feed` reads.
@@ -35,6 +36,8 @@ import numpy as np
 
 OPSET = 17
 SEED = 0
+BUILD_VERSION = 1
+"""Part of the cached file names: bump it when a builder changes, so old exports are not reused."""
 INPUTS_KEY = "mlc_bench_inputs"
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
@@ -55,7 +58,7 @@ def cache_dir() -> pathlib.Path:
 
 
 def model_path(name: str) -> pathlib.Path:
-    return cache_dir() / f"{name}.onnx"
+    return cache_dir() / f"{name}-v{BUILD_VERSION}.onnx"
 
 
 # ---- builders (torch imported lazily: only the build subprocess needs it) -----------------------
