@@ -320,6 +320,8 @@ class TpDefaultSchedulePass(ModulePass):
         return inner
 
     def schedule_for(self, view: BlockView) -> Schedule:
+        if view.scatter:  # runs in order on one thread: repeated positions apply in sequence
+            return Schedule()
         axes, kinds, extents = view.axes, view.kinds, view.extents
         lanes = (
             _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits)

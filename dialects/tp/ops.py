@@ -9,6 +9,10 @@
 
 Maps are written over the block's axis names; they are stored as affine maps whose dims are
 the axes in declared order.
+
+A *scatter* block writes each value at a computed position instead: its out_map has no
+results and its body yields the value followed by one `index` per output dim
+(`tp.yield_(v, at=[i, j])`); see `BlockView.scatter`.
 """
 
 from __future__ import annotations
@@ -78,6 +82,15 @@ class BlockView:
     @property
     def out(self) -> ir.Value:
         return self.op.operands[0]
+
+    @property
+    def scatter(self) -> bool:
+        """Whether the block writes at positions its body computes (the yield carries them after
+        the value) rather than at out_map(p). Such a block has spatial axes only; its combiner
+        (`none`: store, else combine with the element already there) takes no init, and it runs
+        its points sequentially in order, so repeated positions are applied in that order."""
+        ops = list(self.body.operations)
+        return bool(ops) and len(ops[-1].operation.operands) > 1
 
     @property
     def body(self) -> ir.Block:
@@ -195,8 +208,12 @@ def index(axis: str, *, loc: ir.Location | None = None) -> ir.Value:
     ).result
 
 
-def yield_(value: ir.Value, *, loc: ir.Location | None = None) -> None:
-    gpu.YieldOp([value], loc=loc)
+def yield_(
+    value: ir.Value, *, at: Sequence[ir.Value] = (), loc: ir.Location | None = None
+) -> None:
+    """End a block body with the element it computes; `at`: the output position of a scatter
+    block (one `index` per output dim)."""
+    gpu.YieldOp([value, *at], loc=loc)
 
 
 def kernels(module: ir.Module | ir.Operation) -> list[ir.Operation]:

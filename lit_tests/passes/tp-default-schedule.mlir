@@ -168,3 +168,21 @@ func.func @row_is_companion(%A: memref<1x2x4x3xf32>, %B: memref<3xf32>, %C: memr
       out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x2x4xf32>) -> ()
   return
 }
+
+// -----
+
+// A scatter block keeps an empty schedule (sequential, scalar): its points may write the same
+// position, in order.
+// CHECK-LABEL: func.func @scatter
+// CHECK: name = "scatter", out_map = #{{.*}}, schedule = {}
+func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %O: memref<300x512xf32>) {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<256xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "none", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  return
+}

@@ -300,9 +300,20 @@ class BlockLowering:
 
     # -- innermost bodies ------------------------------------------------------------------
     def _store_body(self, point: Point, carried: Carried) -> Carried:
+        if self.view.scatter:
+            return self._guarded(point, carried, lambda: self._scatter(point) or carried)
         return self._guarded(
             point, carried, lambda: self._store(self.body.value(point), point) or carried
         )
+
+    def _scatter(self, point: Point) -> None:
+        """A scatter block's point: the value goes to the position the body computes, combined
+        with the element already there unless the combiner is `none` (scalar code only: the
+        verifier rejects vectorized scatter blocks)."""
+        value, *idx = self.body.values(point)
+        if self.combiner != "none":
+            value = combine(self.combiner, memref.LoadOp(self.out, idx).result, value)
+        memref.StoreOp(value, self.out, idx)
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:
