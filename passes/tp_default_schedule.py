@@ -319,9 +319,26 @@ class TpDefaultSchedulePass(ModulePass):
             unroll[last] = trip
         return inner
 
-    def schedule_for(self, view: BlockView) -> Schedule:
-        if view.scatter:  # runs in order on one thread: repeated positions apply in sequence
+    def _scatter_schedule(self, view: BlockView) -> Schedule:
+        """A scatter block runs in order on one thread (repeated positions apply in sequence);
+        it is vectorized along its last axis when that axis is its last output position."""
+        axis = view.scatter_lane_axis
+        elem = ir.MemRefType(view.out.type).element_type
+        lanes = _lanes(elem, self.vector_bits) if self.vector_bits else 0
+        if axis is None or axis != view.axes[-1] or lanes < 2:
             return Schedule()
+        extent = view.extents[-1]
+        while lanes > 2 and extent % lanes:
+            lanes //= 2
+        if extent % lanes:
+            return Schedule()
+        if extent == lanes:
+            return Schedule(vectorize=axis)
+        return Schedule(tile={axis: (lanes,)}, vectorize=f"{axis}.1")
+
+    def schedule_for(self, view: BlockView) -> Schedule:
+        if view.scatter:
+            return self._scatter_schedule(view)
         axes, kinds, extents = view.axes, view.kinds, view.extents
         lanes = (
             _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits)

@@ -49,8 +49,10 @@ def _check_block(op: ir.Operation) -> list[str]:
     elif not scatter and (combiner == "none") != (not reduce_dims):
         problems.append("a block with reduce axes needs a combiner other than 'none', and only it")
     init = b.init
-    if combiner != "none" and not scatter and (
-        not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type
+    if (
+        combiner != "none"
+        and not scatter
+        and (not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type)
     ):
         problems.append(f"init must be a {out.element_type} constant, got {init}")
     if combiner == "none" and not isinstance(init, ir.UnitAttr):
@@ -60,10 +62,16 @@ def _check_block(op: ir.Operation) -> list[str]:
     try:
         schedule = Schedule.from_attr(op.attributes["schedule"])
         problems += [f"schedule: {m}" for m in schedule.check(axes, kinds, extents)]
-        if scatter and (schedule.vectorize or schedule.parallel):
+        if scatter and schedule.parallel:
             problems.append(
                 "schedule: a scatter block runs sequentially (repeated positions apply in "
-                "order): no vectorize, no parallel loops"
+                "order): no parallel loops"
+            )
+        lane_axis = schedule.vectorize.split(".")[0]
+        if scatter and schedule.vectorize and lane_axis != b.scatter_lane_axis:
+            problems.append(
+                f"schedule: a scatter block may only vectorize the axis that is its last "
+                f"output position (lanes must write consecutive elements), not '{lane_axis}'"
             )
     except ValueError as e:
         problems.append(f"schedule: {e}")

@@ -171,18 +171,28 @@ func.func @row_is_companion(%A: memref<1x2x4x3xf32>, %B: memref<3xf32>, %C: memr
 
 // -----
 
-// A scatter block keeps an empty schedule (sequential, scalar): its points may write the same
-// position, in order.
+// Scatter blocks run sequentially (their points may write the same position, in order); one
+// whose last output position is its last axis writes consecutive elements per vector: it is
+// vectorized along that axis. One whose last position is loaded stays scalar.
 // CHECK-LABEL: func.func @scatter
-// CHECK: name = "scatter", out_map = #{{.*}}, schedule = {}
-func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %O: memref<300x512xf32>) {
+// CHECK: name = "scatter_rows", out_map = #{{.*}}, schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// CHECK: name = "scatter_columns", out_map = #{{.*}}, schedule = {}
+func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %J: memref<256x512xi64>, %O: memref<300x512xf32>) {
   "tp.block"(%O) ({
     %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
     %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<256xi64>) -> i64
     %row = arith.index_cast %i : i64 to index
     %j = "tp.index"() {axis = "j"} : () -> index
     gpu.yield %u, %row, %j : f32, index, index
-  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+  }) {name = "scatter_rows", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
       out_map = affine_map<(i, j) -> ()>, combiner = "none", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %c = "tp.read"(%J) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xi64>) -> i64
+    %col = arith.index_cast %c : i64 to index
+    gpu.yield %u, %i, %col : f32, index, index
+  }) {name = "scatter_columns", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<300x512xf32>) -> ()
   return
 }

@@ -316,12 +316,27 @@ func.func @scatter_init(%O: memref<4xf32>) {
 // -----
 
 func.func @scatter_parallel(%O: memref<4xf32>) {
-  // expected-error @+1 {{'tp.block' op schedule: a scatter block runs sequentially (repeated positions apply in order): no vectorize, no parallel loops}}
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block runs sequentially (repeated positions apply in order): no parallel loops}}
   "tp.block"(%O) ({
     %c = arith.constant 1.0 : f32
     %i = "tp.index"() {axis = "i"} : () -> index
     gpu.yield %c, %i : f32, index
   }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
       combiner = "none", init, schedule = {parallel = ["i"]}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_vectorized_along_a_computed_position(%I: memref<4xi64>, %O: memref<8x4xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block may only vectorize the axis that is its last output position (lanes must write consecutive elements), not 'j'}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %r = "tp.read"(%I) {map = affine_map<(i, j) -> (j)>} : (memref<4xi64>) -> i64
+    %j = arith.index_cast %r : i64 to index
+    gpu.yield %c, %i, %j : f32, index, index
+  }) {name = "b", axes = ["i", "j"], kinds = "SS", extents = array<i64: 8, 4>, out_map = affine_map<(i, j) -> ()>,
+      combiner = "none", init, schedule = {vectorize = "j"}} : (memref<8x4xf32>) -> ()
   return
 }
