@@ -65,10 +65,6 @@ def _with_past(ctx: ImportContext, node: onnx.NodeProto, i: int, new: ir.Value) 
     return ctx.concat([ctx.value(node.input[i]), new], 2)
 
 
-def _scaled(ctx: ImportContext, x: ir.Value, factor: float, dtype: np.dtype) -> ir.Value:
-    return x if factor == 1.0 else ctx.emit("mul", x, ctx.literal(np.array(factor, dtype)))
-
-
 def _grouped_product(ctx: ImportContext, a: ir.Value, b: ir.Value, kv_heads: int) -> ir.Value:
     """[B, H, M, K] x [B, Hkv, K, N] -> [B, H, M, N] where head h uses KV head h // (H / Hkv):
     one batch_matmul over [B * Hkv, (H / Hkv) * M, K]."""
@@ -114,9 +110,14 @@ def _attention(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
     if heads % kv_heads:
         raise ctx.unsupported(f"{heads} query heads are not a multiple of {kv_heads} KV heads")
     scale = ctx.attrs.float("scale", 1.0 / math.sqrt(size))
-    root = float(dtype.type(math.sqrt(scale)))  # both operands scaled, rounded as the spec does
-    k_t = ctx.emit("transpose", _scaled(ctx, present_k, root, dtype), perm=[0, 1, 3, 2])
-    raw = _grouped_product(ctx, _scaled(ctx, q, root, dtype), k_t, kv_heads)
+    root = np.array(math.sqrt(scale), dtype)  # both operands scaled, rounded as the spec does
+    if root != 1:
+        factor = ctx.literal(root)
+        q, keys = ctx.emit("mul", q, factor), ctx.emit("mul", present_k, factor)
+    else:
+        keys = present_k
+    k_t = ctx.emit("transpose", keys, perm=[0, 1, 3, 2])
+    raw = _grouped_product(ctx, q, k_t, kv_heads)
     scores = raw
     softcap = ctx.attrs.float("softcap", 0.0)
     if softcap > 0:

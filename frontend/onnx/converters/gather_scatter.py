@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mlc.dialects.attrs import tensor_t
+
 from .common import as_dtype, norm_axis
 from .registry import converter
 
@@ -100,6 +102,13 @@ def _along(values: np.ndarray, axis: int, rank: int) -> np.ndarray:
     return values.reshape(shape)
 
 
+def _expanded(ctx: ImportContext, value: ir.Value, shape: list[int]) -> ir.Value:
+    """`value` broadcast to `shape` (itself when it has that shape already)."""
+    t = tensor_t(value.type)
+    assert t is not None
+    return value if list(t.shape) == shape else ctx.emit("expand", value, shape=shape)
+
+
 def _per_batch(ctx: ImportContext, node: onnx.NodeProto, i: int, axis: int, rank: int) -> ir.Value:
     """Input `i` (one i64 value per batch entry) laid along `axis` of a rank-`rank` tensor."""
     value = as_dtype(ctx, node, i, "i64")
@@ -130,7 +139,7 @@ def tensor_scatter(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     if mode == "circular":
         length = ctx.literal(np.array(cache_t.shape[axis], np.int64))
         position = ctx.emit("mod", position, length, fmod=0)
-    indices = ctx.emit("expand", position, shape=list(upd_t.shape))
+    indices = _expanded(ctx, position, list(upd_t.shape))
     return [
         ctx.emit(
             "scatter_elements",
@@ -163,7 +172,7 @@ def reverse_sequence(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]
     last = ctx.emit("sub", lengths, ctx.literal(np.array(1, np.int64)))
     reversed_ = ctx.emit("sub", last, time)
     index = ctx.emit("where", ctx.emit("less", time, lengths), reversed_, time)
-    indices = ctx.emit("expand", index, shape=list(t.shape))
+    indices = _expanded(ctx, index, list(t.shape))
     return [ctx.emit("gather_elements", ctx.operand(node, 0), indices, axis=time_axis)]
 
 

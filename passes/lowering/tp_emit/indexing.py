@@ -28,6 +28,16 @@ def _axis(kb: KernelBuilder, op: ir.Operation, rank: int) -> int:
     return axis + rank if axis < 0 else axis
 
 
+def _element_position(
+    indices: Expr, axes: Sequence[str], idx: Index, axis: int, dim: int
+) -> list[ir.Value]:
+    """The position `idx` with its `axis` entry read from the index tensor at `idx`."""
+    return [
+        axis_position(indices.emit(axes, idx), dim) if d == axis else affine_value(axes, e)
+        for d, e in enumerate(idx)
+    ]
+
+
 def _tuple_position(
     indices: Expr, axes: Sequence[str], lead: Index, dims: Sequence[int]
 ) -> list[ir.Value]:
@@ -46,8 +56,7 @@ def gather_elements(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr 
     data, indices = kb.buffer(op.operands[0]), kb.expr(op.operands[1])
     blk, axes, idx = block_over(out, kb.name("gather_elements"), y_t.shape)
     with ir.InsertionPoint(blk.body):
-        position = [affine_value(axes, e) for e in idx]
-        position[axis] = axis_position(indices.emit(axes, idx), data_t.shape[axis])
+        position = _element_position(indices, axes, idx, axis, data_t.shape[axis])
         tp.yield_(tp.load(data, position))
     return None
 
@@ -109,8 +118,7 @@ def scatter_elements(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr
     blk, axes, idx = opened
     with ir.InsertionPoint(blk.body):
         value = to_storage(updates.emit(axes, idx), out)
-        position = [affine_value(axes, e) for e in idx]
-        position[axis] = axis_position(indices.emit(axes, idx), data_t.shape[axis])
+        position = _element_position(indices, axes, idx, axis, data_t.shape[axis])
         tp.yield_(value, at=position)
     return None
 
