@@ -21,6 +21,8 @@ from mlc.dialects.graph.reference import evaluate
 from mlc.dialects.graph.spec import TensorT
 from mlc.errors import UnsupportedOpError
 
+from .dtypes import numpy_dtype_of
+
 if TYPE_CHECKING:
     import onnx
 
@@ -40,7 +42,8 @@ class Folder:
     def fold(
         self, node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | TensorT | None]
     ) -> list[np.ndarray]:
-        """Outputs of `node`; `inputs` holds arrays, or types for Shape/Size of non-constants."""
+        """Outputs of `node`; `inputs` holds arrays, or types of the non-constant inputs whose
+        type alone matters (Shape, Size, CastLike's target)."""
         if node.op_type in ("Shape", "Size"):
             data = inputs[0]
             assert data is not None
@@ -51,6 +54,10 @@ class Folder:
             start, end = attrs.get("start", 0), attrs.get("end", len(shape))
             # Python slicing clamps exactly as ONNX Shape-15 specifies.
             return [np.array(shape[start:end], dtype=np.int64)]
+        # A type-only input (CastLike's target) that is computed: an empty array of its type.
+        inputs = [
+            np.empty(0, numpy_dtype_of(x.dtype)) if isinstance(x, TensorT) else x for x in inputs
+        ]
         arrays = [x for x in inputs if x is not None]
         assert all(isinstance(x, np.ndarray) for x in arrays), "folded inputs must be constants"
         try:

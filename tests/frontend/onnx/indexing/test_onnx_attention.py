@@ -255,3 +255,22 @@ def test_rotary_embedding_cache_width_is_checked() -> None:
     model, _ = _rotary(rand(2, 3, 4, 8), rand(10, 3, seed=2), np.zeros((2, 4), np.int64))
     with pytest.raises(UnsupportedOpError, match="must give 4 values per position"):
         from_onnx(model)
+
+
+def test_castlike_of_a_constant_folds_whatever_its_target() -> None:
+    """Attention's function body pads the mask with CastLike(-inf, computed bias): only the
+    target's type matters, so the cast folds and Pad gets a constant value."""
+    nodes = [
+        helper.make_node("Where", ["m", "zero", "ninf"], ["bias"]),
+        helper.make_node("CastLike", ["ninf", "bias"], ["fill"]),
+        helper.make_node("Pad", ["bias", "pads", "fill"], ["y"]),
+    ]
+    consts = {
+        "zero": np.array(0.0, F32),
+        "ninf": np.array(-np.inf, F32),
+        "pads": np.array([0, 0, 0, 2], np.int64),
+    }
+    model = make_model(nodes, {"m": (np.bool_, [2, 3])}, ["y"], consts, opset=18)
+    mask = np.array([[True, False, True], [False, False, True]])
+    module = check_numerics(model, {"m": mask})
+    assert "graph.cast" not in op_names(module) and "graph.pad" in op_names(module)
