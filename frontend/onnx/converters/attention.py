@@ -76,6 +76,23 @@ def _grouped_product(ctx: ImportContext, a: ir.Value, b: ir.Value, kv_heads: int
     return ctx.emit("reshape", product, shape=[batch, heads, m, n])
 
 
+def _scores(
+    ctx: ImportContext, q: ir.Value, keys: ir.Value, kv_heads: int, dtype: np.dtype
+) -> tuple[ir.Value, ir.Value]:
+    """(Q K^T with both scaled by sqrt(scale), the same after the soft cap)."""
+    scale = ctx.attrs.float("scale", 1.0 / math.sqrt(_shape(q)[3]))
+    root = np.array(math.sqrt(scale), dtype)  # rounded to the inputs' type, as the spec does
+    if root != 1:
+        factor = ctx.literal(root)
+        q, keys = ctx.emit("mul", q, factor), ctx.emit("mul", keys, factor)
+    raw = _grouped_product(ctx, q, ctx.emit("transpose", keys, perm=[0, 1, 3, 2]), kv_heads)
+    softcap = ctx.attrs.float("softcap", 0.0)
+    if softcap <= 0:
+        return raw, raw
+    cap = ctx.literal(np.array(softcap, dtype))
+    return raw, ctx.emit("mul", ctx.emit("tanh", ctx.emit("div", raw, cap)), cap)
+
+
 def _softmax(ctx: ImportContext, scores: ir.Value, masked: ir.Value | None, dtype: str) -> ir.Value:
     """Softmax along the keys in `softmax_precision` (default: the scores' type); fully masked
     rows are zeros; the result in `dtype`."""
@@ -92,8 +109,13 @@ def _softmax(ctx: ImportContext, scores: ir.Value, masked: ir.Value | None, dtyp
 
 
 def _attention(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
+    """Y, present_key, present_value and qk_matmul_output (see the module docstring); opset 24
+    adds the nonpad_kv_seqlen input."""
     q_t = ctx.type(node, 0)
     dtype = numpy_dtype_of(q_t.dtype)
+    mode = ctx.attrs.int("qk_matmul_output_mode", RAW)
+    if mode not in (RAW, CAPPED, BIASED, PROBS):
+        raise ctx.unsupported(f"qk_matmul_output_mode {mode} is not 0, 1, 2 or 3")
     if bool(ctx.input_name(node, 4)) != bool(ctx.input_name(node, 5)):
         raise ctx.unsupported("past_key and past_value must be given together")
     nonpad = None
@@ -105,41 +127,23 @@ def _attention(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None
     q = _heads(ctx, node, 0, "q_num_heads")
     present_k = _with_past(ctx, node, 4, _heads(ctx, node, 1, "kv_num_heads"))
     present_v = _with_past(ctx, node, 5, _heads(ctx, node, 2, "kv_num_heads"))
-    batch, heads, q_len, size = _shape(q)
+    batch, heads, q_len, _ = _shape(q)
     kv_heads, kv_len = _shape(present_k)[1], _shape(present_k)[2]
     if heads % kv_heads:
         raise ctx.unsupported(f"{heads} query heads are not a multiple of {kv_heads} KV heads")
-    scale = ctx.attrs.float("scale", 1.0 / math.sqrt(size))
-    root = np.array(math.sqrt(scale), dtype)  # both operands scaled, rounded as the spec does
-    if root != 1:
-        factor = ctx.literal(root)
-        q, keys = ctx.emit("mul", q, factor), ctx.emit("mul", present_k, factor)
-    else:
-        keys = present_k
-    k_t = ctx.emit("transpose", keys, perm=[0, 1, 3, 2])
-    raw = _grouped_product(ctx, q, k_t, kv_heads)
-    scores = raw
-    softcap = ctx.attrs.float("softcap", 0.0)
-    if softcap > 0:
-        cap = ctx.literal(np.array(softcap, dtype))
-        scores = ctx.emit("mul", ctx.emit("tanh", ctx.emit("div", scores, cap)), cap)
-    capped = scores
+    raw, capped = _scores(ctx, q, present_k, kv_heads, dtype)
     past_len = ctx.type(node, 4).shape[2] if ctx.input_name(node, 4) else 0
     window = (ctx.attrs.int("left_window_size", -1), ctx.attrs.int("right_window_size", -1))
     frame = Frame(
         q_len, kv_len, past_len, bool(ctx.attrs.int("is_causal", 0)), *window, np.dtype(dtype)
     )
     bias, masked = attention_bias(ctx, node, frame, nonpad)
-    if bias is not None:
-        scores = ctx.emit("add", scores, bias)
+    scores = capped if bias is None else ctx.emit("add", capped, bias)
     probs = _softmax(ctx, scores, masked, q_t.dtype)
     y = _grouped_product(ctx, probs, present_v, kv_heads)
     if q_t.rank == 3:
         y = ctx.emit("transpose", y, perm=[0, 2, 1, 3])
         y = ctx.emit("reshape", y, shape=[batch, q_len, heads * _shape(present_v)[3]])
-    mode = ctx.attrs.int("qk_matmul_output_mode", RAW)
-    if mode not in (RAW, CAPPED, BIASED, PROBS):
-        raise ctx.unsupported(f"qk_matmul_output_mode {mode} is not 0, 1, 2 or 3")
     qk = (raw, capped, scores, probs)[mode]
     return [y, present_k, present_v, qk][: len(node.output)]
 
