@@ -112,6 +112,8 @@ class TpDefaultSchedulePass(ModulePass):
 
     # -- the schedule ------------------------------------------------------------------------
     def schedule_for(self, view: BlockView) -> Schedule:
+        if view.scatter:
+            return self._scatter_schedule(view)
         axes, kinds, extents = view.axes, view.kinds, view.extents
         full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
         streaming = self._streaming_gemv(view, vector_axis(view), full)
@@ -258,6 +260,22 @@ class TpDefaultSchedulePass(ModulePass):
         return inner
 
     # -- special shapes -----------------------------------------------------------------------
+    def _scatter_schedule(self, view: BlockView) -> Schedule:
+        """A scatter block runs in order on one thread (repeated positions apply in sequence);
+        it is vectorized along its last axis when that axis is its last output position."""
+        axis = view.scatter_lane_axis
+        lanes = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
+        if axis is None or axis != view.axes[-1] or lanes < 2:
+            return Schedule()
+        extent = view.extents[-1]
+        while lanes > 2 and extent % lanes:
+            lanes //= 2
+        if extent % lanes:
+            return Schedule()
+        if extent == lanes:
+            return Schedule(vectorize=axis)
+        return Schedule(tile={axis: (lanes,)}, vectorize=f"{axis}.1")
+
     def _block_reduction(
         self,
         view: BlockView,

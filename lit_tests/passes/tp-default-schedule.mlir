@@ -188,3 +188,31 @@ func.func @attention_scores(%Q: memref<6x197x64xf32>, %K: memref<6x64x197xf32>, 
       out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<6x197x197xf32>) -> ()
   return
 }
+
+// -----
+
+// Scatter blocks run sequentially (their points may write the same position, in order); one
+// whose last output position is its last axis writes consecutive elements per vector: it is
+// vectorized along that axis. One whose last position is loaded stays scalar.
+// CHECK-LABEL: func.func @scatter
+// CHECK: name = "scatter_rows", out_map = #{{.*}}, schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// CHECK: name = "scatter_columns", out_map = #{{.*}}, schedule = {}
+func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %J: memref<256x512xi64>, %O: memref<300x512xf32>) {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<256xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter_rows", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "none", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %c = "tp.read"(%J) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xi64>) -> i64
+    %col = arith.index_cast %c : i64 to index
+    gpu.yield %u, %i, %col : f32, index, index
+  }) {name = "scatter_columns", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  return
+}

@@ -170,3 +170,53 @@ func.func @fused_epilogue(%A: memref<2x4xf32>, %B: memref<4x8xf32>, %bias: memre
       out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xf32>) -> ()
   return
 }
+
+// -----
+
+// A scatter block stores at the position its body yields; with a combiner it loads the element
+// there, combines and stores back, one point after the other.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1
+// CHECK-NEXT: %[[U:.*]] = memref.load %arg0[%[[I]], %[[J]]]
+// CHECK-NEXT: %[[K:.*]] = memref.load %arg1[%[[I]]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %arg2[%[[ROW]], %[[J]]]
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[U]]
+// CHECK-NEXT: memref.store %[[NEW]], %arg2[%[[ROW]], %[[J]]]
+func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x4xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 4>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A scatter block vectorized along the axis that is its last position: lane 0's position starts
+// one vector load-combine-store of consecutive elements.
+// CHECK-LABEL: func.func @scatter_rows_vectorized
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK: %[[U:.*]] = vector.load %arg0[%[[I]], %{{.*}}] : memref<3x16xf32>, vector<8xf32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[COL:.*]] = vector.extract %{{.*}}[0] : index from vector<8xindex>
+// CHECK-NEXT: %[[OLD:.*]] = vector.load %arg2[%[[ROW]], %[[COL]]] : memref<5x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[U]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[NEW]], %arg2[%[[ROW]], %[[COL]]]
+func.func @scatter_rows_vectorized(%U: memref<3x16xf32>, %I: memref<3xi64>, %O: memref<5x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x16xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 16>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "max", init,
+      schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<5x16xf32>) -> ()
+  return
+}

@@ -353,9 +353,32 @@ class BlockLowering:
 
     # -- innermost bodies ------------------------------------------------------------------
     def _store_body(self, point: Point, carried: Carried) -> Carried:
+        if self.view.scatter:
+            return self._guarded(point, carried, lambda: self._scatter(point) or carried)
         return self._guarded(
             point, carried, lambda: self._store(self.body.value(point), point) or carried
         )
+
+    def _scatter(self, point: Point) -> None:
+        """A scatter block's point: the value goes to the position the body computes, combined
+        with the element already there unless the combiner is `none`. Vectorized (along the
+        axis that is the last position, as the verifier ensures), lane 0's position starts
+        the consecutive elements the lanes write."""
+        value, *idx = self.body.values(point)
+        if point.vec_axis is None:
+            if self.combiner != "none":
+                value = combine(self.combiner, memref.LoadOp(self.out, idx).result, value)
+            memref.StoreOp(value, self.out, idx)
+            return
+        vtype = ir.VectorType.get([point.lanes], self.elem)
+        start = [
+            vector.ExtractOp(i, [], [0]).result if isinstance(i.type, ir.VectorType) else i
+            for i in idx
+        ]
+        value = broadcast(value, vtype)
+        if self.combiner != "none":
+            value = combine(self.combiner, vector.LoadOp(vtype, self.out, start).result, value)
+        vector.StoreOp(value, self.out, start)
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:

@@ -45,6 +45,9 @@ CATEGORY_MODULES = (
     "tensor",
     "indexing",
     "cast",
+    "gather_scatter",
+    "einsum",
+    "attention",
 )
 
 
