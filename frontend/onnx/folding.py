@@ -1,9 +1,9 @@
 """Evaluating constant nodes at import with ONNX's reference evaluator.
 
-Shape and Size read the static type of their input and are computed here; every other folded
-node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so folding follows
-the ONNX semantics of exactly that version. Evaluators are cached per (op, opset, attributes):
-building one costs far more than running it, and models repeat the same constant patterns.
+Every folded node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so
+folding follows the ONNX semantics of exactly that version. Evaluators are cached per (op,
+opset, attributes): building one costs far more than running it, and models repeat the same
+constant patterns.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from mlc.dialects.graph.spec import TensorT
 from mlc.errors import UnsupportedOpError
 
 if TYPE_CHECKING:
@@ -26,21 +25,9 @@ class Folder:
         self._evaluators: dict[tuple[Any, ...], Any] = {}
 
     def fold(
-        self, node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | TensorT | None]
+        self, node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | None]
     ) -> list[np.ndarray]:
-        """Outputs of `node`; `inputs` holds arrays, or types for Shape/Size of non-constants."""
-        if node.op_type in ("Shape", "Size"):
-            data = inputs[0]
-            assert data is not None
-            shape = data.shape
-            if node.op_type == "Size":
-                return [np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)]
-            attrs = {a.name: a.i for a in node.attribute}
-            start, end = attrs.get("start", 0), attrs.get("end", len(shape))
-            # Python slicing clamps exactly as ONNX Shape-15 specifies.
-            return [np.array(shape[start:end], dtype=np.int64)]
-        arrays = [x for x in inputs if x is not None]
-        assert all(isinstance(x, np.ndarray) for x in arrays), "folded inputs must be constants"
+        """Outputs of `node`; `inputs` holds the constant inputs (None for absent ones)."""
         evaluator = self._evaluator(node, opset)
         feeds = {f"i{k}": x for k, x in enumerate(inputs) if x is not None}
         try:

@@ -98,7 +98,7 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
     for p in planned:
         node = p.node
         if p.fold:
-            inputs = [_fold_input(ctx, name) if name else None for name in node.input]
+            inputs = [ctx.constants[name] if name else None for name in node.input]
             for out, array in zip(node.output, folder.fold(node, p.opset, p.name, inputs)):
                 if out:
                     ctx.constants[out] = array
@@ -122,12 +122,6 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
                     f"output #{k} ('{out}') of {ctx.where}, which mlc does not "
                     "produce (only inference outputs are supported)"
                 )
-
-
-def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:
-    if name in ctx.constants:
-        return ctx.constants[name]
-    return ctx.type_of(name)  # Shape/Size of a computed value: its static type is enough
 
 
 def _types(ctx: ImportContext) -> dict[str, TensorT]:

@@ -45,6 +45,10 @@ CATEGORY_MODULES = (
     "tensor",
     "indexing",
     "cast",
+    "elementwise",
+    "generators",
+    "axis_ops",
+    "norms",
 )
 
 

@@ -237,10 +237,35 @@ def test_constant_inputs_variant(cases: dict[str, Case]) -> None:
         with_constant_inputs(case, ["nope"])
 
 
-def test_no_variant_makes_every_input_constant(cases: dict[str, Case]) -> None:
-    """Range needs every input constant; it would be folded by onnx.reference: no variant."""
-    result = run_conformance_case(cases["test_range_float_type_positive_delta"])
+def test_no_variant_makes_every_input_constant() -> None:
+    """ReduceSum of an initializer needs its only graph input (axes) constant; the node would
+    then be folded by onnx.reference: no variant."""
+    from onnx import helper, numpy_helper
+
+    node = helper.make_node("ReduceSum", ["data", "axes"], ["y"])
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info("axes", onnx.TensorProto.INT64, [1])],
+        [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [1, 3])],
+        [numpy_helper.from_array(np.ones((2, 3), np.float32), "data")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    data = (((np.array([0], np.int64),), (np.full((1, 3), 2.0, np.float32),)),)
+    result = run_conformance_case(
+        Case("test_reduce_sum_of_a_constant", "ReduceSum", False, model, data)
+    )
     assert result.status == "unsupported" and result.variant is None
+    assert needed_constant_inputs(result.message) == ["axes"]
+
+
+def test_generator_variant_makes_every_input_constant(cases: dict[str, Case]) -> None:
+    """Range needs every input constant, and mlc's converter computes it at import (never
+    onnx.reference): the variant freezes all three."""
+    result = run_conformance_case(cases["test_range_float_type_positive_delta"])
+    assert result.status == "unsupported" and result.variant is not None
+    assert result.variant.constant_inputs == ("start", "limit", "delta")
+    assert result.variant.status == "passed"
 
 
 # -- case generation and files ---------------------------------------------------------------------
