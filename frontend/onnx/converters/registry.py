@@ -49,6 +49,7 @@ CATEGORY_MODULES = (
     "generators",
     "axis_ops",
     "norms",
+    "losses",
 )
 
 
