@@ -42,7 +42,7 @@ def _is_inf(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
         return arith.CmpFOp(
             arith.CmpFPredicate.OEQ, x, const(x, -_INF if negative else _INF)
         ).result
-    return arith.CmpFOp(arith.CmpFPredicate.FALSE, x, x).result
+    return arith.CmpFOp(arith.CmpFPredicate.AlwaysFalse, x, x).result
 
 
 @scalar("bit_shift")
