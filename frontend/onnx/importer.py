@@ -64,7 +64,7 @@ def from_onnx(
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
-    check_model_dtypes(graph, {i for p in planned if not p.fold for i in p.node.input})
+    check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
     inputs = resolve_inputs(graph, shape_dict, dtype)
     context = context or make_context()
     with context, ir.Location.unknown():

@@ -65,6 +65,11 @@ class PlannedNode:
     fold: bool
     entry: ConverterEntry | None  # None for folded nodes
 
+    @property
+    def reads_values(self) -> bool:
+        """Whether converting the node reads its inputs' values, not only their static types."""
+        return not self.fold and not (self.domain == "" and self.node.op_type in STATIC_RESULT)
+
 
 def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNode]:
     """Plan every node; raises one UnsupportedOpError listing everything unsupported."""

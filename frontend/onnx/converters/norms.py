@@ -63,10 +63,10 @@ def _group_norm(ctx: ImportContext, node: onnx.NodeProto, per_group: bool) -> li
         if ctx.type(node, i).shape != (want,):
             what = "group" if per_group else "channel"
             raise ctx.unsupported(f"input {i} must have one value per {what} ([{want}])")
-        value = as_dtype(ctx, node, i, t.dtype)
         if per_group and groups != channels:
-            value = _repeat_per_channel(ctx, node, i, value, groups, channels // groups)
-        params.append(value)
+            params.append(_repeat_per_channel(ctx, node, i, groups, channels // groups))
+        else:
+            params.append(as_dtype(ctx, node, i, t.dtype))
     return [
         ctx.emit(
             "group_norm",
@@ -79,14 +79,15 @@ def _group_norm(ctx: ImportContext, node: onnx.NodeProto, per_group: bool) -> li
 
 
 def _repeat_per_channel(
-    ctx: ImportContext, node: onnx.NodeProto, i: int, value: ir.Value, groups: int, size: int
+    ctx: ImportContext, node: onnx.NodeProto, i: int, groups: int, size: int
 ) -> ir.Value:
-    """[G] -> [C]: each group's value for each of its `size` channels."""
+    """Input i, [G] -> [C]: each group's value for each of its `size` channels."""
+    dtype = ctx.type(node, 0).dtype
     array = ctx.const(node, i)
-    if array is not None:
-        repeated = np.repeat(array.astype(numpy_dtype_of(ctx.type(node, 0).dtype)), size)
+    if array is not None:  # repeated in numpy (the [G] constant is never emitted)
+        repeated = np.repeat(array.astype(numpy_dtype_of(dtype)), size)
         return ctx.constant(repeated, f"{node.input[i]}.per_channel")
-    column = ctx.emit("reshape", value, shape=[groups, 1])
+    column = ctx.emit("reshape", as_dtype(ctx, node, i, dtype), shape=[groups, 1])
     return ctx.emit(
         "reshape", ctx.emit("expand", column, shape=[groups, size]), shape=[groups * size]
     )
