@@ -113,8 +113,8 @@ def shrink(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
         x = ctx.emit("cast", x, to=work)
     below = ctx.emit("less", x, _scalar(ctx, -lambd, work))
     above = ctx.emit("greater", x, _scalar(ctx, lambd, work))
-    shifted_up = ctx.emit("add", x, _scalar(ctx, bias, work))
-    shifted_down = ctx.emit("sub", x, _scalar(ctx, bias, work))
+    offset = _scalar(ctx, bias, work)
+    shifted_up, shifted_down = ctx.emit("add", x, offset), ctx.emit("sub", x, offset)
     inner = ctx.emit("where", above, shifted_down, _scalar(ctx, 0.0, work))
     y = ctx.emit("where", below, shifted_up, inner)
     return [y if work == dtype else ctx.emit("cast", y, to=dtype)]

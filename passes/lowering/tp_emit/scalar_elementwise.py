@@ -53,13 +53,12 @@ def _bit_shift(xs: list[ir.Value], a: dict[str, object]) -> ir.Value:
     x, y = xs
     width = ir.IntegerType(x.type).width
     valid = arith.CmpIOp(arith.CmpIPredicate.ult, y, const(y, width)).result
+    if a["direction"] == "RIGHT" and not unsigned(a):
+        # An arithmetic shift by width - 1 is exactly the sign fill.
+        return arith.ShRSIOp(x, arith.SelectOp(valid, y, const(y, width - 1)).result).result
     amount = arith.SelectOp(valid, y, const(y, 0)).result
-    if a["direction"] == "LEFT":
-        return arith.SelectOp(valid, arith.ShLIOp(x, amount).result, const(x, 0)).result
-    if unsigned(a):
-        return arith.SelectOp(valid, arith.ShRUIOp(x, amount).result, const(x, 0)).result
-    # An arithmetic shift by width - 1 is exactly the sign fill.
-    return arith.ShRSIOp(x, arith.SelectOp(valid, y, const(y, width - 1)).result).result
+    shift = arith.ShLIOp if a["direction"] == "LEFT" else arith.ShRUIOp
+    return arith.SelectOp(valid, shift(x, amount).result, const(x, 0)).result
 
 
 @scalar("bitcast")
