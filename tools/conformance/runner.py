@@ -220,14 +220,14 @@ def run_conformance_case(case: Case, *, options: BuildOptions | None = None) -> 
             n for n in needed_constant_inputs(variant.message) if n in inputs and n not in frozen
         ]
         every_input = len(frozen) + len(wanted) >= len(inputs)
-        if not wanted or (every_input and not _generators_only(case)):
+        if not wanted or (every_input and not generators_only(case)):
             break
         frozen += wanted
         variant = run_case(case, constant_inputs=frozen, options=options)
     return result if not frozen else replace(result, variant=variant)
 
 
-def _generators_only(case: Case) -> bool:
+def generators_only(case: Case) -> bool:
     """Every node is one whose converter computes its value at import (`IMPORT_COMPUTED`)."""
     return all(
         node.op_type in IMPORT_COMPUTED and node.domain in ("", "ai.onnx")
