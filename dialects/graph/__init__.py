@@ -3,7 +3,15 @@
 Importing this package fills the op table (`OPS`) from the category modules.
 """
 
-from . import indexing, math, nn, tensor  # noqa: F401  (each registers its ops)
+from . import (  # noqa: F401  (each registers its ops)
+    elementwise,
+    indexing,
+    math,
+    nn,
+    normalization,
+    scan,
+    tensor,
+)
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT
 

@@ -1,9 +1,10 @@
 """Evaluating constant nodes at import with ONNX's reference evaluator.
 
-Shape and Size read the static type of their input and are computed here; every other folded
-node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so folding follows
-the ONNX semantics of exactly that version. Evaluators are cached per (op, opset, attributes):
-building one costs far more than running it, and models repeat the same constant patterns.
+Every folded node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so
+folding follows the ONNX semantics of exactly that version (the generators, Shape and Size
+among them, have converters that compute their constants). Evaluators are cached per (op,
+opset, attributes): building one costs far more than running it, and models repeat the same
+constant patterns.
 
 A few ops whose onnx.reference implementation is wrong on inputs real models have run through
 mlc's graph reference instead (`GRAPH_REFERENCE`): GatherElements uses `np.choose`, which takes
@@ -43,17 +44,7 @@ class Folder:
         self, node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | TensorT | None]
     ) -> list[np.ndarray]:
         """Outputs of `node`; `inputs` holds arrays, or types of the non-constant inputs whose
-        type alone matters (Shape, Size, CastLike's target)."""
-        if node.op_type in ("Shape", "Size"):
-            data = inputs[0]
-            assert data is not None
-            shape = data.shape
-            if node.op_type == "Size":
-                return [np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)]
-            attrs = {a.name: a.i for a in node.attribute}
-            start, end = attrs.get("start", 0), attrs.get("end", len(shape))
-            # Python slicing clamps exactly as ONNX Shape-15 specifies.
-            return [np.array(shape[start:end], dtype=np.int64)]
+        type alone matters (CastLike's target)."""
         # A type-only input (CastLike's target) that is computed: an empty array of its type.
         inputs = [
             np.empty(0, numpy_dtype_of(x.dtype)) if isinstance(x, TensorT) else x for x in inputs

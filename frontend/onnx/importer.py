@@ -64,7 +64,7 @@ def from_onnx(
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
-    check_model_dtypes(graph, {i for p in planned if not p.fold for i in p.node.input})
+    check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
     inputs = resolve_inputs(graph, shape_dict, dtype)
     context = context or make_context()
     with context, ir.Location.unknown():
@@ -127,7 +127,7 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
 def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:
     if name in ctx.constants:
         return ctx.constants[name]
-    return ctx.type_of(name)  # Shape/Size of a computed value: its static type is enough
+    return ctx.type_of(name)  # CastLike's computed target: its static type is enough
 
 
 def _types(ctx: ImportContext) -> dict[str, TensorT]:

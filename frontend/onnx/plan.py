@@ -1,9 +1,11 @@
 """What happens to each ONNX node, decided before anything is converted.
 
-A node is *folded* (evaluated at import, never a graph op) when every input is a constant
-(an initializer or the result of another folded node), or when it only reads the static shape
-of its input (Shape, Size). Every other node needs a converter; all nodes without one are
-reported together in one `UnsupportedOpError`, before any conversion starts.
+A node is *folded* (evaluated at import by ONNX's reference evaluator, never a graph op) when
+every input is a constant (an initializer or the result of another folded node). Generators
+(`IMPORT_COMPUTED`: Constant, Shape, Range, the windows ...) are never folded that way: their
+converters compute their values at import themselves, from attributes, static types and
+constant inputs. Every other node needs a converter; all nodes without one are reported
+together in one `UnsupportedOpError`, before any conversion starts.
 """
 
 from __future__ import annotations
@@ -30,13 +32,28 @@ NONDETERMINISTIC = frozenset(
         "Bernoulli",
     }
 )
-# Depend only on the (always static) type of their input.
-SHAPE_ONLY = frozenset({"Shape", "Size"})
 # Inputs whose element type alone matters (CastLike's `target_type`): a node is folded when its
 # other inputs are constants (attention bodies cast -inf like a computed tensor).
 TYPE_ONLY_INPUTS = {"CastLike": (1,)}
+# Converters compute these at import (numpy); their results are constants when every input is.
+IMPORT_COMPUTED = frozenset(
+    {
+        "Constant",
+        "ConstantOfShape",
+        "Shape",
+        "Size",
+        "EyeLike",
+        "Range",
+        "HannWindow",
+        "HammingWindow",
+        "BlackmanWindow",
+        "MelWeightMatrix",
+    }
+)
+# ... and these only read the (always static) type of their input, if any: always constants.
+STATIC_RESULT = frozenset({"Constant", "Shape", "Size", "EyeLike"})
 # Ops mlc supports only as part of a constant sub-graph: say so when they are not constant.
-FOLD_ONLY = frozenset({"ConstantOfShape", "Range", "Constant", "NonZero", "EyeLike", "OneHot"})
+FOLD_ONLY = frozenset({"NonZero"})
 # onnx.reference implements only the newest semantics of these (e.g. Softmax-1 without the
 # flatten-to-2-D rule): below the given opset they are converted, never folded.
 REFERENCE_NEWEST_ONLY = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13}
@@ -50,6 +67,11 @@ class PlannedNode:
     opset: int
     fold: bool
     entry: ConverterEntry | None  # None for folded nodes
+
+    @property
+    def reads_values(self) -> bool:
+        """Whether converting the node reads its inputs' values, not only their static types."""
+        return not self.fold and not (self.domain == "" and self.node.op_type in STATIC_RESULT)
 
 
 def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNode]:
@@ -67,6 +89,8 @@ def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNo
         found = _converter(node, domain, opset, opsets)
         if isinstance(found, ConverterEntry):
             planned.append(PlannedNode(node, name, domain, opset, False, found))
+            if _constant_result(node, domain, constants):
+                constants.update(o for o in node.output if o)
         else:
             problems.setdefault((domain, node.op_type, opset), (*found, []))[2].append(name)
     if problems:
@@ -100,10 +124,17 @@ def _foldable(node: onnx.NodeProto, domain: str, opset: int, constants: set[str]
         return False
     if any(a.HasField("g") or a.graphs for a in node.attribute):  # If, Loop, Scan: sub-graphs
         return False
-    if node.op_type in SHAPE_ONLY:
-        return True
+    if node.op_type in IMPORT_COMPUTED:
+        return False
     type_only = TYPE_ONLY_INPUTS.get(node.op_type, ())
     return all(i in constants for k, i in enumerate(node.input) if i and k not in type_only)
+
+
+def _constant_result(node: onnx.NodeProto, domain: str, constants: set[str]) -> bool:
+    """Whether the converter of a generator returns constants (it fails on the others)."""
+    if domain != "" or node.op_type not in IMPORT_COMPUTED:
+        return False
+    return node.op_type in STATIC_RESULT or all(i in constants for i in node.input if i)
 
 
 def _node_names(graph: onnx.GraphProto) -> list[str]:

@@ -9,7 +9,17 @@ suite checks each against onnxruntime single-node models or hand-written numpy.
 
 from __future__ import annotations
 
-from . import indexing, math, nn, pool, reduce, tensor  # noqa: F401  (each registers its implementations)
+from . import (  # noqa: F401  (each registers its implementations)
+    elementwise,
+    indexing,
+    math,
+    nn,
+    normalization,
+    pool,
+    reduce,
+    scan,
+    tensor,
+)
 from .core import IMPLS, UnsupportedDtypeError
 from .dispatch import evaluate, has_reference
 from .interp import run_module

@@ -48,6 +48,11 @@ CATEGORY_MODULES = (
     "gather_scatter",
     "einsum",
     "attention",
+    "elementwise",
+    "generators",
+    "axis_ops",
+    "norms",
+    "losses",
 )
 
 

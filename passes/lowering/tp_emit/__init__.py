@@ -1,6 +1,18 @@
 """Emitters from graph ops to tp blocks, one module per op family; importing registers them."""
 
-from . import elementwise, indexing, injective, nn, norm, pool, reduce, tensor_ops  # noqa: F401
+from . import (  # noqa: F401
+    elementwise,
+    index_ops,
+    indexing,
+    injective,
+    nn,
+    norm,
+    normalization,
+    pool,
+    reduce,
+    scan,
+    tensor_ops,
+)
 from .kernel import ANCHOR, INLINE, KernelBuilder
 
 __all__ = ["ANCHOR", "INLINE", "KernelBuilder"]
