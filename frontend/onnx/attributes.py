@@ -49,3 +49,9 @@ class Attrs:
     def floats(self, name: str, default: list[float] | None = _REQUIRED) -> list[float] | None:
         value = self._get(name, default)
         return None if value is None else [float(v) for v in value]
+
+    def strs(self, name: str, default: list[str] | None = _REQUIRED) -> list[str] | None:
+        value = self._get(name, default)
+        if value is None:
+            return None
+        return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
