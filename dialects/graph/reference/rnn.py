@@ -45,9 +45,10 @@ class _Loop:
     """The time loop shared by the three cells: step order, masking, the packed result."""
 
     def __init__(self, ins: list[np.ndarray], attrs: dict[str, object], extra: int) -> None:
-        self.xw, self.rt = ins[0], ins[1]
+        self.xw = ins[0]
+        panels, self.h, width = ins[1].shape
+        self.rt = ins[1].transpose(1, 0, 2).reshape(self.h, panels * width)  # unpacked R^T
         self.t, self.b, _ = self.xw.shape
-        self.h = self.rt.shape[0]
         self.lens = ins[3 + extra] if len(ins) > 3 + extra else None
         self.reverse = bool(attrs["reverse"])
         clip = float(attrs["clip"])  # type: ignore[arg-type]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mlc.dialects.attrs import tensor_t
-from mlc.dialects.graph.rnn import ACTIVATIONS
+from mlc.dialects.graph.rnn import ACTIVATIONS, panel_width
 from mlc.dialects.graph.spec import TensorT
 
 from ..dtypes import numpy_dtype_of
@@ -115,6 +115,16 @@ def _transposed(ctx: ImportContext, v: Operand) -> Operand:
     if isinstance(v, np.ndarray):
         return np.ascontiguousarray(v.T)
     return ctx.emit("transpose", v, perm=[1, 0])
+
+
+def _panels(ctx: ImportContext, r: Operand, dtype: str) -> Operand:
+    """R [G*H, H] as R^T in column panels [P, H, w] (the recurrence ops' `rt`)."""
+    gh, hidden = r.shape if isinstance(r, np.ndarray) else _type(r).shape
+    w = panel_width(hidden, dtype)
+    if isinstance(r, np.ndarray):
+        return np.ascontiguousarray(r.reshape(gh // w, w, hidden).transpose(0, 2, 1))
+    blocks = ctx.emit("reshape", r, shape=[gh // w, w, hidden])
+    return ctx.emit("transpose", blocks, perm=[0, 2, 1])
 
 
 def _sum(ctx: ImportContext, a: Operand, b: Operand) -> Operand:
@@ -236,7 +246,7 @@ def _recurrent(ctx: ImportContext, node: onnx.NodeProto, cell: str) -> list[ir.V
         by_length = reverse and index is not None
         if by_length:
             xw = _reverse_sequences(ctx, xw, index)
-        operands = [xw, _value(ctx, _transposed(ctx, _pick(ctx, r, d)), f"R{d}T")]
+        operands = [xw, _value(ctx, _panels(ctx, _pick(ctx, r, d), xt.dtype), f"R{d}T")]
         for k, s in enumerate(states):
             init = _zeros((batch, hidden), xt.dtype) if s is None else _pick(ctx, s, d)
             operands.append(_value(ctx, init, f"initial{k}_{d}"))
@@ -270,7 +280,7 @@ def _recurrent(ctx: ImportContext, node: onnx.NodeProto, cell: str) -> list[ir.V
     if layout:  # Y [T, D, B, H] -> [B, T, D, H]; Y_h, Y_c [D, B, H] -> [B, D, H]
         y_all = ctx.emit("transpose", y_all, perm=[2, 0, 1, 3])
         finals = [_swap01(ctx, f) for f in finals]
-    return [y_all, *finals]
+    return [y_all, *finals][: len(node.output)]
 
 
 def _swap01(ctx: ImportContext, v: Operand) -> Operand:

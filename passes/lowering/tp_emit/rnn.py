@@ -17,13 +17,17 @@ from mlir.dialects import arith, memref, scf
 
 from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
+from mlc.dialects.tp.schedule import Schedule
 
 from ..emit_util import index_const
 from .expr import read
-from .kernel import KernelBuilder, anchor
+from .kernel import KernelBuilder, anchor, elem_bytes
 from .scalar import SCALAR, const
 
 AXES = ["b", "j"]
+PARALLEL_STEP_WORK = 1 << 20
+"""Multiply-adds per step from which a step's H R^T is split over threads (a fork and join
+per step costs a few microseconds; hidden 256, batch 1 has 2^18)."""
 
 
 def row(buf: ir.Value, index: ir.Value | int) -> ir.Value:
@@ -73,22 +77,25 @@ class Step:
         return activation(str(self.acts[k][0]), float(self.acts[k][1]), float(self.acts[k][2]), x)
 
     def gemm(self, out: ir.Value, lhs: ir.Value, rt: ir.Value, col: int, width: int) -> None:
-        """out[b, n] = sum_k lhs[b, k] * rt[k, col + n] for n < width."""
+        """out[b, n] = sum_k lhs[b, k] * R^T[k, col + n] for n < width (rt: [P, H, w] panels)."""
+        _, hidden, w = ir.MemRefType(rt.type).shape
         batch = ir.MemRefType(out.type).shape[0]
+        lanes = 32 // elem_bytes(ir.MemRefType(out.type).element_type)
         blk = tp.block(
             out,
             name=self.kb.name("recurrence"),
-            axes=["b", "n", "k"],
-            kinds="SSR",
-            extents=[batch, width, self.hidden],
-            out_map="(b, n)",
+            axes=["b", "p", "n", "k"],
+            kinds="SSSR",
+            extents=[batch, width // w, w, hidden],
+            out_map=f"(b, p * {w} + n)",
             combiner="add",
             init=0.0,
+            schedule=gemm_schedule(batch, width // w, w, hidden, lanes),
         )
-        b, n, k = (ir.AffineDimExpr.get(i) for i in range(3))
+        b, p, n, k = (ir.AffineDimExpr.get(i) for i in range(4))
         with ir.InsertionPoint(blk.body):
             lv = read(lhs, blk.axes, [b, k])
-            rv = read(rt, blk.axes, [k, n + col] if col else [k, n])
+            rv = read(rt, blk.axes, [p + col // w, k, n])
             tp.yield_(arith.MulFOp(lv, rv).result)
 
     def block(self, out: ir.Value, name: str, body: Callable[[], ir.Value]) -> None:
@@ -111,6 +118,39 @@ class Step:
             return value
         other = const(value, otherwise) if isinstance(otherwise, float) else otherwise
         return arith.SelectOp(self.valid(), value, other).result
+
+
+def gemm_schedule(batch: int, panels: int, w: int, hidden: int, lanes: int) -> Schedule | None:
+    """The register tile of a step's H R^T: panel by panel (each a contiguous block of R), all
+    w columns of a panel as accumulators at batch 1; at larger batches a few rows times two
+    vectors, the rows swept while that slice of the panel stays in L1. None (the default
+    schedule) for panels narrower than a vector. The panels are split over threads when a
+    step has enough work to pay for the fork and join at every step."""
+    if w % lanes:
+        return None
+    vectors = w // lanes
+    parallel = ("p",) if panels > 1 and batch * panels * w * hidden >= PARALLEL_STEP_WORK else ()
+    if batch == 1:
+        return Schedule(order=("p", "b", "k", "n"), vectorize="n", parallel=parallel)
+    v = 2 if vectors % 2 == 0 else 1
+    rows = max(d for d in range(1, 7) if batch % d == 0)
+    tile: dict[str, tuple[int, ...]] = {}
+    unroll: dict[str, int] = {}
+    n_outer, n_inner = [], "n"
+    if v < vectors:
+        tile["n"] = (v * lanes,)
+        n_outer, n_inner = ["n.0"], "n.1"
+    if rows == batch:
+        b_outer, b_inner = [], ["b"]
+        unroll["b"] = rows
+    elif rows == 1:
+        b_outer, b_inner = ["b"], []
+    else:
+        tile["b"] = (rows,)
+        b_outer, b_inner = ["b.0"], ["b.1"]
+        unroll["b.1"] = rows
+    order = ("p", *n_outer, *b_outer, "k", *b_inner, n_inner)
+    return Schedule(tile=tile, order=order, unroll=unroll, vectorize=n_inner, parallel=parallel)
 
 
 def activation(name: str, alpha: float, beta: float, x: ir.Value) -> ir.Value:
@@ -152,7 +192,7 @@ def _one_minus(x: ir.Value) -> ir.Value:
 def recurrence(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
     cell = op.name.removeprefix("graph.").removesuffix("_recurrence")
     steps, batch, width = kb.type_of(op.operands[0]).shape
-    hidden = kb.type_of(op.operands[1]).shape[0]
+    hidden = kb.type_of(op.operands[1]).shape[1]
     dtype = kb.type_of(op.results[0]).dtype
     bufs = [kb.buffer(v) for v in op.operands]
     n_state = 2 if cell == "lstm" else 1
