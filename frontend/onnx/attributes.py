@@ -55,3 +55,7 @@ class Attrs:
         if value is None:
             return None
         return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
+
+    def graph(self, name: str) -> onnx.GraphProto:
+        """A GRAPH attribute (a sub-graph of If, Loop, Scan)."""
+        return self._get(name, _REQUIRED)

@@ -8,6 +8,7 @@ reported together in one `UnsupportedOpError`, before any conversion starts.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -33,7 +34,9 @@ NONDETERMINISTIC = frozenset(
 # Depend only on the (always static) type of their input.
 SHAPE_ONLY = frozenset({"Shape", "Size"})
 # Ops mlc supports only as part of a constant sub-graph: say so when they are not constant.
-FOLD_ONLY = frozenset({"ConstantOfShape", "Range", "Constant", "NonZero", "EyeLike", "OneHot"})
+FOLD_ONLY = frozenset({"ConstantOfShape", "Range", "Constant", "EyeLike", "OneHot"})
+# Ops whose output shape depends on the input values: only ever folded.
+VALUE_SHAPED = frozenset({"NonZero", "Unique", "NonMaxSuppression"})
 # onnx.reference implements only the newest semantics of these (e.g. Softmax-1 without the
 # flatten-to-2-D rule): below the given opset they are converted, never folded.
 REFERENCE_NEWEST_ONLY = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13}
@@ -49,9 +52,13 @@ class PlannedNode:
     entry: ConverterEntry | None  # None for folded nodes
 
 
-def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNode]:
-    """Plan every node; raises one UnsupportedOpError listing everything unsupported."""
-    constants = {init.name for init in graph.initializer}
+def plan_graph(
+    graph: onnx.GraphProto, opsets: dict[str, int], outer_constants: Iterable[str] = ()
+) -> list[PlannedNode]:
+    """Plan every node; raises one UnsupportedOpError listing everything unsupported.
+
+    `outer_constants`: names of constants a sub-graph can read from its enclosing graphs."""
+    constants = {init.name for init in graph.initializer} | set(outer_constants)
     planned: list[PlannedNode] = []
     problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]] = {}
     for node, name in zip(graph.node, _node_names(graph)):
@@ -86,6 +93,11 @@ def _converter(
     if entry is None:
         if node.op_type in FOLD_ONLY:
             return "supported only when its inputs are constant (computable at import)", None
+        if node.op_type in VALUE_SHAPED:
+            return (
+                "its output shape depends on its input values and mlc compiles static shapes: "
+                "supported only when its inputs are constant (it is then folded at import)"
+            ), None
         return "no converter", None
     return entry
 

@@ -46,6 +46,8 @@ CATEGORY_MODULES = (
     "indexing",
     "cast",
     "rnn",
+    "control",
+    "value_shaped",
 )
 
 
