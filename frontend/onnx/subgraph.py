@@ -62,11 +62,15 @@ def renamed(graph: onnx.GraphProto, mapping: Mapping[str, str], scope: str) -> o
 
 
 def inline(
-    ctx: ImportContext, graph: onnx.GraphProto, inputs: Sequence[Value], what: str
+    ctx: ImportContext,
+    graph: onnx.GraphProto,
+    inputs: Sequence[Value | None],
+    what: str,
+    opsets: Mapping[str, int] | None = None,
 ) -> list[Value]:
-    """Convert `graph` with its inputs bound to `inputs`; its outputs (numpy for constants).
-
-    The node being converted (`ctx.where`) is the same after the call as before it.
+    """Convert `graph` with its inputs bound to `inputs` (None: left unbound, an absent optional
+    input); its outputs (numpy for constants). `opsets`: the graph's own (a function body's),
+    by default the model's. The node being converted (`ctx.where`) is the same afterwards.
     """
     from onnx import numpy_helper
 
@@ -79,6 +83,8 @@ def inline(
     scope = f"{ctx.node_name}/{what}#{ctx.scopes}/"
     g = renamed(graph, {n: scope + n for n in defined_names(graph)}, scope)
     for info, value in zip(g.input, inputs):
+        if value is None:
+            continue
         if isinstance(value, np.ndarray):
             ctx.constants[info.name] = value
         else:
@@ -87,7 +93,7 @@ def inline(
         ctx.constants[init.name] = numpy_helper.to_array(init)
     saved = (ctx.node_name, ctx.op_type, ctx.opset, ctx.loc, ctx.attrs)
     try:
-        ctx.convert_nodes(plan_graph(g, ctx.opsets, ctx.constants))
+        ctx.convert_nodes(plan_graph(g, dict(opsets or ctx.opsets), ctx.constants))
     finally:
         ctx.node_name, ctx.op_type, ctx.opset, ctx.loc, ctx.attrs = saved
     return [_output(ctx, o.name, what) for o in g.output]

@@ -48,6 +48,7 @@ CATEGORY_MODULES = (
     "rnn",
     "control",
     "value_shaped",
+    "functions",
 )
 
 
