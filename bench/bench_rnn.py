@@ -28,7 +28,9 @@ GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 SETTLE_S = 0.3  # both peers' worker threads spin after a run (see bench_models.py)
 
 
-def recurrent_model(cell: str, seq: int, hidden: int, batch: int, direction: str) -> onnx.ModelProto:
+def recurrent_model(
+    cell: str, seq: int, hidden: int, batch: int, direction: str
+) -> onnx.ModelProto:
     rng = np.random.default_rng(0)
     dirs = 2 if direction == "bidirectional" else 1
     g = GATES[cell]

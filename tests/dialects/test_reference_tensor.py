@@ -157,7 +157,11 @@ def test_every_op_has_a_reference() -> None:
 def test_every_op_is_checked_by_a_test() -> None:
     """An op added later needs an oracle case here, in test_reference_math or test_reference_nn."""
     by_oracle = {
-        c.op for c in CASES + cases_of("test_reference_math.py") + cases_of("test_reference_nn.py")
+        c.op
+        for c in CASES
+        + cases_of("test_reference_math.py")
+        + cases_of("test_reference_nn.py")
+        + cases_of("test_reference_rnn.py")
     }
     by_hand = {"constant", "layout_transform"}  # checked by the hand-written tests above
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
