@@ -43,7 +43,6 @@ _ALPHA_DEFAULT = {"LeakyRelu": 0.01, "HardSigmoid": 0.2, "Elu": 1.0}
 _BETA_DEFAULT = {"HardSigmoid": 0.5}
 _TAKES_ALPHA = ("Affine", "LeakyRelu", "ThresholdedRelu", "ScaledTanh", "HardSigmoid", "Elu")
 _TAKES_BETA = ("Affine", "ScaledTanh", "HardSigmoid")
-_CANONICAL = {a.lower(): a for a in ACTIVATIONS}
 
 
 def _activations(ctx: ImportContext, cell: str, directions: int) -> list[list[tuple]]:
@@ -59,10 +58,9 @@ def _activations(ctx: ImportContext, cell: str, directions: int) -> list[list[tu
     alphas = list(ctx.attrs.floats("activation_alpha", None) or [])
     betas = list(ctx.attrs.floats("activation_beta", None) or [])
     resolved = []
-    for raw in names:
-        name = _CANONICAL.get(raw.lower())
-        if name is None:
-            raise ctx.unsupported(f"activation '{raw}' is not one of {', '.join(ACTIVATIONS)}")
+    for name in names:
+        if name not in ACTIVATIONS:  # spelled as ONNX does (onnxruntime rejects "relu" too)
+            raise ctx.unsupported(f"activation '{name}' is not one of {', '.join(ACTIVATIONS)}")
         alpha = _param(ctx, name, "alpha", alphas, _TAKES_ALPHA, _ALPHA_DEFAULT)
         beta = _param(ctx, name, "beta", betas, _TAKES_BETA, _BETA_DEFAULT)
         resolved.append((name, alpha, beta))
