@@ -132,7 +132,11 @@ def _sum(ctx: ImportContext, a: Operand, b: Operand) -> Operand:
 
 
 def _value(ctx: ImportContext, v: Operand, name: str) -> ir.Value:
+    """A graph value; arrays become parameters, or splat literals (absent states and biases
+    are zeros, which need no parameter)."""
     if isinstance(v, np.ndarray):
+        if v.size > 1 and np.all(v == v.flat[0]):
+            return ctx.literal(v)
         return ctx.constant(v, f"{ctx.node_name}.{name}")
     return v
 

@@ -112,11 +112,11 @@ class Step:
         with ir.InsertionPoint(blk.body):
             tp.yield_(body())
 
-    def masked(self, value: ir.Value, otherwise: ir.Value | float) -> ir.Value:
-        """`value` for a running sequence, `otherwise` after its end."""
+    def masked(self, value: ir.Value, otherwise: Callable[[], ir.Value] | float) -> ir.Value:
+        """`value` for a running sequence, `otherwise` (built only when needed) after its end."""
         if self.valid is None:
             return value
-        other = const(value, otherwise) if isinstance(otherwise, float) else otherwise
+        other = const(value, otherwise) if isinstance(otherwise, float) else otherwise()
         return arith.SelectOp(self.valid(), value, other).result
 
 
@@ -220,7 +220,7 @@ def recurrence(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
         xw, y = row(bufs[0], t), row(out, t)
         CELLS[cell](step, xw, y, states, bufs, temps, kb.attrs(op))
         h = states[0]
-        step.block(h, "state", lambda: step.masked(step.at(y), step.at(h)))
+        step.block(h, "state", lambda: step.masked(step.at(y), lambda: step.at(h)))
         scf.YieldOp([])
 
 
@@ -321,7 +321,7 @@ def _lstm(
         i = st.act(0, gate(0, 0, old))
         f = _one_minus(i) if attrs["input_forget"] else st.act(0, gate(2, 2, old))
         new = _add(_mul(f, old), _mul(i, st.act(1, gate(3, None))))
-        return st.masked(new, old)
+        return st.masked(new, lambda: old)
 
     def hidden_state() -> ir.Value:
         new_c = st.at(c)
