@@ -144,8 +144,9 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
 
 
 def test_subgraph_ops_are_reported() -> None:
+    """An unsupported op inside an If branch is reported with its scoped node name."""
     branch = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["o"])],
+        [helper.make_node("FusedThing", ["x"], ["o"], name="custom", domain="com.example")],
         "b",
         [],
         [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)],
@@ -153,8 +154,16 @@ def test_subgraph_ops_are_reported() -> None:
     node = helper.make_node(
         "If", ["cond"], ["y"], name="branch", then_branch=branch, else_branch=branch
     )
-    model = make_model([node], {"cond": (np.bool_, []), "x": (np.float32, [2])}, ["y"])
-    with pytest.raises(UnsupportedOpError, match="If \\(opset 13\\): no converter; nodes: branch"):
+    model = make_model(
+        [node],
+        {"cond": (np.bool_, []), "x": (np.float32, [2])},
+        ["y"],
+        extra_opsets={"com.example": 1},
+    )
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"com.example.FusedThing \(opset 1\): no converter; nodes: branch/then#1/custom",
+    ):
         from_onnx(model)
 
 
