@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from onnx import helper, numpy_helper
 
 from helpers.onnx_testing import attrs, check_numerics, import_model, run_mlc, run_ort, the_op
 from helpers.recurrent_models import as_layout0, recurrent_model
@@ -34,8 +35,6 @@ def test_recurrence_bias_of_h_stays_in_the_loop() -> None:
     assert rbh.name == "graph.constant"
     bias = [v for v in params.values() if v.shape == (12,)]
     (onnx_b,) = [i for i in model.graph.initializer if i.name == "B"]
-    from onnx import numpy_helper
-
     b = numpy_helper.to_array(onnx_b)[0]
     expected = b[:12] + np.concatenate([b[12:20], np.zeros(4, np.float32)])
     assert any(np.allclose(v, expected) for v in bias)
@@ -82,3 +81,18 @@ def test_direction_must_be_known() -> None:
             a.s = b"sideways"
     with pytest.raises(UnsupportedOpError, match="GRU node 'gru_node'.*direction 'sideways'"):
         import_model(model)
+
+
+@pytest.mark.parametrize("cell", ["GRU", "LSTM"])
+def test_weights_computed_at_run_time(cell: str) -> None:
+    """W, R, B as graph inputs: slicing, packing and the bias split become graph ops."""
+    model, feeds = recurrent_model(cell, direction="bidirectional", hidden=4)
+    graph = model.graph
+    for init in list(graph.initializer):
+        array = numpy_helper.to_array(init)
+        feeds[init.name] = array
+        graph.input.append(helper.make_tensor_value_info(init.name, 1, list(array.shape)))
+    del graph.initializer[:]
+    module = check_numerics(model, feeds, **TOL)
+    ops = [op.operation.name for op in module.body.operations[0].regions[0].blocks[0].operations]
+    assert "graph.transpose" in ops and "graph.constant" not in ops[:4]
