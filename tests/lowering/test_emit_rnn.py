@@ -17,7 +17,7 @@ from helpers.recurrent_models import recurrent_model
 from mlc.dialects.graph import builders as g
 from mlc.dialects.graph.rnn import panel_width
 from mlc.frontend import from_onnx
-from mlc.passes.lowering.tp_emit.rnn import gemm_schedule
+from mlc.passes.lowering.tp_emit.rnn_step import gemm_schedule
 from mlc.runtime import GraphModule
 
 T, B, H = 4, 3, 8

@@ -18,12 +18,24 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlc.dialects.attrs import tensor_t
-from mlc.dialects.graph.rnn import ACTIVATIONS, panel_width
-from mlc.dialects.graph.spec import TensorT
+from mlc.dialects.graph.rnn import ACTIVATIONS
 
-from ..dtypes import numpy_dtype_of
 from .registry import converter
+from .rnn_operands import (
+    as_value,
+    cols,
+    operand,
+    panels,
+    pick,
+    reverse_index,
+    reverse_sequences,
+    rows,
+    swap01,
+    total,
+    transposed,
+    value_type,
+    zeros,
+)
 
 if TYPE_CHECKING:
     import onnx
@@ -92,99 +104,9 @@ def _param(
     return defaults[name]
 
 
-# -- constants stay numpy, computed inputs become graph ops ------------------------------------
-def _pick(ctx: ImportContext, v: Operand, d: int) -> Operand:
-    """v[d] (the direction's slice of a [D, ...] input)."""
-    if isinstance(v, np.ndarray):
-        return v[d]
-    sliced = ctx.emit("slice", v, starts=[d], ends=[d + 1], axes=[0], steps=[1])
-    return ctx.emit("squeeze", sliced, axes=[0])
-
-
-def _cols(ctx: ImportContext, v: Operand, start: int, stop: int) -> Operand:
-    """v[..., start:stop]."""
-    if isinstance(v, np.ndarray):
-        return v[..., start:stop]
-    rank = _type(v).rank
-    return ctx.emit("slice", v, starts=[start], ends=[stop], axes=[rank - 1], steps=[1])
-
-
-def _transposed(ctx: ImportContext, v: Operand) -> Operand:
-    if isinstance(v, np.ndarray):
-        return np.ascontiguousarray(v.T)
-    return ctx.emit("transpose", v, perm=[1, 0])
-
-
-def _panels(ctx: ImportContext, r: Operand, dtype: str) -> Operand:
-    """R [G*H, H] as R^T in column panels [P, H, w] (the recurrence ops' `rt`)."""
-    gh, hidden = r.shape if isinstance(r, np.ndarray) else _type(r).shape
-    w = panel_width(hidden, dtype)
-    if isinstance(r, np.ndarray):
-        return np.ascontiguousarray(r.reshape(gh // w, w, hidden).transpose(0, 2, 1))
-    blocks = ctx.emit("reshape", r, shape=[gh // w, w, hidden])
-    return ctx.emit("transpose", blocks, perm=[0, 2, 1])
-
-
-def _sum(ctx: ImportContext, a: Operand, b: Operand) -> Operand:
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
-        return a + b
-    return ctx.emit("add", _value(ctx, a, "bias"), _value(ctx, b, "bias"))
-
-
-def _value(ctx: ImportContext, v: Operand, name: str) -> ir.Value:
-    """A graph value; arrays become parameters, or splat literals (absent states and biases
-    are zeros, which need no parameter)."""
-    if isinstance(v, np.ndarray):
-        if v.size > 1 and np.all(v == v.flat[0]):
-            return ctx.literal(v)
-        return ctx.constant(v, f"{ctx.node_name}.{name}")
-    return v
-
-
-def _input(ctx: ImportContext, node: onnx.NodeProto, i: int) -> Operand | None:
-    name = ctx.input_name(node, i)
-    if not name:
-        return None
-    array = ctx.constants.get(name)
-    return array if array is not None else ctx.value(name)
-
-
-def _type(v: ir.Value) -> TensorT:
-    t = tensor_t(v.type)
-    assert t is not None
-    return t
-
-
-def _zeros(shape: tuple[int, ...], dtype: str) -> np.ndarray:
-    return np.zeros(shape, numpy_dtype_of(dtype))
-
-
-def _reverse_index(ctx: ImportContext, lens: Operand, steps: int, batch: int) -> ir.Value:
-    """Flat [T*B] row of each (t, b) when every sequence is reversed within its length."""
-    t_col = np.arange(steps, dtype=np.int64).reshape(steps, 1)
-    b_row = np.arange(batch, dtype=np.int64)
-    if isinstance(lens, np.ndarray):
-        n = lens.astype(np.int64).reshape(1, batch)
-        flat = np.where(t_col < n, n - 1 - t_col, t_col) * batch + b_row
-        return ctx.constant(flat, f"{ctx.node_name}.reverse_index")
-    n = ctx.emit("cast", lens, to="i64")
-    t_val = ctx.constant(t_col, f"{ctx.node_name}.steps")
-    last = ctx.emit("sub", n, ctx.literal(np.array(1, np.int64)))
-    flipped = ctx.emit("where", ctx.emit("less", t_val, n), ctx.emit("sub", last, t_val), t_val)
-    rows = ctx.emit("mul", flipped, ctx.literal(np.array(batch, np.int64)))
-    return ctx.emit("add", rows, ctx.constant(b_row, f"{ctx.node_name}.batch"))
-
-
-def _reverse_sequences(ctx: ImportContext, v: ir.Value, index: ir.Value) -> ir.Value:
-    """v [T, B, X] with each batch column's first len[b] steps reversed (a gather)."""
-    steps, batch, width = _type(v).shape
-    flat = ctx.emit("reshape", v, shape=[steps * batch, width])
-    return ctx.emit("gather", flat, index, axis=0)
-
-
 def _sequence_lens(ctx: ImportContext, node: onnx.NodeProto, steps: int) -> Operand | None:
     """sequence_lens, or None when absent or every sequence is full length (no masking)."""
-    lens = _input(ctx, node, 4)
+    lens = operand(ctx, node, 4)
     if isinstance(lens, np.ndarray):
         if lens.dtype.kind not in "iu" or lens.ndim != 1:
             raise ctx.unsupported(f"sequence_lens must be a 1-D integer tensor, got {lens.dtype}")
@@ -208,7 +130,7 @@ def _recurrent(ctx: ImportContext, node: onnx.NodeProto, cell: str) -> list[ir.V
         raise ctx.unsupported(f"needs a 3-D input X and layout 0 or 1 (got {xt}, layout {layout})")
     if layout:
         x = ctx.emit("transpose", x, perm=[1, 0, 2])
-    steps, batch, _ = _type(x).shape
+    steps, batch, _ = value_type(x).shape
     direction = ctx.attrs.str("direction", "forward")
     if direction not in ("forward", "reverse", "bidirectional"):
         raise ctx.unsupported(f"direction '{direction}' is not forward, reverse or bidirectional")
@@ -230,36 +152,36 @@ def _recurrent(ctx: ImportContext, node: onnx.NodeProto, cell: str) -> list[ir.V
         extra["linear_before_reset"] = ctx.attrs.int("linear_before_reset", 0)
     if cell == "LSTM":
         extra["input_forget"] = ctx.attrs.int("input_forget", 0)
-    states = [_input(ctx, node, i) for i in ((5, 6) if cell == "LSTM" else (5,))]
+    states = [operand(ctx, node, i) for i in ((5, 6) if cell == "LSTM" else (5,))]
     if layout:  # [B, D, H] -> [D, B, H]
-        states = [s if s is None else _swap01(ctx, s) for s in states]
-    w, r, b = (_input(ctx, node, i) for i in (1, 2, 3))
+        states = [s if s is None else swap01(ctx, s) for s in states]
+    w, r, b = (operand(ctx, node, i) for i in (1, 2, 3))
     assert w is not None and r is not None
     index = None
     if lens is not None and direction != "forward":
-        index = _reverse_index(ctx, lens, steps, batch)
+        index = reverse_index(ctx, lens, steps, batch)
     outs: list[list[ir.Value]] = [[], [], []]
     for d in range(dirs):
         reverse = direction == "reverse" or d == 1
-        xw = ctx.emit("matmul", x, _value(ctx, _transposed(ctx, _pick(ctx, w, d)), f"W{d}T"))
+        xw = ctx.emit("matmul", x, as_value(ctx, transposed(ctx, pick(ctx, w, d)), f"W{d}T"))
         bias, rbh = _biases(ctx, b, d, cell, hidden, xt.dtype)
         if bias is not None:
-            xw = ctx.emit("add", xw, _value(ctx, bias, f"bias{d}"))
+            xw = ctx.emit("add", xw, as_value(ctx, bias, f"bias{d}"))
         by_length = reverse and index is not None
         if by_length:
-            xw = _reverse_sequences(ctx, xw, index)
-        operands = [xw, _value(ctx, _panels(ctx, _pick(ctx, r, d), xt.dtype), f"R{d}T")]
+            xw = reverse_sequences(ctx, xw, index)
+        operands = [xw, as_value(ctx, panels(ctx, pick(ctx, r, d), xt.dtype), f"R{d}T")]
         for k, s in enumerate(states):
-            init = _zeros((batch, hidden), xt.dtype) if s is None else _pick(ctx, s, d)
-            operands.append(_value(ctx, init, f"initial{k}_{d}"))
+            init = zeros((batch, hidden), xt.dtype) if s is None else pick(ctx, s, d)
+            operands.append(as_value(ctx, init, f"initial{k}_{d}"))
         if cell == "LSTM":
-            p = _input(ctx, node, 7)
-            peep = _zeros((3 * hidden,), xt.dtype) if p is None else _pick(ctx, p, d)
-            operands.append(_value(ctx, peep, f"P{d}"))
+            p = operand(ctx, node, 7)
+            peep = zeros((3 * hidden,), xt.dtype) if p is None else pick(ctx, p, d)
+            operands.append(as_value(ctx, peep, f"P{d}"))
         if cell == "GRU":
-            operands.append(_value(ctx, rbh, f"Rbh{d}"))
+            operands.append(as_value(ctx, rbh, f"Rbh{d}"))
         if lens is not None:
-            operands.append(_value(ctx, lens, "sequence_lens"))
+            operands.append(as_value(ctx, lens, "sequence_lens"))
         names, alphas, betas = zip(*acts[d])
         result = ctx.emit(
             op_name,
@@ -271,28 +193,18 @@ def _recurrent(ctx: ImportContext, node: onnx.NodeProto, cell: str) -> list[ir.V
             reverse=int(reverse and not by_length),
             **extra,
         )
-        y = _rows(ctx, result, 0, steps)
+        y = rows(ctx, result, 0, steps)
         if by_length:
-            y = _reverse_sequences(ctx, y, index)
+            y = reverse_sequences(ctx, y, index)
         outs[0].append(ctx.emit("unsqueeze", y, axes=[1]))
         for k in range(len(states)):
-            outs[1 + k].append(_rows(ctx, result, steps + k, steps + k + 1))
+            outs[1 + k].append(rows(ctx, result, steps + k, steps + k + 1))
     y_all = outs[0][0] if dirs == 1 else ctx.concat(outs[0], 1)
     finals = [o[0] if dirs == 1 else ctx.concat(o, 0) for o in outs[1 : 1 + len(states)]]
     if layout:  # Y [T, D, B, H] -> [B, T, D, H]; Y_h, Y_c [D, B, H] -> [B, D, H]
         y_all = ctx.emit("transpose", y_all, perm=[2, 0, 1, 3])
-        finals = [_swap01(ctx, f) for f in finals]
+        finals = [swap01(ctx, f) for f in finals]
     return [y_all, *finals][: len(node.output)]
-
-
-def _swap01(ctx: ImportContext, v: Operand) -> Operand:
-    if isinstance(v, np.ndarray):
-        return np.ascontiguousarray(v.transpose(1, 0, 2))
-    return ctx.emit("transpose", v, perm=[1, 0, 2])
-
-
-def _rows(ctx: ImportContext, v: ir.Value, start: int, stop: int) -> ir.Value:
-    return ctx.emit("slice", v, starts=[start], ends=[stop], axes=[0], steps=[1])
 
 
 def _biases(
@@ -305,17 +217,17 @@ def _biases(
     """
     gh = _CELLS[cell][1] * hidden
     if b is None:
-        return None, _zeros((hidden,), dtype)
-    bd = _pick(ctx, b, d)
-    wb, rb = _cols(ctx, bd, 0, gh), _cols(ctx, bd, gh, 2 * gh)
+        return None, zeros((hidden,), dtype)
+    bd = pick(ctx, b, d)
+    wb, rb = cols(ctx, bd, 0, gh), cols(ctx, bd, gh, 2 * gh)
     if cell != "GRU":
-        return _sum(ctx, wb, rb), _zeros((hidden,), dtype)
-    rbh = _cols(ctx, rb, 2 * hidden, 3 * hidden)
+        return total(ctx, wb, rb), zeros((hidden,), dtype)
+    rbh = cols(ctx, rb, 2 * hidden, 3 * hidden)
     if isinstance(rb, np.ndarray):
         rb_zr = np.concatenate([rb[: 2 * hidden], np.zeros(hidden, rb.dtype)])
     else:
-        rb_zr = ctx.emit("pad", _cols(ctx, rb, 0, 2 * hidden), pads=[0, hidden], mode="constant")
-    return _sum(ctx, wb, rb_zr), rbh
+        rb_zr = ctx.emit("pad", cols(ctx, rb, 0, 2 * hidden), pads=[0, hidden], mode="constant")
+    return total(ctx, wb, rb_zr), rbh
 
 
 @converter("RNN", since=7)
