@@ -57,3 +57,13 @@ class Attrs:
 
         value = self._get(name, default)
         return numpy_helper.to_array(value) if isinstance(value, TensorProto) else value
+
+    def strs(self, name: str, default: list[str] | None = _REQUIRED) -> list[str] | None:
+        value = self._get(name, default)
+        if value is None:
+            return None
+        return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
+
+    def graph(self, name: str) -> onnx.GraphProto:
+        """A GRAPH attribute (a sub-graph of If, Loop, Scan)."""
+        return self._get(name, _REQUIRED)

@@ -8,6 +8,7 @@ inference and the module against `graph-verify`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -73,6 +74,8 @@ def from_onnx(
             main = func.FuncOp("main", ir.FunctionType.get([to_type(t) for _, t in inputs], []))
         block = main.add_entry_block(arg_locs=[ir.Location.name(n) for n, _ in inputs])
         ctx = ImportContext(ir.InsertionPoint(block))
+        ctx.opsets = opset_versions(proto)
+        ctx.convert_nodes = functools.partial(_convert_nodes, ctx)
         for (name, _), arg in zip(inputs, block.arguments):
             ctx.values[name] = arg
         for init in graph.initializer:

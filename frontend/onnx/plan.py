@@ -10,6 +10,7 @@ together in one `UnsupportedOpError`, before any conversion starts.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -52,8 +53,8 @@ IMPORT_COMPUTED = frozenset(
 )
 # ... and these only read the (always static) type of their input, if any: always constants.
 STATIC_RESULT = frozenset({"Constant", "Shape", "Size", "EyeLike"})
-# Ops mlc supports only as part of a constant sub-graph: say so when they are not constant.
-FOLD_ONLY = frozenset({"NonZero"})
+# Ops whose output shape depends on the input values: only ever folded.
+VALUE_SHAPED = frozenset({"NonZero", "Unique", "NonMaxSuppression"})
 # onnx.reference implements only the newest semantics of these (e.g. Softmax-1 without the
 # flatten-to-2-D rule): below the given opset they are converted, never folded.
 REFERENCE_NEWEST_ONLY = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13}
@@ -74,9 +75,13 @@ class PlannedNode:
         return not self.fold and not (self.domain == "" and self.node.op_type in STATIC_RESULT)
 
 
-def plan_graph(graph: onnx.GraphProto, opsets: dict[str, int]) -> list[PlannedNode]:
-    """Plan every node; raises one UnsupportedOpError listing everything unsupported."""
-    constants = {init.name for init in graph.initializer}
+def plan_graph(
+    graph: onnx.GraphProto, opsets: dict[str, int], outer_constants: Iterable[str] = ()
+) -> list[PlannedNode]:
+    """Plan every node; raises one UnsupportedOpError listing everything unsupported.
+
+    `outer_constants`: names of constants a sub-graph can read from its enclosing graphs."""
+    constants = {init.name for init in graph.initializer} | set(outer_constants)
     planned: list[PlannedNode] = []
     problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]] = {}
     for node, name in zip(graph.node, _node_names(graph)):
@@ -111,8 +116,11 @@ def _converter(
     except NotImplementedVersion as e:
         return str(e), e
     if entry is None:
-        if node.op_type in FOLD_ONLY:
-            return "supported only when its inputs are constant (computable at import)", None
+        if node.op_type in VALUE_SHAPED:
+            return (
+                "its output shape depends on its input values and mlc compiles static shapes: "
+                "supported only when its inputs are constant (it is then folded at import)"
+            ), None
         return "no converter", None
     return entry
 

@@ -17,6 +17,7 @@ from . import (  # noqa: F401  (each registers its implementations)
     normalization,
     pool,
     reduce,
+    rnn,
     scan,
     tensor,
 )

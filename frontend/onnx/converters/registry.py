@@ -53,6 +53,10 @@ CATEGORY_MODULES = (
     "axis_ops",
     "norms",
     "losses",
+    "rnn",
+    "control",
+    "value_shaped",
+    "functions",
 )
 
 

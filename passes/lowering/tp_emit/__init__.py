@@ -10,6 +10,7 @@ from . import (  # noqa: F401
     normalization,
     pool,
     reduce,
+    rnn,
     scan,
     tensor_ops,
 )

@@ -138,14 +138,15 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
         from_onnx(model)
     message = str(info.value)
     assert message.startswith("the model uses 3 unsupported operator(s) in 4 node(s):")
-    assert "  NonZero (opset 13): supported only when its inputs are constant" in message
+    assert "  NonZero (opset 13): its output shape depends on its input values" in message
     assert "  TopK (opset 13): no converter; nodes: topk1, topk2" in message
     assert "  com.example.FusedThing (opset 1): no converter; nodes: custom" in message
 
 
 def test_subgraph_ops_are_reported() -> None:
+    """An unsupported op inside an If branch is reported with its scoped node name."""
     branch = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["o"])],
+        [helper.make_node("FusedThing", ["x"], ["o"], name="custom", domain="com.example")],
         "b",
         [],
         [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)],
@@ -153,8 +154,16 @@ def test_subgraph_ops_are_reported() -> None:
     node = helper.make_node(
         "If", ["cond"], ["y"], name="branch", then_branch=branch, else_branch=branch
     )
-    model = make_model([node], {"cond": (np.bool_, []), "x": (np.float32, [2])}, ["y"])
-    with pytest.raises(UnsupportedOpError, match="If \\(opset 13\\): no converter; nodes: branch"):
+    model = make_model(
+        [node],
+        {"cond": (np.bool_, []), "x": (np.float32, [2])},
+        ["y"],
+        extra_opsets={"com.example": 1},
+    )
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"com.example.FusedThing \(opset 1\): no converter; nodes: branch/then#1/custom",
+    ):
         from_onnx(model)
 
 
