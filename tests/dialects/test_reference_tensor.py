@@ -156,9 +156,9 @@ def test_every_op_has_a_reference() -> None:
 
 def test_every_op_is_checked_by_a_test() -> None:
     """An op added later needs an oracle case here, in test_reference_math or test_reference_nn."""
-    by_oracle = {
-        c.op for c in CASES + cases_of("test_reference_math.py") + cases_of("test_reference_nn.py")
-    }
-    by_hand = {"constant", "layout_transform"}  # checked by the hand-written tests above
+    tables = ["test_reference_math.py", "test_reference_nn.py", "test_reference_quant.py"]
+    by_oracle = {c.op for c in CASES + [c for t in tables for c in cases_of(t)]}
+    # constant, layout_transform: the tests above; requantize: ONNX's QLinearMatMul reference.
+    by_hand = {"constant", "layout_transform", "requantize"}
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
     assert not untested, f"reference implementations without an oracle test: {untested}"

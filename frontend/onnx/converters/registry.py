@@ -45,6 +45,8 @@ CATEGORY_MODULES = (
     "tensor",
     "indexing",
     "cast",
+    "quantize",
+    "qlinear",
 )
 
 

@@ -1,0 +1,158 @@
+"""Lowering of the quantization ops: inline (de)quantize / requantize expressions, and the
+integer conv / matmul anchors (8/16-bit operands widened in the block body, i32 sums).
+
+The anchors yield `ext(x) * ext(w)` in i32: the default schedule vectorizes the i32 output
+(8 lanes on AVX2) exactly as for f32, and LLVM turns the product of sign- or zero-extended
+narrow values into `vpmaddwd`. Rounding follows ONNX: half to even (`math.roundeven`), then
+saturation to the zero point's type; NaN saturates to the type's minimum (as the reference).
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+from mlir.dialects import arith
+from mlir.dialects import math as m
+
+from mlc.dialects import tp
+from mlc.dialects.graph.quant import QUANT_RANGE
+
+from .expr import Elementwise, Expr, broadcast_index, read
+from .kernel import KernelBuilder, anchor, inline
+from .nn import conv_loops, matmul_indices
+from .scalar import wrap_signed
+
+
+def _int(bits: int) -> ir.Type:
+    return ir.IntegerType.get_signless(bits)
+
+
+def widen_int(v: ir.Value, dtype: str, bits: int = 32) -> ir.Value:
+    """An integer of graph type `dtype` (`ui8`, `i16` ...) as a signless `bits`-bit integer."""
+    width = ir.IntegerType(v.type).width
+    if width == bits:
+        return v
+    return (arith.ExtUIOp if dtype.startswith("ui") else arith.ExtSIOp)(_int(bits), v).result
+
+
+def to_float(v: ir.Value, dtype: str, ft: ir.Type) -> ir.Value:
+    """An integer of graph type `dtype` as the float type `ft` (exact for <= 24-bit values)."""
+    return (arith.UIToFPOp if dtype.startswith("ui") else arith.SIToFPOp)(ft, v).result
+
+
+def saturate(rounded: ir.Value, zp: ir.Value, zp_dtype: str) -> ir.Value:
+    """rounded + zp clamped to the range of `zp_dtype`, as that (signless) integer type."""
+    ft = rounded.type
+    lo, hi = QUANT_RANGE[zp_dtype]
+    total = arith.AddFOp(rounded, to_float(zp, zp_dtype, ft)).result
+    # maxnumf/minnumf return the number when one side is NaN: NaN saturates to `lo`.
+    bound = lambda v: arith.ConstantOp(ft, ir.FloatAttr.get(ft, float(v))).result  # noqa: E731
+    clamped = arith.MinNumFOp(arith.MaxNumFOp(total, bound(lo)).result, bound(hi)).result
+    as_i32 = arith.FPToSIOp(_int(32), clamped).result
+    bits = ir.IntegerType(zp.type).width
+    return arith.TruncIOp(_int(bits), as_i32).result
+
+
+def _elementwise(kb: KernelBuilder, op: ir.Operation, fn) -> Expr:  # type: ignore[no-untyped-def]
+    out = kb.type_of(op.results[0])
+    children = [kb.expr(v) for v in op.operands]
+    dtypes = [kb.type_of(v).dtype for v in op.operands]
+    return Elementwise(
+        out.shape,
+        out.dtype,
+        children,
+        lambda xs: fn(xs, dtypes, out.dtype),
+        [broadcast_index(c.shape, out.shape) for c in children],
+    )
+
+
+def _quantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
+    x, scale, zp = xs
+    rounded = m.RoundEvenOp(arith.DivFOp(x, scale).result).result
+    if ir.FloatType(rounded.type).width < 32:  # the zero point does not fit f16 (65535)
+        rounded = arith.ExtFOp(ir.F32Type.get(), rounded).result
+    return saturate(rounded, zp, dtypes[2])
+
+
+def _dequantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
+    x, scale, zp = xs
+    diff = arith.SubIOp(widen_int(x, dtypes[0]), widen_int(zp, dtypes[2])).result
+    ft = ir.F64Type.get() if out == "f64" else ir.F32Type.get()
+    product = arith.MulFOp(arith.SIToFPOp(ft, diff).result, _extend(scale, ft)).result
+    return product if out in ("f32", "f64") else arith.TruncFOp(ir.Type.parse(out), product).result
+
+
+def _extend(v: ir.Value, ft: ir.Type) -> ir.Value:
+    return v if v.type == ft else arith.ExtFOp(ft, v).result
+
+
+def _requantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
+    acc, multiplier, zp = xs
+    f64 = ir.F64Type.get()
+    product = arith.MulFOp(arith.SIToFPOp(f64, acc).result, _extend(multiplier, f64)).result
+    return saturate(m.RoundEvenOp(product).result, zp, dtypes[2])
+
+
+@inline("quantize_linear")
+def quantize_linear(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    return _elementwise(kb, op, _quantize)
+
+
+@inline("dequantize_linear")
+def dequantize_linear(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    return _elementwise(kb, op, _dequantize)
+
+
+@inline("requantize")
+def requantize(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    return _elementwise(kb, op, _requantize)
+
+
+def _product(x: ir.Value, x_dtype: str, w: ir.Value, w_dtype: str) -> ir.Value:
+    return arith.MulIOp(widen_int(x, x_dtype), widen_int(w, w_dtype)).result
+
+
+@anchor("conv2d_integer")
+def conv2d_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    x_t, w_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1])
+    pad = int(kb.attrs(op)["pad_value"])  # type: ignore[call-overload]
+    bits = ir.IntegerType(ir.Type.parse(x_t.dtype)).width
+    loops = conv_loops(kb, op, wrap_signed(pad, bits))
+    blk = tp.block(
+        out,
+        name=kb.name("conv2d_integer"),
+        axes=loops.axes,
+        kinds=loops.kinds,
+        extents=loops.extents,
+        out_map=loops.out_map,
+        combiner="add",
+        init=0,
+    )
+    with ir.InsertionPoint(blk.body):
+        xv = read(loops.x, loops.axes, loops.x_idx)
+        wv = read(loops.w, loops.axes, loops.w_idx)
+        tp.yield_(_product(xv, x_t.dtype, wv, w_t.dtype))
+    return None
+
+
+@anchor("matmul_integer")
+def matmul_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    a_t, b_t, y_t = (kb.type_of(v) for v in (op.operands[0], op.operands[1], op.results[0]))
+    a_buf, b_buf = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
+    a_idx, b_idx = matmul_indices(a_t.shape, b_t.shape, y_t.shape)
+    axes = [f"s{i}" for i in range(len(y_t.shape))] + ["k"]
+    dims = [ir.AffineDimExpr.get(i) for i in range(len(axes))]
+    blk = tp.block(
+        out,
+        name=kb.name("matmul_integer"),
+        axes=axes,
+        kinds="S" * len(y_t.shape) + "R",
+        extents=list(y_t.shape) + [a_t.shape[-1]],
+        out_map="(" + ", ".join(axes[:-1]) + ")",
+        combiner="add",
+        init=0,
+    )
+    with ir.InsertionPoint(blk.body):
+        av = read(a_buf, axes, a_idx(dims[:-1], dims[-1]))
+        bv = read(b_buf, axes, b_idx(dims[:-1], dims[-1]))
+        tp.yield_(_product(av, a_t.dtype, bv, b_t.dtype))
+    return None
