@@ -27,6 +27,9 @@ from mlc.dialects.walk import defining_op, walk
 from .base import ModulePass, PassContext
 from .mlc_dce import erase_dead
 
+# Float and integer convolutions share their attributes and layouts.
+CONVOLUTIONS = ("graph.conv2d", "graph.conv2d_integer")
+
 
 def _attr(op: ir.Operation, name: str) -> object:
     return from_attr(op.attributes[name])
@@ -76,7 +79,7 @@ class GraphAlterLayoutPass(ModulePass):
             raise ValueError(f"block must be >= 2, got {self.block}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
+        for op in [o for o in walk(module) if o.name in CONVOLUTIONS]:
             self._convert(op)
         for op in [o for o in walk(module) if o.name == "graph.dense"]:
             _weights_row_major(op)
@@ -120,8 +123,10 @@ class GraphAlterLayoutPass(ModulePass):
         data_block = self.block if bi == 1 else bi
         loc = op.location
         with ir.InsertionPoint(op), loc:
-            attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
-            y = gb.conv2d(
+            keys = ("strides", "pads", "dilations", "group", "pad_value")
+            attrs = {k: _attr(op, k) for k in keys if k in op.attributes}
+            y = gb.make(
+                op.name.removeprefix("graph."),
                 to_blocked(x, data_block, loc),
                 pack_weights(w, bi, self.block, loc),
                 *(list(op.operands)[2:]),

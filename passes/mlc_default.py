@@ -8,7 +8,7 @@ from typing import ClassVar
 from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = (
-    "graph-verify,graph-simplify,graph-fold-constants,%s"
+    "graph-verify,%sgraph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
@@ -29,6 +29,8 @@ class MlcDefaultPipeline(NamedPipeline):
     """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
     records: str = ""
     """Tuning records (JSON lines) whose best schedules replace the default ones."""
+    fuse_qdq: bool = True
+    """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -37,13 +39,14 @@ class MlcDefaultPipeline(NamedPipeline):
             raise ValueError("layout-block must be 0 (off) or >= 2")
 
     def expand(self) -> str:
+        qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
         )
         return ",".join(
             [
-                GRAPH_STAGE % (alter, self.max_group_size),
+                GRAPH_STAGE % (qdq, alter, self.max_group_size),
                 TP_STAGE % (records, self.threads),
                 LOOP_STAGE % (self.threads, self.threads),
             ]

@@ -60,37 +60,57 @@ def shifted(emit: Emit, w: ir.Value, zw: ZeroPoint) -> ir.Value:
 
 
 def integer_conv(
-    emit: Emit, x: ir.Value, w: ir.Value, zx: ZeroPoint, zw: ZeroPoint, **window: object
+    emit: Emit,
+    x: ir.Value,
+    w: ir.Value,
+    zx: ZeroPoint,
+    zw: ZeroPoint,
+    bias: ir.Value | None = None,
+    **window: object,
 ) -> ir.Value:
-    """conv(x - zx, w - zw) in i32; `zw` broadcasts against w ([O, 1, 1, 1] per channel)."""
+    """conv(x - zx, w - zw) + bias in i32; `zw` broadcasts against w ([O, 1, 1, 1] per
+    channel), `bias` is i32 [O]. The bias and the zero-point correction are one constant."""
     w2 = shifted(emit, w, zw)
     pad = zx.constant_scalar
     if pad is None:  # a zero point known only at run time: subtract it from the input once
-        x2 = emit("sub", emit("cast", x, to="i16"), emit("cast", zx.value, to="i16"))
-        return emit("conv2d_integer", x2, w2, pad_value=0, **window)
+        x = emit("sub", emit("cast", x, to="i16"), emit("cast", zx.value, to="i16"))
+        pad = 0
     y = emit("conv2d_integer", x, w2, pad_value=pad, **window)
-    if pad == 0:
+    offset = bias
+    if pad != 0:
+        sums = emit("reduce_sum", emit("cast", w2, to="i32"), axes=[1, 2, 3], keepdims=0)
+        correction = emit("mul", emit("cast", zx.value, to="i32"), sums)
+        offset = emit("neg", correction) if bias is None else emit("sub", bias, correction)
+    if offset is None:
         return y
-    o = _type(w).shape[0]
-    sums = emit("reduce_sum", emit("cast", w2, to="i32"), axes=[1, 2, 3], keepdims=0)
-    correction = emit("mul", emit("cast", zx.value, to="i32"), sums)
-    return emit("sub", y, emit("reshape", correction, shape=[o, 1, 1]))
+    return emit("add", y, emit("reshape", offset, shape=[_type(w).shape[0], 1, 1]))
 
 
-def integer_matmul(emit: Emit, a: ir.Value, b: ir.Value, za: ZeroPoint, zb: ZeroPoint) -> ir.Value:
-    """matmul(a - za, b - zb) in i32; za broadcasts against a (scalar, or [..., M, 1] per row),
-    zb against b (scalar, or [N] / [..., 1, N] per column)."""
+def integer_matmul(
+    emit: Emit,
+    a: ir.Value,
+    b: ir.Value,
+    za: ZeroPoint,
+    zb: ZeroPoint,
+    bias: ir.Value | None = None,
+) -> ir.Value:
+    """matmul(a - za, b - zb) + bias in i32; za broadcasts against a (scalar, or [..., M, 1]
+    per row), zb against b (scalar, or [N] / [..., 1, N] per column), bias against the result."""
     b2 = shifted(emit, b, zb)
     y = emit("matmul_integer", a, b2)
-    if za.is_zero:
-        return y
-    a_t, b_t = _type(a), _type(b)
-    if b_t.rank == 1:
-        sums = emit("reduce_sum", emit("cast", b2, to="i32"), axes=[0], keepdims=0)
-    else:  # column sums, kept as a row [..., 1, N] (or [..., N] for a vector lhs)
-        keep = 1 if a_t.rank > 1 else 0
-        sums = emit("reduce_sum", emit("cast", b2, to="i32"), axes=[b_t.rank - 2], keepdims=keep)
-    return emit("sub", y, emit("mul", emit("cast", za.value, to="i32"), sums))
+    offset = bias
+    if not za.is_zero:
+        a_t, b_t = _type(a), _type(b)
+        if b_t.rank == 1:
+            sums = emit("reduce_sum", emit("cast", b2, to="i32"), axes=[0], keepdims=0)
+        else:  # column sums, kept as a row [..., 1, N] (or [..., N] for a vector lhs)
+            keep = 1 if a_t.rank > 1 else 0
+            sums = emit(
+                "reduce_sum", emit("cast", b2, to="i32"), axes=[b_t.rank - 2], keepdims=keep
+            )
+        correction = emit("mul", emit("cast", za.value, to="i32"), sums)
+        offset = emit("neg", correction) if bias is None else emit("sub", bias, correction)
+    return y if offset is None else emit("add", y, offset)
 
 
 def requantize(

@@ -43,6 +43,9 @@ class BlockLowering:
         self.out = view.out
         self.out_map = view.out_map
         self.elem = ir.MemRefType(self.out.type).element_type
+        # A fused epilogue may write another buffer of the same shape (an int8 requantization
+        # of an i32 accumulator): the finished tile goes there.
+        self.final_out = epilogue.out if epilogue is not None else view.out
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
         self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
@@ -253,7 +256,9 @@ class BlockLowering:
 
         accs = self._nest(reduce, point, accs, accumulate)
         for p, acc in zip(combos, accs):
-            self._guarded(p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p) or [])
+            self._guarded(
+                p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p, final=True) or []
+            )
 
     def _finish(self, acc: ir.Value, point: Point) -> ir.Value:
         """The fused epilogue applied to a finished accumulator (identity without one)."""
@@ -342,18 +347,21 @@ class BlockLowering:
         coeffs = self.body.lane_coeffs(self.out_map, point)
         return idx, coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
 
-    def _store(self, value: ir.Value, point: Point) -> None:
+    def _store(self, value: ir.Value, point: Point, final: bool = False) -> None:
+        """Store into the output (`final`: the finished tile, into the epilogue's buffer)."""
+        out = self.final_out if final else self.out
         idx, contiguous = self._out_layout(point)
         if point.vec_axis is None:
-            memref.StoreOp(value, self.out, idx)
+            memref.StoreOp(value, out, idx)
             return
-        value = broadcast(value, ir.VectorType.get([point.lanes], self.elem))
+        elem = ir.MemRefType(out.type).element_type
+        value = broadcast(value, ir.VectorType.get([point.lanes], elem))
         if contiguous:
-            vector.StoreOp(value, self.out, idx)
+            vector.StoreOp(value, out, idx)
             return
         for lane in range(point.lanes):
             lane_idx = self.body.indices(self.out_map, point.with_lane(lane))
-            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, self.out, lane_idx)
+            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, out, lane_idx)
 
     def _load_out(self, point: Point) -> ir.Value:
         idx, contiguous = self._out_layout(point)
@@ -375,10 +383,15 @@ __all__ = ["BlockLowering", "fusable_epilogue"]
 def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
     """Whether `nxt` can run on `block`'s register tile instead of as its own pass: an
     elementwise block over exactly `block`'s output that reads it only at each element itself,
-    after a reduction whose schedule keeps the output tile in registers."""
-    if nxt.out != block.out or nxt.combiner != "none" or block.combiner == "none":
+    after a reduction whose schedule keeps the output tile in registers. `nxt` writes the same
+    buffer, or one of the same shape when it is the only reader of `block`'s (a temporary)."""
+    if nxt.combiner != "none" or block.combiner == "none":
         return False
     shape = list(ir.MemRefType(block.out.type).shape)
+    if nxt.out != block.out and (
+        list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
+    ):
+        return False
     if nxt.extents != shape or not _is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
@@ -396,6 +409,20 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
                 return False
     # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
     return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
+
+
+def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
+    """Whether nothing but `block` (writing it) and reads inside `nxt` uses `block`'s output."""
+    for use in block.out.uses:
+        owner = use.owner
+        if owner == block.op:
+            continue
+        parent = owner.parent
+        while parent is not None and parent != nxt.op:
+            parent = parent.parent
+        if parent is None or owner.name != "tp.read":
+            return False
+    return True
 
 
 def _is_identity(amap: ir.AffineMap) -> bool:

@@ -78,9 +78,15 @@ def _scalar(ctx: ImportContext, node: onnx.NodeProto, *inputs: int) -> None:
 
 
 def _conv(
-    ctx: ImportContext, node: onnx.NodeProto, x_i: int, w_i: int, zx_i: int, zw_i: int
+    ctx: ImportContext,
+    node: onnx.NodeProto,
+    x_i: int,
+    w_i: int,
+    zx_i: int,
+    zw_i: int,
+    bias: ir.Value | None = None,
 ) -> ir.Value:
-    """conv(x - zx, w - zw) in i32 for 1-D or 2-D inputs."""
+    """conv(x - zx, w - zw) + bias in i32 for 1-D or 2-D inputs."""
     _eight_bit(ctx, node, x_i, w_i)
     xt, wt = ctx.type(node, x_i), ctx.type(node, w_i)
     spatial = _spatial_rank(ctx, xt.rank)
@@ -99,11 +105,11 @@ def _conv(
     emit = ctx.emit
     group = ctx.attrs.int("group", 1)
     if spatial == 2:
-        return integer_conv(emit, x, w, zx, zw, group=group, **window)
+        return integer_conv(emit, x, w, zx, zw, bias, group=group, **window)
     x2, w2 = emit("unsqueeze", x, axes=[2]), emit("unsqueeze", w, axes=[2])
     if not zw.is_zero and ctx.type(node, zw_i).size != 1:
         zw = ZeroPoint(emit("unsqueeze", zw.value, axes=[2]), zw.known)
-    y = integer_conv(emit, x2, w2, zx, zw, group=group, **_as_2d(window))
+    y = integer_conv(emit, x2, w2, zx, zw, bias, group=group, **_as_2d(window))
     return emit("squeeze", y, axes=[2])
 
 
@@ -120,13 +126,14 @@ def qlinear_conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     _scalar(ctx, node, 1, 2, 6, 7)
     channels = ctx.type(node, 3).shape[0]
     _channel_shape(ctx, node, 4, channels)
-    acc = _conv(ctx, node, 0, 3, 2, 5)
-    rank = ctx.type(node, 0).rank
+    bias = None
     if ctx.input_name(node, 8):
-        bias = ctx.type(node, 8)
-        if bias.dtype != "i32" or bias.shape != (channels,):
-            raise ctx.unsupported(f"bias B {bias} must be int32 of shape [{channels}]")
-        acc = ctx.emit("add", acc, reshaped(ctx, node, 8, (channels,) + (1,) * (rank - 2)))
+        b = ctx.type(node, 8)
+        if b.dtype != "i32" or b.shape != (channels,):
+            raise ctx.unsupported(f"bias B {b} must be int32 of shape [{channels}]")
+        bias = ctx.operand(node, 8)
+    acc = _conv(ctx, node, 0, 3, 2, 5, bias)
+    rank = ctx.type(node, 0).rank
     per_channel = (channels,) + (1,) * (rank - 2)
     w_scale = reshaped(ctx, node, 4, () if ctx.type(node, 4).size == 1 else per_channel)
     return [_requantize(ctx, node, acc, reshaped(ctx, node, 1, ()), w_scale, 6, 7)]
