@@ -28,10 +28,19 @@ Emit = Callable[..., ir.Value]
 
 @dataclass(frozen=True)
 class ZeroPoint:
-    """A zero point as a graph value broadcastable to its operand, and its value if constant."""
+    """A zero point as a graph value broadcastable to its operand, and its value if constant.
+    A known zero needs no graph value (`value` None): nothing reads it."""
 
-    value: ir.Value
+    value: ir.Value | None
     known: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        assert self.value is not None or self.is_zero, "a nonzero zero point needs its value"
+
+    @property
+    def graph_value(self) -> ir.Value:
+        assert self.value is not None
+        return self.value
 
     @property
     def is_zero(self) -> bool:
@@ -56,7 +65,7 @@ def shifted(emit: Emit, w: ir.Value, zw: ZeroPoint) -> ir.Value:
     if zw.is_zero:
         return w
     wide = emit("cast", w, to="i16")
-    return emit("sub", wide, emit("cast", zw.value, to="i16"))
+    return emit("sub", wide, emit("cast", zw.graph_value, to="i16"))
 
 
 def integer_conv(
@@ -73,13 +82,13 @@ def integer_conv(
     w2 = shifted(emit, w, zw)
     pad = zx.constant_scalar
     if pad is None:  # a zero point known only at run time: subtract it from the input once
-        x = emit("sub", emit("cast", x, to="i16"), emit("cast", zx.value, to="i16"))
+        x = emit("sub", emit("cast", x, to="i16"), emit("cast", zx.graph_value, to="i16"))
         pad = 0
     y = emit("conv2d_integer", x, w2, pad_value=pad, **window)
     offset = bias
     if pad != 0:
         sums = emit("reduce_sum", emit("cast", w2, to="i32"), axes=[1, 2, 3], keepdims=0)
-        correction = emit("mul", emit("cast", zx.value, to="i32"), sums)
+        correction = emit("mul", emit("cast", zx.graph_value, to="i32"), sums)
         offset = emit("neg", correction) if bias is None else emit("sub", bias, correction)
     if offset is None:
         return y
@@ -108,7 +117,7 @@ def integer_matmul(
             sums = emit(
                 "reduce_sum", emit("cast", b2, to="i32"), axes=[b_t.rank - 2], keepdims=keep
             )
-        correction = emit("mul", emit("cast", za.value, to="i32"), sums)
+        correction = emit("mul", emit("cast", za.graph_value, to="i32"), sums)
         offset = emit("neg", correction) if bias is None else emit("sub", bias, correction)
     return y if offset is None else emit("add", y, offset)
 

@@ -69,3 +69,23 @@ func.func @dense_weights(%a: tensor<2x4xf32>) -> tensor<2x10xf32> {
   %y = "graph.dense"(%a, %w) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 1 : i64} : (tensor<2x4xf32>, tensor<10x4xf32>) -> tensor<2x10xf32>
   return %y : tensor<2x10xf32>
 }
+
+// An integer conv runs blocked as well (keeping pad_value); the bias add and the
+// requantization of its i32 accumulator to uint8 stay blocked, and the next integer conv takes
+// the blocked uint8 tensor as it is.
+// CHECK-LABEL: func.func @integer
+// CHECK: %[[C:.*]] = "graph.conv2d_integer"({{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pad_value = 128 : i64
+// CHECK: %[[A:.*]] = "graph.add"(%[[C]], %{{.*}}) : (tensor<1x2x8x8x8xi32>, tensor<1x2x1x1x8xi32>)
+// CHECK-NEXT: %[[Q:.*]] = "graph.requantize"(%[[A]], %{{.*}}, %{{.*}}) : (tensor<1x2x8x8x8xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8x8xui8>
+// CHECK: %[[C2:.*]] = "graph.conv2d_integer"(%[[Q]], %{{.*}}) {data_layout = "NCHW8c"
+func.func @integer(%x: tensor<1x16x8x8xui8>) -> tensor<1x16x8x8xi32> {
+  %w = "graph.constant"() {value = #graph.param<"wi8">} : () -> tensor<16x16x3x3xi8>
+  %b = "graph.constant"() {value = #graph.param<"bi32">} : () -> tensor<16x1x1xi32>
+  %m = "graph.constant"() {value = dense<1.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xui8>, tensor<16x16x3x3xi8>) -> tensor<1x16x8x8xi32>
+  %a = "graph.add"(%c, %b) : (tensor<1x16x8x8xi32>, tensor<16x1x1xi32>) -> tensor<1x16x8x8xi32>
+  %q = "graph.requantize"(%a, %m, %z) : (tensor<1x16x8x8xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x8x8xui8>
+  %c2 = "graph.conv2d_integer"(%q, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xui8>, tensor<16x16x3x3xi8>) -> tensor<1x16x8x8xi32>
+  return %c2 : tensor<1x16x8x8xi32>
+}

@@ -170,3 +170,37 @@ func.func @fused_epilogue(%A: memref<2x4xf32>, %B: memref<4x8xf32>, %bias: memre
       out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xf32>) -> ()
   return
 }
+
+// -----
+
+// An epilogue writing another buffer of the same shape (an int8 requantization of the i32
+// accumulator, the accumulator's only reader) is fused too: the tile goes straight to the
+// int8 output and the i32 temporary is never written.
+// CHECK-LABEL: func.func @fused_epilogue_other_buffer
+// CHECK: %[[T:.*]]:2 = scf.for {{.*}} iter_args
+// CHECK: arith.muli {{.*}} : vector<8xi32>
+// CHECK: %[[N:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+// CHECK-NEXT: vector.store %[[N]], %arg3
+// CHECK-NOT: vector.store {{.*}}, %arg2
+// UNFUSED-LABEL: func.func @fused_epilogue_other_buffer
+// UNFUSED: vector.store {{.*}}, %arg2
+// UNFUSED: vector.load %arg2
+func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %acc: memref<2x8xi32>, %C: memref<2x8xi8>) attributes {tp.kernel} {
+  "tp.block"(%acc) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi8>) -> i8
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x8xi8>) -> i8
+    %ai = arith.extsi %a : i8 to i32
+    %bi = arith.extsi %b : i8 to i32
+    %m = arith.muli %ai, %bi : i32
+    gpu.yield %m : i32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 8, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x8xi32>) -> ()
+  "tp.block"(%C) ({
+    %c = "tp.read"(%acc) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<2x8xi32>) -> i32
+    %n = arith.trunci %c : i32 to i8
+    gpu.yield %n : i8
+  }) {name = "requantize", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xi8>) -> ()
+  return
+}

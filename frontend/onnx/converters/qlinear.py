@@ -47,8 +47,7 @@ def _zero_point(
     """Zero point input `i` of the operand at input `of`, reshaped to `shape` unless it is a
     scalar (absent: a zero of the operand's type)."""
     if not ctx.input_name(node, i):
-        zero = np.zeros((), numpy_dtype_of(ctx.type(node, of).dtype))
-        return ZeroPoint(ctx.literal(zero), zero)
+        return ZeroPoint(None, np.zeros((), numpy_dtype_of(ctx.type(node, of).dtype)))
     t = ctx.type(node, i)
     if t.dtype != ctx.type(node, of).dtype:
         raise ctx.unsupported(
@@ -56,6 +55,8 @@ def _zero_point(
             f"'{ctx.input_name(node, of)}' ({ctx.type(node, of).dtype})"
         )
     known = ctx.const(node, i)
+    if known is not None and not np.any(known):
+        return ZeroPoint(None, known)  # no constant: nothing will read it
     value = reshaped(ctx, node, i, () if t.size == 1 else shape)
     return ZeroPoint(value, None if known is None else known.reshape(-1))
 
@@ -108,7 +109,7 @@ def _conv(
         return integer_conv(emit, x, w, zx, zw, bias, group=group, **window)
     x2, w2 = emit("unsqueeze", x, axes=[2]), emit("unsqueeze", w, axes=[2])
     if not zw.is_zero and ctx.type(node, zw_i).size != 1:
-        zw = ZeroPoint(emit("unsqueeze", zw.value, axes=[2]), zw.known)
+        zw = ZeroPoint(emit("unsqueeze", zw.graph_value, axes=[2]), zw.known)
     y = integer_conv(emit, x2, w2, zx, zw, bias, group=group, **_as_2d(window))
     return emit("squeeze", y, axes=[2])
 

@@ -55,15 +55,18 @@ def quant_param(
 
 
 def reshaped(ctx: ImportContext, node: onnx.NodeProto, i: int, shape: tuple[int, ...]) -> ir.Value:
-    """Input `i` with a new shape (in numpy when it is a constant)."""
-    array = ctx.const(node, i)
-    if array is not None:
-        return ctx.constant(array.reshape(shape), ctx.input_name(node, i))
-    value = ctx.operand(node, i)
+    """Input `i` with a new shape (in numpy when it is a constant: one parameter per shape)."""
+    name = ctx.input_name(node, i)
     if ctx.type(node, i).shape == shape:
-        assert value is not None
-        return value
-    return ctx.emit("reshape", value, shape=list(shape))
+        return ctx.value(name)
+    array = ctx.const(node, i)
+    if array is None:
+        return ctx.emit("reshape", ctx.value(name), shape=list(shape))
+    alias = f"{name}.shape{'x'.join(str(d) for d in shape)}"
+    if alias not in ctx.constants:
+        ctx.constants[alias] = array.reshape(shape)
+        ctx.origins[alias] = ctx.origins.get(name, name)
+    return ctx.value(alias)
 
 
 def _blocked(
