@@ -200,6 +200,11 @@ def matmul_integer(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 def qlinear_matmul(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Scales and zero points per tensor, per row of a or per column of b."""
     _scalar(ctx, node, 6, 7)
+    scale_types = {ctx.type(node, i).dtype for i in (1, 4, 6)}
+    if ctx.opset < 21 and scale_types != {"f32"}:
+        raise ctx.unsupported(
+            f"scales of type {', '.join(sorted(scale_types))}: before opset 21 they are float"
+        )
     acc = _matmul(ctx, node, 0, 3, 2, 5)
     scales = [
         reshaped(ctx, node, i, _matmul_param(ctx, node, i, of, row))
