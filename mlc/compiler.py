@@ -55,7 +55,17 @@ class BuildOptions:
         records = (
             f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
         )
-        return f"builtin.module(mlc-default{{threads={self.threads}{records}}})"
+        vnni = " vnni=true" if host_has_vnni() else ""
+        return f"builtin.module(mlc-default{{threads={self.threads}{records}{vnni}}})"
+
+
+def host_has_vnni() -> bool:
+    """Whether the host (the JIT's target) has the int8 dot product instruction vpdpbusd on
+    128/256-bit vectors: AVX-VNNI, or AVX512-VNNI with AVX512VL."""
+    from mlc.runtime.target import host_features
+
+    features = host_features()
+    return "avx_vnni" in features or {"avx512_vnni", "avx512vl"} <= features
 
 
 def _copy(module: ir.Module) -> ir.Module:

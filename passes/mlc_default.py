@@ -12,7 +12,7 @@ GRAPH_STAGE = (
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
-LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
+LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
 
 
 @dataclass(frozen=True)
@@ -31,6 +31,8 @@ class MlcDefaultPipeline(NamedPipeline):
     """Tuning records (JSON lines) whose best schedules replace the default ones."""
     fuse_qdq: bool = True
     """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    vnni: bool = False
+    """The target has AVX-VNNI or AVX512-VNNI: pack uint8 x int8 kernels for vpdpbusd."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -40,7 +42,10 @@ class MlcDefaultPipeline(NamedPipeline):
 
     def expand(self) -> str:
         qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
-        alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
+        dot = " int8-dot=true" if self.vnni else ""
+        alter = (
+            f"graph-alter-layout{{block={self.layout_block}{dot}}}," if self.layout_block else ""
+        )
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
         )
@@ -48,6 +53,6 @@ class MlcDefaultPipeline(NamedPipeline):
             [
                 GRAPH_STAGE % (qdq, alter, self.max_group_size),
                 TP_STAGE % (records, self.threads),
-                LOOP_STAGE % (self.threads, self.threads),
+                LOOP_STAGE % (self.threads, " vnni=true" if self.vnni else "", self.threads),
             ]
         )

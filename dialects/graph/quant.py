@@ -9,6 +9,8 @@ multiply. A convolution's padding then has to read the input's zero point: `pad_
 
 from __future__ import annotations
 
+import re
+
 from .nn import infer_conv2d, infer_matmul
 from .spec import (
     AttrSpec,
@@ -82,17 +84,50 @@ def _integer_operands(ins: list[TensorT | None]) -> tuple[TensorT, TensorT]:
     return a, b
 
 
+DOT4_LAYOUT = re.compile(r"OIHW(\d+)i(\d+)o4i")
+"""Weights packed for 4-way int8 dot products: OIHW<q>i<o>o4i is [O/o, I/4q, KH, KW, q, o, 4],
+the input channels of a block in q groups of 4 consecutive ones (the innermost dim)."""
+
+
+def dot4_kernel_layout(layout: str) -> tuple[int, int] | None:
+    """`OIHW2i8o4i` -> (8, 8): the (input, output) channel blocks of a packed layout; None for
+    any other layout."""
+    m = DOT4_LAYOUT.fullmatch(layout)
+    return (4 * int(m.group(1)), int(m.group(2))) if m else None
+
+
+def _dot4_operands(x: TensorT, w: TensorT) -> None:
+    need(
+        x.dtype == "ui8" and w.dtype == "i8",
+        f"4-way dot layouts multiply ui8 inputs by i8 weights, got {x.dtype} and {w.dtype}",
+    )
+
+
 def infer_conv2d_integer(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x, w = _integer_operands(ins)
     lo, hi = QUANT_RANGE[x.dtype]
     pad = int(attrs["pad_value"])  # type: ignore[call-overload]
     need(lo <= pad <= hi, f"pad_value {pad} is outside the range of the input type {x.dtype}")
+    packed = dot4_kernel_layout(str(attrs["kernel_layout"]))
+    if packed is not None:  # the shape rule of the same weights in OIHW<i>i<o>o
+        _dot4_operands(x, w)
+        need(
+            w.rank == 7 and w.shape[6] == 4, f"weight {w} is not packed as {attrs['kernel_layout']}"
+        )
+        w = TensorT(w.shape[:4] + (w.shape[4] * 4, w.shape[5]), w.dtype)
+        attrs = dict(attrs, kernel_layout=f"OIHW{packed[0]}i{packed[1]}o")
     (out,) = infer_conv2d([TensorT(x.shape, "f32"), TensorT(w.shape, "f32")], attrs)
     return [TensorT(out.shape, "i32")]
 
 
 def infer_matmul_integer(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     a, b = _integer_operands(ins)
+    layout = str(attrs["rhs_layout"])
+    need(layout in ("KN", "KN4k"), f"rhs_layout '{layout}' is not KN or KN4k")
+    if layout == "KN4k":  # [K/4, N, 4]: the shape rule of the [K, N] matrix it packs
+        _dot4_operands(a, b)
+        need(b.rank == 3 and b.shape[2] == 4, f"rhs {b} is not packed as KN4k ([K/4, N, 4])")
+        b = TensorT((b.shape[0] * 4, b.shape[1]), b.dtype)
     (out,) = infer_matmul([TensorT(a.shape, "f32"), TensorT(b.shape, "f32")], attrs)
     return [TensorT(out.shape, "i32")]
 
@@ -142,7 +177,7 @@ register(
             AttrSpec("group", "int", 1),
             AttrSpec("pad_value", "int", 0, "what the input reads outside its bounds"),
             AttrSpec("data_layout", "str", "NCHW"),
-            AttrSpec("kernel_layout", "str", "OIHW"),
+            AttrSpec("kernel_layout", "str", "OIHW", "OIHW, OIHW<i>i<o>o or OIHW<q>i<o>o4i"),
             AttrSpec("out_layout", "str", "NCHW"),
         ),
         "2-D convolution of 8/16-bit integers accumulated in i32 (no zero points).",
@@ -154,7 +189,14 @@ register(
     OpSpec(
         "matmul_integer",
         ("lhs", "rhs"),
-        (),
+        (
+            AttrSpec(
+                "rhs_layout",
+                "str",
+                "KN",
+                "KN, or KN4k: [K/4, N, 4], four consecutive k innermost (4-way dot products)",
+            ),
+        ),
         "numpy.matmul of 8/16-bit integers accumulated in i32 (no zero points).",
         "nn",
         infer_matmul_integer,

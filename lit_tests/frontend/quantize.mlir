@@ -45,7 +45,7 @@
 // QLINEAR-NEXT: %[[M:.*]] = "graph.div"(%[[SXW]], %[[SY]])
 // QLINEAR-NEXT: %[[Y:.*]] = "graph.requantize"(%[[BIASED]], %[[M]], %[[ZY]]) : (tensor<1x2x3x3xi32>, tensor<2x1x1xf32>, tensor<ui8>) -> tensor<1x2x3x3xui8>
 // QLINEAR-NEXT: %[[B:.*]] = "graph.constant"() {value = #graph.param<"bq">} : () -> tensor<3x2xi8>
-// QLINEAR-NEXT: %[[MM:.*]] = "graph.matmul_integer"(%arg1, %[[B]]) : (tensor<2x3xui8>, tensor<3x2xi8>) -> tensor<2x2xi32>
+// QLINEAR-NEXT: %[[MM:.*]] = "graph.matmul_integer"(%arg1, %[[B]]) {rhs_layout = "KN"} : (tensor<2x3xui8>, tensor<3x2xi8>) -> tensor<2x2xi32>
 // QLINEAR-NEXT: %[[BI:.*]] = "graph.cast"(%[[B]]) {to = "i32"}
 // QLINEAR-NEXT: %[[COLS:.*]] = "graph.reduce_sum"(%[[BI]]) {axes = array<i64: 0>, keepdims = 1 : i64} : (tensor<3x2xi32>) -> tensor<1x2xi32>
 // QLINEAR-NEXT: %[[ZA:.*]] = "graph.cast"(%arg2) {to = "i32"}

@@ -52,7 +52,7 @@ func.func @conv_per_channel(%xq: tensor<1x2x4x4xui8>) -> tensor<1x2x4x4xui8> {
 // CHECK: %[[W16:.*]] = "graph.cast"(%{{.*}}) {to = "i16"} : (tensor<4x2xi8>) -> tensor<4x2xi16>
 // CHECK-NEXT: %[[ZW16:.*]] = "graph.cast"(%{{.*}}) {to = "i16"} : (tensor<2xi8>) -> tensor<2xi16>
 // CHECK-NEXT: %[[W:.*]] = "graph.sub"(%[[W16]], %[[ZW16]])
-// CHECK-NEXT: %[[ACC:.*]] = "graph.matmul_integer"(%arg0, %[[W]]) : (tensor<3x4xi8>, tensor<4x2xi16>) -> tensor<3x2xi32>
+// CHECK-NEXT: %[[ACC:.*]] = "graph.matmul_integer"(%arg0, %[[W]]) {rhs_layout = "KN"} : (tensor<3x4xi8>, tensor<4x2xi16>) -> tensor<3x2xi32>
 // CHECK-NEXT: %[[SXW:.*]] = "graph.mul"
 // CHECK-NEXT: %[[M:.*]] = "graph.div"(%[[SXW]], %{{.*}})
 // CHECK-NEXT: %[[Q:.*]] = "graph.requantize"(%[[ACC]], %[[M]], %[[ZY:.*]]) : (tensor<3x2xi32>, tensor<2xf32>, tensor<i8>) -> tensor<3x2xi8>
@@ -78,7 +78,7 @@ func.func @matmul_relu(%xq: tensor<3x4xi8>) -> tensor<3x2xi8> {
 // op graph-fold-constants evaluates) and the scales reshaped to one per column.
 // CHECK-LABEL: func.func @dense_trans_b
 // CHECK: %[[WT:.*]] = "graph.transpose"(%{{.*}}) {perm = array<i64: 1, 0>} : (tensor<2x4xi8>) -> tensor<4x2xi8>
-// CHECK-NEXT: %[[ACC:.*]] = "graph.matmul_integer"(%arg0, %[[WT]]) : (tensor<3x4xui8>, tensor<4x2xi8>) -> tensor<3x2xi32>
+// CHECK-NEXT: %[[ACC:.*]] = "graph.matmul_integer"(%arg0, %[[WT]]) {rhs_layout = "KN"} : (tensor<3x4xui8>, tensor<4x2xi8>) -> tensor<3x2xi32>
 // CHECK-NEXT: %[[SW:.*]] = "graph.reshape"(%{{.*}}) {shape = array<i64: 2>} : (tensor<2x1xf32>) -> tensor<2xf32>
 // CHECK-NEXT: %[[SXW:.*]] = "graph.mul"(%{{.*}}, %[[SW]])
 // CHECK-NEXT: %[[M:.*]] = "graph.div"(%[[SXW]], %{{.*}})

@@ -74,7 +74,7 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
 // CHECK-NEXT: %[[Q:.*]] = call @fused_matmul_integer_requantize_0(%arg0, %arg1, %arg2, %arg3)
 // CHECK-NEXT: return %[[Q]]
 func.func @main(%a: tensor<3x4xui8>, %b: tensor<4x5xi8>, %m: tensor<f32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
-  %acc = "graph.matmul_integer"(%a, %b) : (tensor<3x4xui8>, tensor<4x5xi8>) -> tensor<3x5xi32>
+  %acc = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x4xui8>, tensor<4x5xi8>) -> tensor<3x5xi32>
   %q = "graph.requantize"(%acc, %m, %z) : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
   return %q : tensor<3x5xui8>
 }

@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni=true},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -202,5 +203,33 @@ func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %
     gpu.yield %n : i8
   }) {name = "requantize", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
       out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xi8>) -> ()
+  return
+}
+
+// -----
+
+// tp.dot4 (four uint8 x int8 products per i32 word) in a register tile: with vnni, one
+// vpdpbusd per vector of 8 lanes taking the accumulator in (16 lanes: two halves); without,
+// the bytes are taken apart with shifts and multiplied in i32.
+// CHECK-LABEL: func.func @dot4
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.shrui {{.*}} : vector<16xi32>
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// VNNI-LABEL: func.func @dot4
+// VNNI: %[[T:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}, %[[ACC1:.*]] = %{{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// VNNI: %[[A:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[D:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %[[A]], %[[B]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// VNNI-NEXT: vector.insert_strided_slice %[[D]], %[[ACC0]] {offsets = [0], strides = [1]} : vector<8xi32> into vector<16xi32>
+// VNNI-NOT: arith.shrui
+func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi32>) -> i32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xi32>) -> i32
+    %d = "tp.dot4"(%a, %b) : (i32, i32) -> i32
+    gpu.yield %d : i32
+  }) {name = "dot", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x16xi32>) -> ()
   return
 }

@@ -20,7 +20,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView, Loop
 
 from .body import BodyEmitter, Point
-from .emit_util import apply, broadcast, combine, index_const, scalar_const
+from .emit_util import apply, broadcast, index_const, scalar_const
 
 Carried = list[ir.Value]
 Inner = Callable[[Point, Carried], Carried]
@@ -31,12 +31,16 @@ class BlockLowering:
     apply to the register tile before it is stored (see `fusable_epilogue`)."""
 
     def __init__(
-        self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0
+        self,
+        view: BlockView,
+        epilogue: BlockView | None = None,
+        threads: int = 0,
+        vnni: bool = False,
     ) -> None:
         self.threads = threads
-        self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
+        self.epilogue = BodyEmitter(epilogue, vnni) if epilogue is not None else None
         self.view = view
-        self.body = BodyEmitter(view)
+        self.body = BodyEmitter(view, vnni)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
         self.schedule = view.schedule
         self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)
@@ -249,7 +253,7 @@ class BlockLowering:
                     self._guarded(
                         q,
                         [acc],
-                        lambda q=q, acc=acc: [combine(self.combiner, acc, self.body.value(q))],
+                        lambda q=q, acc=acc: [self.body.accumulated(self.combiner, acc, q)],
                     )[0]
                 )
             return out
@@ -311,7 +315,7 @@ class BlockLowering:
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:
-            new = combine(self.combiner, self._load_out(point), self.body.value(point))
+            new = self.body.accumulated(self.combiner, self._load_out(point), point)
             self._store(new, point)
             return carried
 

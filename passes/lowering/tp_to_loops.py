@@ -30,6 +30,10 @@ class TpToLoopsPass(ModulePass):
     iteration per worker thread (1: no scf.parallel at all; 0: one iteration per trip, left to
     the threading runtime to shard)."""
 
+    vnni: bool = False
+    """Lower tp.dot4 on 4 or 8 lanes to vpdpbusd (the target must have AVX-VNNI or
+    AVX512-VNNI); without it, tp.dot4 is expanded into shifts, multiplies and adds."""
+
     def __post_init__(self) -> None:
         if self.threads < 0:
             raise ValueError(f"threads must be >= 0, got {self.threads}")
@@ -55,7 +59,7 @@ class TpToLoopsPass(ModulePass):
                 epilogue = BlockView(nxt)
                 fused.add(nxt)
             with ir.InsertionPoint(op), op.location:
-                BlockLowering(view, epilogue, self.threads).emit()
+                BlockLowering(view, epilogue, self.threads, self.vnni).emit()
         for op in blocks:
             op.erase()
 

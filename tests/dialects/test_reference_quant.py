@@ -6,7 +6,9 @@ import numpy as np
 import pytest
 
 from helpers.reference_oracle import OrtCase, check_against_ort, rand, run_ort
+from mlc.dialects.graph.quant import infer_matmul_integer
 from mlc.dialects.graph.reference import evaluate
+from mlc.dialects.graph.spec import ShapeError, TensorT
 
 F = np.float32
 # Exact halves after the division (round half to even), values that saturate both ways.
@@ -142,3 +144,25 @@ def test_conv2d_integer_pads_with_pad_value() -> None:
     expected = evaluate("conv2d_integer", [padded, w], {})
     np.testing.assert_array_equal(got, expected)
     assert got.dtype == np.int32 and got.shape == (1, 3, 4, 4)
+
+
+def test_dot4_packed_layouts_compute_the_same_products() -> None:
+    """OIHW2i8o4i weights and a KN4k rhs are the same integers as OIHW8i8o / KN, repacked."""
+    x = rand(1, 2, 5, 5, 8, dtype=np.uint8, low=0, high=255)  # NCHW8c
+    w = rand(2, 2, 3, 3, 8, 8, dtype=np.int8, low=-128, high=127, seed=1)  # OIHW8i8o
+    packed = w.reshape(2, 2, 3, 3, 2, 4, 8).transpose(0, 1, 2, 3, 4, 6, 5)
+    attrs = {"data_layout": "NCHW8c", "out_layout": "NCHW8c", "pads": (1, 1, 1, 1)}
+    plain = evaluate("conv2d_integer", [x, w], {**attrs, "kernel_layout": "OIHW8i8o"})
+    dot4 = evaluate("conv2d_integer", [x, packed], {**attrs, "kernel_layout": "OIHW2i8o4i"})
+    np.testing.assert_array_equal(dot4, plain)
+    a = rand(3, 12, dtype=np.uint8, low=0, high=255)
+    b = rand(12, 5, dtype=np.int8, low=-128, high=127, seed=2)
+    kn4k = b.reshape(3, 4, 5).transpose(0, 2, 1)
+    np.testing.assert_array_equal(
+        evaluate("matmul_integer", [a, kn4k], {"rhs_layout": "KN4k"}),
+        evaluate("matmul_integer", [a, b], {}),
+    )
+    with pytest.raises(ShapeError, match="ui8 inputs by i8 weights"):
+        infer_matmul_integer(
+            [TensorT((3, 12), "i8"), TensorT((3, 5, 4), "i8")], {"rhs_layout": "KN4k"}
+        )

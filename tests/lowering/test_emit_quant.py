@@ -171,3 +171,63 @@ def test_requantized_matmul_stores_int8_from_the_register_tile() -> None:
     loops = lower_to_tp(body, inputs, SCHEDULED.split(",func.func")[0] + ")")
     stores = [line for line in loops.splitlines() if "vector.store" in line]
     assert stores and all("xi8>" in line and "vector<" in line for line in stores), stores
+
+
+def _has_vnni() -> bool:
+    from mlc.compiler import host_has_vnni
+
+    return host_has_vnni()
+
+
+# The scheduled pipeline with tp.dot4 expanded (any CPU) or as vpdpbusd (VNNI hosts only).
+DOT4_PIPELINES = pytest.mark.parametrize(
+    "pipeline",
+    [
+        SCHEDULED,
+        pytest.param(
+            SCHEDULED.replace("tp-to-loops", "tp-to-loops{vnni=true}"),
+            marks=pytest.mark.skipif(not _has_vnni(), reason="the host has no VNNI"),
+        ),
+    ],
+    ids=["expanded", "vnni"],
+)
+
+
+@DOT4_PIPELINES
+@pytest.mark.parametrize("group", [1, 2])
+def test_conv2d_integer_packed_for_dot4(pipeline: str, group: int) -> None:
+    """OIHW2i8o4i weights on an NCHW8c uint8 input: words of four input channels."""
+    x, w = ints("uint8", (1, 16, 7, 9)), ints("int8", (16, 16 // group, 3, 3))
+    cg = 16 // group
+    xb = x.reshape(1, 2, 8, 7, 9).transpose(0, 1, 3, 4, 2).copy()
+    wp = w.reshape(2, 8, cg // 8, 2, 4, 3, 3).transpose(0, 2, 5, 6, 3, 1, 4).copy()
+
+    def body(a: ir.Value, b: ir.Value) -> ir.Value:
+        return g.conv2d_integer(
+            a,
+            b,
+            pads=(1, 1, 1, 1),
+            pad_value=200,
+            group=group,
+            data_layout="NCHW8c",
+            kernel_layout="OIHW2i8o4i",
+            out_layout="NCHW8c",
+        )
+
+    got, ref = run_graph(body, [xb, wp], pipeline=pipeline)
+    expected = _conv(x, w, 200, (1, 1, 1, 1), 1, group)
+    check(got[0], ref[0], expected.reshape(1, 2, 8, 7, 9).transpose(0, 1, 3, 4, 2))
+
+
+@DOT4_PIPELINES
+@pytest.mark.parametrize("a_shape", [(6, 64), (2, 3, 64), (64,)], ids=["2d", "batched", "vector"])
+def test_matmul_integer_packed_for_dot4(pipeline: str, a_shape: tuple[int, ...]) -> None:
+    """A KN4k rhs ([K/4, N, 4]): the extreme bytes (0, 255 x -128, 127) included."""
+    a, b = ints("uint8", a_shape), ints("int8", (64, 24))
+    a.reshape(-1)[:2] = [0, 255]
+    b[:2, 0] = [-128, 127]
+    packed = b.reshape(16, 4, 24).transpose(0, 2, 1).copy()
+    got, ref = run_graph(
+        lambda x, y: g.matmul_integer(x, y, rhs_layout="KN4k"), [a, packed], pipeline=pipeline
+    )
+    check(got[0], ref[0], np.matmul(a.astype(np.int32), b.astype(np.int32)))

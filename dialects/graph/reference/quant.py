@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..quant import QUANT_RANGE
+from ..quant import QUANT_RANGE, dot4_kernel_layout
 from ..spec import TensorT
 from .core import mlir_dtype, reference
 from .layout import from_nchw, kernel_to_oihw, to_nchw
@@ -55,7 +55,12 @@ def conv2d_integer(
 ) -> np.ndarray:
     """Padding reads `pad_value`; products summed exactly (int64), wrapped to i32."""
     x = to_nchw(ins[0], str(attrs["data_layout"])).astype(np.int64)
-    w = kernel_to_oihw(ins[1], str(attrs["kernel_layout"])).astype(np.int64)
+    w, layout = ins[1], str(attrs["kernel_layout"])
+    packed = dot4_kernel_layout(layout)
+    if packed is not None:  # [O/o, I/i, KH, KW, q, o, 4] -> [O/o, I/i, KH, KW, i, o]
+        w = w.transpose(0, 1, 2, 3, 4, 6, 5).reshape(w.shape[:4] + (packed[0], packed[1]))
+        layout = f"OIHW{packed[0]}i{packed[1]}o"
+    w = kernel_to_oihw(w, layout).astype(np.int64)
     pad = int(attrs["pad_value"])  # type: ignore[call-overload]
     pt, pl, pb, pr = (int(p) for p in attrs["pads"])  # type: ignore[union-attr]
     x = np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=pad)
@@ -85,4 +90,6 @@ def matmul_integer(
     ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None
 ) -> np.ndarray:
     a, b = ins
+    if attrs["rhs_layout"] == "KN4k":  # [K/4, N, 4] -> [K, N]
+        b = b.transpose(0, 2, 1).reshape(b.shape[0] * 4, b.shape[1])
     return np.matmul(a.astype(np.int64), b.astype(np.int64)).astype(np.int32)

@@ -58,7 +58,7 @@ func.func @main(%x: tensor<1x2x4x4xui8>, %w: tensor<3x2x3x3xi8>, %b: tensor<3x1x
 // CHECK-NEXT: gpu.yield %[[P]] : i32
 // CHECK-NEXT: }) {axes = ["s0", "s1", "k"], combiner = "add", extents = array<i64: 3, 4, 5>, init = 0 : i32, kinds = "SSR", name = "matmul_integer_0"
 func.func @main(%a: tensor<3x5xi8>, %b: tensor<5x4xui8>) -> tensor<3x4xi32> {
-  %y = "graph.matmul_integer"(%a, %b) : (tensor<3x5xi8>, tensor<5x4xui8>) -> tensor<3x4xi32>
+  %y = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x5xi8>, tensor<5x4xui8>) -> tensor<3x4xi32>
   return %y : tensor<3x4xi32>
 }
 

@@ -54,9 +54,12 @@ class ConvLoops:
     out_map: str
 
 
-def conv_loops(kb: KernelBuilder, op: ir.Operation, pad_value: float | int = 0) -> ConvLoops:
+def conv_loops(
+    kb: KernelBuilder, op: ir.Operation, pad_value: float | int = 0, kernel_layout: str = ""
+) -> ConvLoops:
     """Axes, extents and operand indices of `op` (conv2d or conv2d_integer, NCHW, blocked or
-    depthwise); a padded input is first copied with a border of `pad_value` into scratch."""
+    depthwise); a padded input is first copied with a border of `pad_value` into scratch.
+    `kernel_layout` replaces the op's for the geometry (weights packed further by the caller)."""
     a = kb.attrs(op)
     x_t, w_t, y_t = (
         kb.type_of(op.operands[0]),
@@ -64,7 +67,7 @@ def conv_loops(kb: KernelBuilder, op: ir.Operation, pad_value: float | int = 0) 
         kb.type_of(op.results[0]),
     )
     xb = layout_block(str(a["data_layout"]), "NCHW")
-    ib, ob = kernel_blocks(str(a["kernel_layout"]))
+    ib, ob = kernel_blocks(kernel_layout or str(a["kernel_layout"]))
     yb = layout_block(str(a["out_layout"]), "NCHW")
     group = int(a["group"])  # type: ignore[arg-type]
     depthwise = bool(yb) and ib == 1 and group == x_t.shape[1] * xb == y_t.shape[1] * yb

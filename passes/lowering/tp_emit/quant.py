@@ -9,13 +9,16 @@ saturation to the zero point's type; NaN saturates to the type's minimum (as the
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, memref
 from mlir.dialects import math as m
 
 from mlc.dialects import tp
-from mlc.dialects.graph.quant import QUANT_RANGE
+from mlc.dialects.graph.quant import QUANT_RANGE, dot4_kernel_layout
 
+from ..emit_util import index_const
 from .expr import Elementwise, Expr, broadcast_index, read
 from .kernel import KernelBuilder, anchor, inline
 from .nn import conv_loops, matmul_indices
@@ -107,38 +110,68 @@ def requantize(kb: KernelBuilder, op: ir.Operation) -> Expr:
     return _elementwise(kb, op, _requantize)
 
 
+def word_view(buf: ir.Value, packed: bool = False) -> ir.Value:
+    """An i8 buffer as i32 words of four consecutive bytes: [..., 4n] -> [..., n], or for weights
+    packed with an innermost dim of 4, [..., 4] -> [...]. (memref.view needs a flat byte buffer:
+    collapse it first; buffers start 64-byte aligned, so the words are aligned.)"""
+    mtype = ir.MemRefType(buf.type)
+    shape = list(mtype.shape)
+    assert shape[-1] % 4 == 0 and (not packed or shape[-1] == 4), shape
+    i64 = ir.IntegerType.get_signless(64)
+    every_dim = ir.ArrayAttr.get([ir.IntegerAttr.get(i64, i) for i in range(len(shape))])
+    flat_t = ir.MemRefType.get([math.prod(shape)], mtype.element_type)
+    flat = memref.CollapseShapeOp(flat_t, buf, ir.ArrayAttr.get([every_dim])).result
+    words = shape[:-1] if packed else shape[:-1] + [shape[-1] // 4]
+    return memref.ViewOp(ir.MemRefType.get(words, _int(32)), flat, index_const(0), []).result
+
+
 def _product(x: ir.Value, x_dtype: str, w: ir.Value, w_dtype: str) -> ir.Value:
     return arith.MulIOp(widen_int(x, x_dtype), widen_int(w, w_dtype)).result
 
 
 @anchor("conv2d_integer")
 def conv2d_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    """ext(x) * ext(w) summed in i32; with OIHW<q>i<o>o4i weights, tp.dot4 of words holding four
+    input channels of the NCHW<4q>c input and of the weights."""
+    attrs = kb.attrs(op)
     x_t, w_t = kb.type_of(op.operands[0]), kb.type_of(op.operands[1])
-    pad = int(kb.attrs(op)["pad_value"])  # type: ignore[call-overload]
+    pad = int(attrs["pad_value"])  # type: ignore[call-overload]
     bits = ir.IntegerType(ir.Type.parse(x_t.dtype)).width
-    loops = conv_loops(kb, op, wrap_signed(pad, bits))
+    packed = dot4_kernel_layout(str(attrs["kernel_layout"]))
+    geometry = f"OIHW{packed[0]}i{packed[1]}o" if packed else ""
+    loops = conv_loops(kb, op, wrap_signed(pad, bits), geometry)
+    extents, axes, x, w = list(loops.extents), list(loops.axes), loops.x, loops.w
+    if packed:  # the channels of a block as words of four: the last axis counts words
+        extents[-1] //= 4
+        axes[-1] = "iq"
+        x, w = word_view(x), word_view(w, packed=True)
     blk = tp.block(
         out,
         name=kb.name("conv2d_integer"),
-        axes=loops.axes,
+        axes=axes,
         kinds=loops.kinds,
-        extents=loops.extents,
+        extents=extents,
         out_map=loops.out_map,
         combiner="add",
         init=0,
     )
     with ir.InsertionPoint(blk.body):
-        xv = read(loops.x, loops.axes, loops.x_idx)
-        wv = read(loops.w, loops.axes, loops.w_idx)
-        tp.yield_(_product(xv, x_t.dtype, wv, w_t.dtype))
+        xv, wv = read(x, axes, loops.x_idx), read(w, axes, loops.w_idx)
+        tp.yield_(tp.dot4(xv, wv) if packed else _product(xv, x_t.dtype, wv, w_t.dtype))
     return None
 
 
 @anchor("matmul_integer")
 def matmul_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    """ext(a) * ext(b) summed in i32; with a KN4k rhs, tp.dot4 of words of four k."""
     a_t, b_t, y_t = (kb.type_of(v) for v in (op.operands[0], op.operands[1], op.results[0]))
     a_buf, b_buf = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
-    a_idx, b_idx = matmul_indices(a_t.shape, b_t.shape, y_t.shape)
+    packed = kb.attrs(op)["rhs_layout"] == "KN4k"
+    if packed:
+        a_buf, b_buf = word_view(a_buf), word_view(b_buf, packed=True)
+    a_shape = tuple(ir.MemRefType(a_buf.type).shape)
+    b_shape = tuple(ir.MemRefType(b_buf.type).shape)
+    a_idx, b_idx = matmul_indices(a_shape, b_shape, y_t.shape)
     axes = [f"s{i}" for i in range(len(y_t.shape))] + ["k"]
     dims = [ir.AffineDimExpr.get(i) for i in range(len(axes))]
     blk = tp.block(
@@ -146,7 +179,7 @@ def matmul_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr |
         name=kb.name("matmul_integer"),
         axes=axes,
         kinds="S" * len(y_t.shape) + "R",
-        extents=list(y_t.shape) + [a_t.shape[-1]],
+        extents=list(y_t.shape) + [a_shape[-1]],
         out_map="(" + ", ".join(axes[:-1]) + ")",
         combiner="add",
         init=0,
@@ -154,5 +187,5 @@ def matmul_integer(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr |
     with ir.InsertionPoint(blk.body):
         av = read(a_buf, axes, a_idx(dims[:-1], dims[-1]))
         bv = read(b_buf, axes, b_idx(dims[:-1], dims[-1]))
-        tp.yield_(_product(av, a_t.dtype, bv, b_t.dtype))
+        tp.yield_(tp.dot4(av, bv) if packed else _product(av, a_t.dtype, bv, b_t.dtype))
     return None
