@@ -1,10 +1,13 @@
 """Lowering of the quantization ops: inline (de)quantize / requantize expressions, and the
-integer conv / matmul anchors (8/16-bit operands widened in the block body, i32 sums).
+integer conv / matmul anchors.
 
-The anchors yield `ext(x) * ext(w)` in i32: the default schedule vectorizes the i32 output
-(8 lanes on AVX2) exactly as for f32, and LLVM turns the product of sign- or zero-extended
-narrow values into `vpmaddwd`. Rounding follows ONNX: half to even (`math.roundeven`), then
-saturation to the zero point's type; NaN saturates to the type's minimum (as the reference).
+The anchors yield `ext(x) * ext(w)` in i32 (8/16-bit operands widened in the block body): the
+default schedule vectorizes the i32 output (8 lanes) as for f32, and LLVM turns the product of
+extended narrow values into vpmaddwd / vpdpwssd. With weights packed four deep (OIHW<q>i<o>o4i,
+KN4k: graph-alter-layout{int8-dot}) they read i32 words of four bytes and yield `tp.dot4`,
+which tp-to-loops{vnni} makes one vpdpbusd per 8 lanes. Rounding follows ONNX: half to even
+(`math.roundeven`), then saturation to the zero point's type; NaN saturates to the type's
+minimum (as the reference).
 """
 
 from __future__ import annotations
