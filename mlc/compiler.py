@@ -55,17 +55,7 @@ class BuildOptions:
         records = (
             f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
         )
-        vnni = " vnni=true" if host_has_vnni() else ""
-        return f"builtin.module(mlc-default{{threads={self.threads}{records}{vnni}}})"
-
-
-def host_has_vnni() -> bool:
-    """Whether the host (the JIT's target) has the int8 dot product instruction vpdpbusd on
-    128/256-bit vectors: AVX-VNNI, or AVX512-VNNI with AVX512VL."""
-    from mlc.runtime.target import host_features
-
-    features = host_features()
-    return "avx_vnni" in features or {"avx512_vnni", "avx512vl"} <= features
+        return f"builtin.module(mlc-default{{threads={self.threads}{records}}})"
 
 
 def _copy(module: ir.Module) -> ir.Module:
@@ -181,7 +171,7 @@ def _load_mlir(
         raise MlcError(f"cannot read '{path}': {e}") from None
     try:
         module = ir.Module.parse(text, mlc.Context())
-    except Exception as e:  # MLIRError: malformed input
+    except ir.MLIRError as e:  # malformed input
         raise MlcError("\n".join(format_error_diagnostics(e, str(path)))) from None
     params: dict[str, np.ndarray] = {}
     if params_path is not None:

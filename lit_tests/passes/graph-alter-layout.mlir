@@ -1,6 +1,6 @@
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8})' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{int8-dot=true})' | FileCheck %s --check-prefix=DOT
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8 int8-dot=true})' | FileCheck %s --check-prefix=DOT
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
 // packed by reshape+transpose of the constant, and the transform back to NCHW sinks through

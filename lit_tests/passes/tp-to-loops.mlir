@@ -1,7 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni=true},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=256},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=512},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI512
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -208,9 +209,9 @@ func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %
 
 // -----
 
-// tp.dot4 (four uint8 x int8 products per i32 word) in a register tile: with vnni, one
-// vpdpbusd per vector of 8 lanes taking the accumulator in (16 lanes: two halves); without,
-// the bytes are taken apart with shifts and multiplied in i32.
+// tp.dot4 (four uint8 x int8 products per i32 word) in a register tile: with 256-bit VNNI, one
+// vpdpbusd per 8 lanes taking the accumulator in (16 lanes: two halves), with 512-bit VNNI one
+// for all 16; without, the bytes are taken apart with shifts and multiplied in i32.
 // CHECK-LABEL: func.func @dot4
 // CHECK-NOT: llvm.call_intrinsic
 // CHECK: arith.shrui {{.*}} : vector<16xi32>
@@ -222,6 +223,11 @@ func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %
 // VNNI-NEXT: %[[D:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %[[A]], %[[B]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
 // VNNI-NEXT: vector.insert_strided_slice %[[D]], %[[ACC0]] {offsets = [0], strides = [1]} : vector<8xi32> into vector<16xi32>
 // VNNI-NOT: arith.shrui
+// VNNI512-LABEL: func.func @dot4
+// VNNI512: %[[A:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[A]], %[[B]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI512-NOT: vector.insert_strided_slice
 func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>) attributes {tp.kernel} {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi32>) -> i32

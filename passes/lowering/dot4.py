@@ -2,9 +2,10 @@
 
     dot4(a, b) = sum_j u8(byte j of a) * s8(byte j of b)
 
-With `vnni`, a vector of 4 or 8 lanes is one `vpdpbusd` (AVX-VNNI or AVX512-VNNI), which adds the
-accumulator too (wider vectors: one per 8 lanes); otherwise it is expanded into shifts,
-extensions, multiplies and adds (correct on any CPU, scalars and vectors alike, and slower).
+With `vnni_bits` (the widest instruction the target has), a vector of 4, 8 or 16 lanes is one
+`vpdpbusd`, which adds the accumulator too (wider vectors: one per part); otherwise it is
+expanded into shifts, extensions, multiplies and adds (correct on any CPU, scalars and vectors
+alike, and slower).
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ from mlir.dialects import arith, llvm, vector
 
 from .emit_util import broadcast
 
-VNNI_INTRINSICS = {4: "llvm.x86.avx512.vpdpbusd.128", 8: "llvm.x86.avx512.vpdpbusd.256"}
-"""vpdpbusd by lane count (the 128/256-bit forms exist with AVX-VNNI and AVX512-VNNI+VL)."""
+VNNI_INTRINSICS = {
+    4: "llvm.x86.avx512.vpdpbusd.128",
+    8: "llvm.x86.avx512.vpdpbusd.256",
+    16: "llvm.x86.avx512.vpdpbusd.512",
+}
+"""vpdpbusd by lane count (128/256-bit forms: AVX-VNNI or AVX512-VNNI+VL; 512: AVX512-VNNI)."""
 
 
 def _const(t: ir.Type, value: int) -> ir.Value:
@@ -55,12 +60,12 @@ def _vpdpbusd(acc: ir.Value, lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return llvm.call_intrinsic(vtype, VNNI_INTRINSICS[lanes], args, [], [])
 
 
-def _slice(v: ir.Value, at: int) -> ir.Value:
-    part = ir.VectorType.get([8], ir.VectorType(v.type).element_type)
-    return vector.ExtractStridedSliceOp(part, v, [at], [8], [1]).result
+def _slice(v: ir.Value, at: int, width: int) -> ir.Value:
+    part = ir.VectorType.get([width], ir.VectorType(v.type).element_type)
+    return vector.ExtractStridedSliceOp(part, v, [at], [width], [1]).result
 
 
-def emit_dot4(lhs: ir.Value, rhs: ir.Value, acc: ir.Value | None, vnni: bool) -> ir.Value:
+def emit_dot4(lhs: ir.Value, rhs: ir.Value, acc: ir.Value | None, vnni_bits: int) -> ir.Value:
     """dot4(lhs, rhs), plus `acc` when given; scalar operands of a vector op are broadcast."""
     operands = [v for v in (lhs, rhs, acc) if v is not None]
     vectors = [v.type for v in operands if isinstance(v.type, ir.VectorType)]
@@ -70,14 +75,16 @@ def emit_dot4(lhs: ir.Value, rhs: ir.Value, acc: ir.Value | None, vnni: bool) ->
         if acc is not None:
             acc = broadcast(acc, vtype)
         lanes = vtype.shape[0]
-        if vnni and vtype.rank == 1 and (lanes in VNNI_INTRINSICS or lanes % 8 == 0):
+        widest = vnni_bits // 32  # lanes of the widest instruction
+        if vtype.rank == 1 and widest and (lanes in (4, 8) or lanes % min(widest, 16) == 0):
             start = acc if acc is not None else _const(vtype, 0)
-            if lanes in VNNI_INTRINSICS:
+            if lanes <= widest and lanes in VNNI_INTRINSICS:
                 return _vpdpbusd(start, lhs, rhs)
-            # Wider vectors (a 16-column register tile): 8 lanes at a time.
+            # Wider vectors (a register tile of two vectors): one instruction per part.
+            width = min(widest, 16)
             out = start
-            for at in range(0, lanes, 8):
-                part = [_slice(v, at) for v in (start, lhs, rhs)]
+            for at in range(0, lanes, width):
+                part = [_slice(v, at, width) for v in (start, lhs, rhs)]
                 out = vector.InsertStridedSliceOp(_vpdpbusd(*part), out, [at], [1]).result
             return out
     value = _expanded(lhs, rhs)

@@ -35,12 +35,12 @@ class BlockLowering:
         view: BlockView,
         epilogue: BlockView | None = None,
         threads: int = 0,
-        vnni: bool = False,
+        vnni_bits: int = 0,
     ) -> None:
         self.threads = threads
-        self.epilogue = BodyEmitter(epilogue, vnni) if epilogue is not None else None
+        self.epilogue = BodyEmitter(epilogue, vnni_bits) if epilogue is not None else None
         self.view = view
-        self.body = BodyEmitter(view, vnni)
+        self.body = BodyEmitter(view, vnni_bits)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
         self.schedule = view.schedule
         self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)

@@ -173,23 +173,23 @@ def test_requantized_matmul_stores_int8_from_the_register_tile() -> None:
     assert stores and all("xi8>" in line and "vector<" in line for line in stores), stores
 
 
-def _has_vnni() -> bool:
-    from mlc.compiler import host_has_vnni
+def _vnni_bits() -> int:
+    from mlc.target import host_int8_dot_bits
 
-    return host_has_vnni()
+    return host_int8_dot_bits()
+
+
+def _vnni(bits: int) -> object:
+    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{vnni-bits={bits}}}")
+    return pytest.param(
+        pipeline,
+        marks=pytest.mark.skipif(_vnni_bits() < bits, reason=f"the host has no {bits}-bit VNNI"),
+    )
 
 
 # The scheduled pipeline with tp.dot4 expanded (any CPU) or as vpdpbusd (VNNI hosts only).
 DOT4_PIPELINES = pytest.mark.parametrize(
-    "pipeline",
-    [
-        SCHEDULED,
-        pytest.param(
-            SCHEDULED.replace("tp-to-loops", "tp-to-loops{vnni=true}"),
-            marks=pytest.mark.skipif(not _has_vnni(), reason="the host has no VNNI"),
-        ),
-    ],
-    ids=["expanded", "vnni"],
+    "pipeline", [SCHEDULED, _vnni(256), _vnni(512)], ids=["expanded", "vnni256", "vnni512"]
 )
 
 
