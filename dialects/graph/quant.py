@@ -162,9 +162,10 @@ register(
         "saturate(round_half_even(f64(acc) * f64(multiplier)) + zero_point) of an i32 accumulator.",
         "misc",
         infer_requantize,
-        "QLinearConv / QLinearMatMul output stage",
-        doc="The product is exact in f64 (ONNX's reference computes it in f64 too); the "
-        "multiplier is x_scale * w_scale / y_scale in the scales' own type.",
+        "",
+        doc="The output stage of QLinearConv / QLinearMatMul. The product is exact in f64 "
+        "(ONNX's reference computes it in f64 too); the multiplier is x_scale * w_scale / "
+        "y_scale in the scales' own type.",
         kind="elemwise",
     ),
     OpSpec(
