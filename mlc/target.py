@@ -74,6 +74,18 @@ def host_vector_unit() -> VectorUnit:
     return vector_unit_of(host_features())
 
 
+def int8_dot_bits(features: frozenset[str]) -> int:
+    """The widest x86 int8 dot product (vpdpbusd) the extensions provide: 512 with AVX512-VNNI
+    (and F, VL for the narrower forms), 256 with AVX-VNNI, 0 without."""
+    if {"avx512_vnni", "avx512f", "avx512vl"} <= features:
+        return 512
+    return 256 if "avx_vnni" in features else 0
+
+
+def host_int8_dot_bits() -> int:
+    return int8_dot_bits(host_features())
+
+
 def host_arch() -> str:
     """The architecture as the first component of an LLVM triple (x86_64, aarch64, ...)."""
     machine = platform.machine().lower()

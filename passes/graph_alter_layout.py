@@ -26,7 +26,11 @@ from mlc.dialects.walk import defining_op, walk
 from mlc.target import host_vector_unit
 
 from .base import ModulePass, PassContext
+from .graph_simplify_common import is_constant
 from .mlc_dce import erase_dead
+
+# Float and integer convolutions share their attributes and layouts.
+CONVOLUTIONS = ("graph.conv2d", "graph.conv2d_integer")
 
 
 def _attr(op: ir.Operation, name: str) -> object:
@@ -51,6 +55,36 @@ def pack_weights(w: ir.Value, bi: int, bo: int, loc: ir.Location) -> ir.Value:
     return gb.transpose(split, perm=(0, 2, 4, 5, 3, 1), loc=loc)
 
 
+def pack_dot4_weights(w: ir.Value, bi: int, bo: int, loc: ir.Location) -> ir.Value:
+    """OIHW -> OIHW<bi/4>i<bo>o4i: [O/bo, I/bi, KH, KW, bi/4, bo, 4], four consecutive input
+    channels innermost (one 32-bit word per output channel and group of four)."""
+    o, i, kh, kw = _shape(w)
+    split = gb.reshape(w, shape=(o // bo, bo, i // bi, bi // 4, 4, kh, kw), loc=loc)
+    return gb.transpose(split, perm=(0, 2, 5, 6, 3, 1, 4), loc=loc)
+
+
+def _dot4_types(a: ir.Value, b: ir.Value) -> bool:
+    """uint8 activations times int8 weights: what a 4-way dot product (vpdpbusd) multiplies."""
+    ta, tb = tensor_t(a.type), tensor_t(b.type)
+    return ta is not None and tb is not None and (ta.dtype, tb.dtype) == ("ui8", "i8")
+
+
+def _pack_dot4_matmul(op: ir.Operation) -> None:
+    """matmul_integer(A, B) with a constant [K, N] int8 B (K a multiple of 4) and uint8 A:
+    B stored [K/4, N, 4] (folded once), so that a 32-bit word holds four consecutive k."""
+    a, b = op.operands
+    shape = _shape(b)
+    if _attr(op, "rhs_layout") != "KN" or len(shape) != 2 or shape[0] % 4 or not _dot4_types(a, b):
+        return
+    if not is_constant(b):
+        return
+    k, n = shape
+    with ir.InsertionPoint(op), op.location:
+        packed = gb.transpose(gb.reshape(b, shape=(k // 4, 4, n)), perm=(0, 2, 1))
+        new = gb.matmul_integer(a, packed, rhs_layout="KN4k")
+    _replace(op, new)
+
+
 def to_blocked(v: ir.Value, block: int, loc: ir.Location) -> ir.Value:
     return gb.layout_transform(v, src_layout="NCHW", dst_layout=f"NCHW{block}c", loc=loc)
 
@@ -72,6 +106,10 @@ class GraphAlterLayoutPass(ModulePass):
     block: int | None = None
     """Channels per block; none: the host's SIMD width in floats (16 with AVX-512, 8 with AVX2)."""
 
+    int8_dot: bool = False
+    """Pack the int8 weights of uint8 x int8 integer convs and matmuls for 4-way dot products
+    (OIHW<q>i<o>o4i, KN4k): what x86 VNNI multiplies (tp-to-loops{vnni-bits=...})."""
+
     def __post_init__(self) -> None:
         if self.block is not None and self.block < 2:
             raise ValueError(f"block must be >= 2, got {self.block}")
@@ -82,10 +120,13 @@ class GraphAlterLayoutPass(ModulePass):
         return self.block or max(host_vector_unit().lanes(32), 8)
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
+        for op in [o for o in walk(module) if o.name in CONVOLUTIONS]:
             self._convert(op)
         for op in [o for o in walk(module) if o.name == "graph.dense"]:
             _weights_row_major(op)
+        if self.int8_dot:
+            for op in [o for o in walk(module) if o.name == "graph.matmul_integer"]:
+                _pack_dot4_matmul(op)
         # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
         # back-transform right before it, where the later consumers will meet it.
         for op in list(walk(module)):
@@ -129,14 +170,22 @@ class GraphAlterLayoutPass(ModulePass):
     def _rewrite(self, op: ir.Operation, block: int, bi: int, data_block: int) -> None:
         x, w = op.operands[0], op.operands[1]
         loc = op.location
+        dot4 = (
+            self.int8_dot
+            and op.name == "graph.conv2d_integer"
+            and _dot4_types(x, w)
+            and bi % 4 == 0
+        )
         with ir.InsertionPoint(op), loc:
-            attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
-            y = gb.conv2d(
+            keys = ("strides", "pads", "dilations", "group", "pad_value")
+            attrs = {k: _attr(op, k) for k in keys if k in op.attributes}
+            y = gb.make(
+                op.name.removeprefix("graph."),
                 to_blocked(x, data_block, loc),
-                pack_weights(w, bi, block, loc),
+                (pack_dot4_weights if dot4 else pack_weights)(w, bi, block, loc),
                 *(list(op.operands)[2:]),
                 data_layout=f"NCHW{data_block}c",
-                kernel_layout=f"OIHW{bi}i{block}o",
+                kernel_layout=f"OIHW{bi // 4}i{block}o4i" if dot4 else f"OIHW{bi}i{block}o",
                 out_layout=f"NCHW{block}c",
                 **attrs,
             )

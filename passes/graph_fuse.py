@@ -80,7 +80,10 @@ class GraphFusePass(ModulePass):
             if group.root in ("elemwise", "injective"):
                 return group
             # After a conv/matmul/pool/reduction only same-shape elementwise ops, which the
-            # lowering applies in place on the kernel's output.
-            if kind == "elemwise" and tensor_t(op.results[0].type) == tensor_t(v.type):
-                return group
+            # lowering applies to the kernel's output tile (in place when the type is kept; an
+            # int8 requantization of an i32 accumulator changes it).
+            out, operand = tensor_t(op.results[0].type), tensor_t(v.type)
+            if kind == "elemwise" and out is not None and operand is not None:
+                if out.shape == operand.shape:
+                    return group
         return None

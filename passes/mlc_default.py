@@ -5,16 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from mlc.target import host_vector_unit, vector_unit_for_bits
+from mlc.target import host_int8_dot_bits, host_vector_unit, vector_unit_for_bits
 
 from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = (
-    "graph-verify,graph-simplify,graph-fold-constants,%s"
+    "graph-verify,%sgraph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d vector-bits=%d},tp-verify"
-LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
+LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,11 @@ class MlcDefaultPipeline(NamedPipeline):
     approx_math: bool = True
     """Inline vector polynomials for f32 exp/log/tanh/erf/sin/cos/... instead of libm calls
     (lower-to-llvm's approx-math)."""
+    fuse_qdq: bool = True
+    """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    vnni_bits: int | None = None
+    """Widest x86 VNNI int8 dot product (vpdpbusd) to use: 0 none, 256 (AVX-VNNI, or AVX512-VNNI
+    with VL), 512 (AVX512-VNNI); none: the host's. Nonzero packs uint8 x int8 kernels for it."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -45,6 +50,8 @@ class MlcDefaultPipeline(NamedPipeline):
             raise ValueError("layout-block must be 0 (off) or >= 2")
         if self.vector_bits is not None and (self.vector_bits < 0 or self.vector_bits % 64):
             raise ValueError(f"vector-bits must be 0 or a multiple of 64, got {self.vector_bits}")
+        if self.vnni_bits not in (None, 0, 256, 512):
+            raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
 
     def expand(self) -> str:
         unit = (
@@ -53,15 +60,23 @@ class MlcDefaultPipeline(NamedPipeline):
             else vector_unit_for_bits(self.vector_bits)
         )
         block = max(unit.lanes(32), 8) if self.layout_block is None else self.layout_block
-        alter = f"graph-alter-layout{{block={block}}}," if block else ""
+        vnni = host_int8_dot_bits() if self.vnni_bits is None else self.vnni_bits
+        dot = " int8-dot=true" if vnni else ""
+        alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
+        qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
         )
         return ",".join(
             [
-                GRAPH_STAGE % (alter, self.max_group_size),
+                GRAPH_STAGE % (qdq, alter, self.max_group_size),
                 TP_STAGE % (records, self.threads, unit.bits),
                 LOOP_STAGE
-                % (self.threads, self.threads, "" if self.approx_math else " approx-math=false"),
+                % (
+                    self.threads,
+                    f" vnni-bits={vnni}" if vnni else "",
+                    self.threads,
+                    "" if self.approx_math else " approx-math=false",
+                ),
             ]
         )

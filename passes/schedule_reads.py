@@ -19,7 +19,11 @@ def elem_bytes(view: BlockView) -> int:
 
 
 def lanes_of(elem: ir.Type, width_bits: int) -> int:
+    """Vector lanes for an output element type; 8-bit outputs (int8 tensors, bools) take 16
+    lanes, a 16-byte store: what computes them is mostly wider (the f32 math of a quantize)."""
     bits = getattr(elem, "width", 0)
+    if bits == 8:
+        return width_bits // 16
     return width_bits // bits if bits in (16, 32, 64) else 0
 
 

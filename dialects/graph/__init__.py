@@ -9,6 +9,7 @@ from . import (  # noqa: F401  (each registers its ops)
     math,
     nn,
     normalization,
+    quant,
     rnn,
     scan,
     tensor,

@@ -243,6 +243,13 @@ def index(axis: str, *, loc: ir.Location | None = None) -> ir.Value:
     ).result
 
 
+def dot4(lhs: ir.Value, rhs: ir.Value, *, loc: ir.Location | None = None) -> ir.Value:
+    """sum_j u8(byte j of lhs) * s8(byte j of rhs) of two i32 words, as an i32 (x86 VNNI's
+    vpdpbusd lane): an int8 product over four consecutive elements of a reduction."""
+    i32 = ir.IntegerType.get_signless(32)
+    return ir.Operation.create("tp.dot4", results=[i32], operands=[lhs, rhs], loc=loc).result
+
+
 def yield_(value: ir.Value, *, at: Sequence[ir.Value] = (), loc: ir.Location | None = None) -> None:
     """End a block body with the element it computes; `at`: the output position of a scatter
     block (one `index` per output dim)."""

@@ -58,6 +58,9 @@ VALUE_SHAPED = frozenset({"NonZero", "Unique", "NonMaxSuppression"})
 # onnx.reference implements only the newest semantics of these (e.g. Softmax-1 without the
 # flatten-to-2-D rule): below the given opset they are converted, never folded.
 REFERENCE_NEWEST_ONLY = {"Softmax": 13, "LogSoftmax": 13, "Hardmax": 13}
+# Converted even with constant inputs when the input is an initializer of one of these ONNX
+# element types: graph-fuse-qdq reads the quantized weights (graph-fold-constants folds the rest).
+KEPT_QUANTIZED = {"DequantizeLinear": frozenset({2, 3, 4, 5, 6})}  # (u)int8, (u)int16, int32
 
 
 @dataclass(frozen=True)
@@ -82,12 +85,13 @@ def plan_graph(
 
     `outer_constants`: names of constants a sub-graph can read from its enclosing graphs."""
     constants = {init.name for init in graph.initializer} | set(outer_constants)
+    kept = {init.name: init.data_type for init in graph.initializer}
     planned: list[PlannedNode] = []
     problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]] = {}
     for node, name in zip(graph.node, _node_names(graph)):
         domain = "" if node.domain in DEFAULT_DOMAINS else node.domain
         opset = opsets.get(domain, 0)
-        if domain in opsets and _foldable(node, domain, opset, constants):
+        if domain in opsets and _foldable(node, domain, opset, constants, kept):
             constants.update(o for o in node.output if o)
             planned.append(PlannedNode(node, name, domain, opset, True, None))
             continue
@@ -125,8 +129,13 @@ def _converter(
     return entry
 
 
-def _foldable(node: onnx.NodeProto, domain: str, opset: int, constants: set[str]) -> bool:
+def _foldable(
+    node: onnx.NodeProto, domain: str, opset: int, constants: set[str], initializers: dict[str, int]
+) -> bool:
     if domain != "" or node.op_type in NONDETERMINISTIC:
+        return False
+    keep = KEPT_QUANTIZED.get(node.op_type)
+    if keep is not None and node.input and initializers.get(node.input[0]) in keep:
         return False
     if opset < REFERENCE_NEWEST_ONLY.get(node.op_type, 0):
         return False

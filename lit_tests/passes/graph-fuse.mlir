@@ -65,3 +65,16 @@ func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
   %m2 = "graph.mul"(%s2, %m) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   return %m2 : tensor<4xf32>
 }
+
+// -----
+
+// Same-shape elementwise ops of another type stay in the compute kernel: the i32 accumulator
+// of an integer matmul is requantized to int8 inside it.
+// CHECK-LABEL: func.func @main
+// CHECK-NEXT: %[[Q:.*]] = call @fused_matmul_integer_requantize_0(%arg0, %arg1, %arg2, %arg3)
+// CHECK-NEXT: return %[[Q]]
+func.func @main(%a: tensor<3x4xui8>, %b: tensor<4x5xi8>, %m: tensor<f32>, %z: tensor<ui8>) -> tensor<3x5xui8> {
+  %acc = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x4xui8>, tensor<4x5xi8>) -> tensor<3x5xi32>
+  %q = "graph.requantize"(%acc, %m, %z) : (tensor<3x5xi32>, tensor<f32>, tensor<ui8>) -> tensor<3x5xui8>
+  return %q : tensor<3x5xui8>
+}

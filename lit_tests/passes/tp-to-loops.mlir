@@ -1,6 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=256},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=512},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI512
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -198,6 +200,40 @@ func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf3
 
 // -----
 
+// An epilogue writing another buffer of the same shape (an int8 requantization of the i32
+// accumulator, the accumulator's only reader) is fused too: the tile goes straight to the
+// int8 output and the i32 temporary is never written.
+// CHECK-LABEL: func.func @fused_epilogue_other_buffer
+// CHECK: %[[T:.*]]:2 = scf.for {{.*}} iter_args
+// CHECK: arith.muli {{.*}} : vector<8xi32>
+// CHECK: %[[N:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+// CHECK-NEXT: vector.store %[[N]], %arg3
+// CHECK-NOT: vector.store {{.*}}, %arg2
+// UNFUSED-LABEL: func.func @fused_epilogue_other_buffer
+// UNFUSED: vector.store {{.*}}, %arg2
+// UNFUSED: vector.load %arg2
+func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %acc: memref<2x8xi32>, %C: memref<2x8xi8>) attributes {tp.kernel} {
+  "tp.block"(%acc) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi8>) -> i8
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x8xi8>) -> i8
+    %ai = arith.extsi %a : i8 to i32
+    %bi = arith.extsi %b : i8 to i32
+    %m = arith.muli %ai, %bi : i32
+    gpu.yield %m : i32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 8, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x8xi32>) -> ()
+  "tp.block"(%C) ({
+    %c = "tp.read"(%acc) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<2x8xi32>) -> i32
+    %n = arith.trunci %c : i32 to i8
+    gpu.yield %n : i8
+  }) {name = "requantize", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xi8>) -> ()
+  return
+}
+
+// -----
+
 // A scatter block vectorized along the axis that is its last position: lane 0's position starts
 // one vector load-combine-store of consecutive elements.
 // CHECK-LABEL: func.func @scatter_rows_vectorized
@@ -218,5 +254,38 @@ func.func @scatter_rows_vectorized(%U: memref<3x16xf32>, %I: memref<3xi64>, %O: 
   }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 16>,
       out_map = affine_map<(i, j) -> ()>, combiner = "max", init,
       schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<5x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// tp.dot4 (four uint8 x int8 products per i32 word) in a register tile: with 256-bit VNNI, one
+// vpdpbusd per 8 lanes taking the accumulator in (16 lanes: two halves), with 512-bit VNNI one
+// for all 16; without, the bytes are taken apart with shifts and multiplied in i32.
+// CHECK-LABEL: func.func @dot4
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.shrui {{.*}} : vector<16xi32>
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// VNNI-LABEL: func.func @dot4
+// VNNI: %[[T:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}, %[[ACC1:.*]] = %{{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// VNNI: %[[A:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[D:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %[[A]], %[[B]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// VNNI-NEXT: vector.insert_strided_slice %[[D]], %[[ACC0]] {offsets = [0], strides = [1]} : vector<8xi32> into vector<16xi32>
+// VNNI-NOT: arith.shrui
+// VNNI512-LABEL: func.func @dot4
+// VNNI512: %[[A:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[A]], %[[B]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI512-NOT: vector.insert_strided_slice
+func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi32>) -> i32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xi32>) -> i32
+    %d = "tp.dot4"(%a, %b) : (i32, i32) -> i32
+    gpu.yield %d : i32
+  }) {name = "dot", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x16xi32>) -> ()
   return
 }

@@ -17,10 +17,12 @@ from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
 
+from .dot4 import emit_dot4
 from .emit_util import (
     CONTRACTIBLE,
     apply,
     broadcast,
+    combine,
     contract,
     index_const,
     lane_indices,
@@ -43,10 +45,12 @@ class Point:
 
 
 class BodyEmitter:
-    """Emits a block's body; `Point` says where, the insertion point says where in the IR."""
+    """Emits a block's body; `Point` says where, the insertion point says where in the IR.
+    `vnni_bits`: the widest x86 VNNI instruction `tp.dot4` may use (0: none)."""
 
-    def __init__(self, block: BlockView) -> None:
+    def __init__(self, block: BlockView, vnni_bits: int = 0) -> None:
         self.block = block
+        self.vnni_bits = vnni_bits
         self.axes = block.axes
         self.ranges = [(0, e - 1) for e in block.extents]
         self.ops = list(block.body.operations)[:-1]
@@ -77,23 +81,54 @@ class BodyEmitter:
         return [linear_coeff(e, lane) for e in self.exprs(amap, point, extra_dim=True)]
 
     # -- evaluation ------------------------------------------------------------------------
-    def value(self, point: Point, overrides: dict[ir.Value, ir.Value] | None = None) -> ir.Value:
+    def value(
+        self,
+        point: Point,
+        overrides: dict[ir.Value, ir.Value] | None = None,
+        accumulate: ir.Value | None = None,
+    ) -> ir.Value:
         """The body's value at `point`; a read of a buffer in `overrides` yields the given value
-        instead (the caller guarantees the read is at the point itself: a fused epilogue)."""
-        return self.values(point, overrides)[0]
+        instead (the caller guarantees the read is at the point itself: a fused epilogue).
+        With `accumulate` (only when `folds_accumulation`), the value plus it."""
+        return self.values(point, overrides, accumulate)[0]
 
     def values(
-        self, point: Point, overrides: dict[ir.Value, ir.Value] | None = None
+        self,
+        point: Point,
+        overrides: dict[ir.Value, ir.Value] | None = None,
+        accumulate: ir.Value | None = None,
     ) -> list[ir.Value]:
         """Everything the body yields at `point`: the value, then a scatter block's position."""
         self.overrides = overrides or {}
         env: dict[ir.Value, ir.Value] = {}
         for op in self.ops:
             op = op.operation
+            if op.name == "tp.dot4":
+                acc = accumulate if op.results[0] == self.result else None
+                lhs, rhs = (env.get(v, v) for v in op.operands)
+                env[op.results[0]] = emit_dot4(lhs, rhs, acc, self.vnni_bits)
+                continue
             results = self._emit(op, env, point)
             for old, new in zip(op.results, results):
                 env[old] = new
         return [env.get(v, v) for v in self.yielded]
+
+    def folds_accumulation(self, combiner: str) -> bool:
+        """Whether the yielded value is a `tp.dot4` that can take the sum in (VNNI adds the
+        accumulator in the same instruction)."""
+        owner = self.result.owner
+        return (
+            combiner == "add"
+            and not isinstance(owner, ir.Block)
+            and owner.name == "tp.dot4"
+            and owner in [op.operation for op in self.ops]
+        )
+
+    def accumulated(self, combiner: str, acc: ir.Value, point: Point) -> ir.Value:
+        """combine(acc, value at `point`)."""
+        if self.folds_accumulation(combiner):
+            return self.value(point, accumulate=acc)
+        return combine(combiner, acc, self.value(point))
 
     def _emit(
         self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point

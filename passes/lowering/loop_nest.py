@@ -35,18 +35,25 @@ class BlockLowering:
     apply to the register tile before it is stored (see `fusable_epilogue`)."""
 
     def __init__(
-        self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0
+        self,
+        view: BlockView,
+        epilogue: BlockView | None = None,
+        threads: int = 0,
+        vnni_bits: int = 0,
     ) -> None:
         self.threads = threads
-        self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
+        self.epilogue = BodyEmitter(epilogue, vnni_bits) if epilogue is not None else None
         self.view = view
-        self.body = BodyEmitter(view)
+        self.body = BodyEmitter(view, vnni_bits)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
         self.schedule = view.schedule
         self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)
         self.out = view.out
         self.out_map = view.out_map
         self.elem = ir.MemRefType(self.out.type).element_type
+        # A fused epilogue may write another buffer of the same shape (an int8 requantization
+        # of an i32 accumulator): the finished tile goes there.
+        self.final_out = epilogue.out if epilogue is not None else view.out
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
@@ -299,14 +306,16 @@ class BlockLowering:
                     self._guarded(
                         q,
                         [acc],
-                        lambda q=q, acc=acc: [combine(self.combiner, acc, self.body.value(q))],
+                        lambda q=q, acc=acc: [self.body.accumulated(self.combiner, acc, q)],
                     )[0]
                 )
             return out
 
         accs = self._nest(reduce, point, accs, accumulate)
         for p, acc in zip(combos, accs):
-            self._guarded(p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p) or [])
+            self._guarded(
+                p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p, final=True) or []
+            )
 
     def _finish(self, acc: ir.Value, point: Point) -> ir.Value:
         """The fused epilogue applied to a finished accumulator (identity without one)."""
@@ -382,7 +391,7 @@ class BlockLowering:
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:
-            new = combine(self.combiner, self._load_out(point), self.body.value(point))
+            new = self.body.accumulated(self.combiner, self._load_out(point), point)
             self._store(new, point)
             return carried
 
@@ -418,18 +427,21 @@ class BlockLowering:
         coeffs = self.body.lane_coeffs(self.out_map, point)
         return idx, coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
 
-    def _store(self, value: ir.Value, point: Point) -> None:
+    def _store(self, value: ir.Value, point: Point, final: bool = False) -> None:
+        """Store into the output (`final`: the finished tile, into the epilogue's buffer)."""
+        out = self.final_out if final else self.out
         idx, contiguous = self._out_layout(point)
         if point.vec_axis is None:
-            memref.StoreOp(value, self.out, idx)
+            memref.StoreOp(value, out, idx)
             return
-        value = broadcast(value, ir.VectorType.get([point.lanes], self.elem))
+        elem = ir.MemRefType(out.type).element_type
+        value = broadcast(value, ir.VectorType.get([point.lanes], elem))
         if contiguous:
-            vector.StoreOp(value, self.out, idx)
+            vector.StoreOp(value, out, idx)
             return
         for lane in range(point.lanes):
             lane_idx = self.body.indices(self.out_map, point.with_lane(lane))
-            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, self.out, lane_idx)
+            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, out, lane_idx)
 
     def _load_out(self, point: Point) -> ir.Value:
         idx, contiguous = self._out_layout(point)
@@ -451,10 +463,15 @@ __all__ = ["BlockLowering", "fusable_epilogue"]
 def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
     """Whether `nxt` can run on `block`'s register tile instead of as its own pass: an
     elementwise block over exactly `block`'s output that reads it only at each element itself,
-    after a reduction whose schedule keeps the output tile in registers."""
-    if nxt.out != block.out or nxt.combiner != "none" or block.combiner == "none":
+    after a reduction whose schedule keeps the output tile in registers. `nxt` writes the same
+    buffer, or one of the same shape when it is the only reader of `block`'s (a temporary)."""
+    if nxt.combiner != "none" or block.combiner == "none":
         return False
     shape = list(ir.MemRefType(block.out.type).shape)
+    if nxt.out != block.out and (
+        list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
+    ):
+        return False
     if nxt.extents != shape or not _is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
@@ -472,6 +489,20 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
                 return False
     # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
     return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
+
+
+def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
+    """Whether nothing but `block` (writing it) and reads inside `nxt` uses `block`'s output."""
+    for use in block.out.uses:
+        owner = use.owner
+        if owner == block.op:
+            continue
+        parent = owner.parent
+        while parent is not None and parent != nxt.op:
+            parent = parent.parent
+        if parent is None or owner.name != "tp.read":
+            return False
+    return True
 
 
 def _is_identity(amap: ir.AffineMap) -> bool:

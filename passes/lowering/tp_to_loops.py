@@ -30,9 +30,16 @@ class TpToLoopsPass(ModulePass):
     iteration per worker thread (1: no scf.parallel at all; 0: one iteration per trip, left to
     the threading runtime to shard)."""
 
+    vnni_bits: int = 0
+    """Widest vpdpbusd (x86 VNNI int8 dot product) for tp.dot4: 256 (AVX-VNNI, or AVX512-VNNI
+    with VL: 128/256-bit forms), 512 (AVX512-VNNI); 0: tp.dot4 is expanded into shifts,
+    multiplies and adds."""
+
     def __post_init__(self) -> None:
         if self.threads < 0:
             raise ValueError(f"threads must be >= 0, got {self.threads}")
+        if self.vnni_bits not in (0, 256, 512):
+            raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
@@ -55,7 +62,7 @@ class TpToLoopsPass(ModulePass):
                 epilogue = BlockView(nxt)
                 fused.add(nxt)
             with ir.InsertionPoint(op), op.location:
-                BlockLowering(view, epilogue, self.threads).emit()
+                BlockLowering(view, epilogue, self.threads, self.vnni_bits).emit()
         for op in blocks:
             op.erase()
 

@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (each registers its implementations)
     nn,
     normalization,
     pool,
+    quant,
     reduce,
     rnn,
     scan,

@@ -57,6 +57,8 @@ CATEGORY_MODULES = (
     "control",
     "value_shaped",
     "functions",
+    "quantize",
+    "qlinear",
 )
 
 

@@ -340,3 +340,16 @@ func.func @scatter_vectorized_along_a_computed_position(%I: memref<4xi64>, %O: m
       combiner = "none", init, schedule = {vectorize = "j"}} : (memref<8x4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @dot4_operands_are_words(%A: memref<4xi8>, %O: memref<1xi32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, k) -> (k)>} : (memref<4xi8>) -> i8
+    // expected-error @+1 {{expected 'i32' but got 'i8'}}
+    %d = "tp.dot4"(%a, %a) : (i8, i8) -> i32
+    gpu.yield %d : i32
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 1, 4>, out_map = affine_map<(i, k) -> (i)>,
+      combiner = "add", init = 0 : i32, schedule = {}} : (memref<1xi32>) -> ()
+  return
+}

@@ -83,3 +83,20 @@ func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf3
       out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
   return
 }
+
+// The int8 dot product of two words of four bytes (uint8 x int8), summed over the words.
+// CHECK-LABEL: func.func @dot4
+// CHECK: %[[A:.*]] = "tp.read"(%{{.*}}) {map = #{{.*}}} : (memref<8xi32>) -> i32
+// CHECK-NEXT: %[[B:.*]] = "tp.read"(%{{.*}}) {map = #{{.*}}} : (memref<8x4xi32>) -> i32
+// CHECK-NEXT: %[[D:.*]] = "tp.dot4"(%[[A]], %[[B]]) : (i32, i32) -> i32
+// CHECK-NEXT: gpu.yield %[[D]] : i32
+func.func @dot4(%A: memref<8xi32>, %B: memref<8x4xi32>, %C: memref<4xi32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(j, k) -> (k)>} : (memref<8xi32>) -> i32
+    %b = "tp.read"(%B) {map = affine_map<(j, k) -> (k, j)>} : (memref<8x4xi32>) -> i32
+    %d = "tp.dot4"(%a, %b) : (i32, i32) -> i32
+    gpu.yield %d : i32
+  }) {name = "dot", axes = ["j", "k"], kinds = "SR", extents = array<i64: 4, 8>,
+      out_map = affine_map<(j, k) -> (j)>, combiner = "add", init = 0 : i32, schedule = {}} : (memref<4xi32>) -> ()
+  return
+}

@@ -9,6 +9,7 @@ from . import (  # noqa: F401
     norm,
     normalization,
     pool,
+    quant,
     reduce,
     rnn,
     scan,
