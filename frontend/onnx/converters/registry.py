@@ -45,6 +45,7 @@ CATEGORY_MODULES = (
     "tensor",
     "indexing",
     "cast",
+    "spatial",
 )
 
 

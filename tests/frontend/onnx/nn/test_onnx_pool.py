@@ -9,11 +9,14 @@ from onnx import helper
 from helpers.onnx_testing import (
     attrs,
     check_numerics,
+    import_model,
     make_model,
     node_model,
     op_names,
     rand,
     result_type,
+    run_mlc,
+    run_ort,
     the_op,
 )
 from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
@@ -122,3 +125,61 @@ def test_indices_as_a_graph_output_is_reported() -> None:
         match=r"graph output 'idx' is output #1 \('idx'\) of MaxPool node 'pool'",
     ):
         from_onnx(model)
+
+
+X3 = rand(1, 2, 5, 6, 7)
+
+
+@pytest.mark.parametrize(
+    "op,graph_op", [("MaxPool", "max_pool_nd"), ("AveragePool", "avg_pool_nd")]
+)
+def test_3d_pools_are_nd_ops(op: str, graph_op: str) -> None:
+    model = node_model(
+        op,
+        {"x": X3},
+        opset=22,
+        kernel_shape=[3, 2, 3],
+        strides=[2, 1, 2],
+        pads=[1, 0, 1, 1, 1, 0],
+        ceil_mode=1,
+        dilations=[1, 2, 1],
+    )
+    module = check_numerics(model, {"x": X3})
+    pool = the_op(module, f"graph.{graph_op}")
+    assert attrs(pool)["kernel_shape"] == (3, 2, 3) and attrs(pool)["ceil_mode"] == 1
+    assert result_type(pool).shape == (1, 2, 3, 5, 4)
+
+
+@pytest.mark.parametrize(
+    "opset,extra",
+    [
+        (2, {"p": 1}),
+        (11, {"p": 2, "pads": [1, 0, 1, 1]}),
+        (18, {"p": 3, "ceil_mode": 1, "dilations": [1, 2], "strides": [2, 2]}),
+        (22, {"auto_pad": "SAME_UPPER", "strides": [2, 1]}),
+    ],
+)
+def test_lp_pool_versions(opset: int, extra: dict[str, object]) -> None:
+    x = rand(1, 3, 7, 8, low=-2.0, high=2.0)
+    model = node_model("LpPool", {"x": x}, opset=opset, kernel_shape=[3, 2], **extra)
+    module = check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
+    pool = the_op(module, "graph.lp_pool_nd")
+    assert attrs(pool)["p"] == float(extra.get("p", 2))
+
+
+def test_lp_pool_v1_takes_a_float_p() -> None:
+    """onnxruntime has no LpPool-1: compare with LpPool-2 and the same (integral) p."""
+    x = rand(1, 3, 7, 8)
+    v1 = node_model("LpPool", {"x": x}, opset=1, kernel_shape=[3, 2], p=3.0)
+    v2 = node_model("LpPool", {"x": x}, opset=2, kernel_shape=[3, 2], p=3)
+    module, params = import_model(v1)
+    assert attrs(the_op(module, "graph.lp_pool_nd"))["p"] == 3.0
+    np.testing.assert_allclose(
+        run_mlc(module, params, {"x": x})[0], run_ort(v2, {"x": x})[0], rtol=1e-5, atol=1e-6
+    )
+
+
+def test_lp_pool_1d_and_3d() -> None:
+    for x, kernel in ((rand(2, 3, 9), [4]), (rand(1, 2, 4, 5, 6), [2, 2, 3])):
+        model = node_model("LpPool", {"x": x}, opset=18, kernel_shape=kernel)
+        check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
