@@ -46,6 +46,7 @@ CATEGORY_MODULES = (
     "indexing",
     "cast",
     "spatial",
+    "conv_transpose",
 )
 
 
