@@ -155,9 +155,13 @@ def test_every_op_has_a_reference() -> None:
 
 
 def test_every_op_is_checked_by_a_test() -> None:
-    """An op added later needs an oracle case here, in test_reference_math or test_reference_nn."""
+    """An op added later needs an oracle case here or in test_reference_{math,nn,vision}."""
     by_oracle = {
-        c.op for c in CASES + cases_of("test_reference_math.py") + cases_of("test_reference_nn.py")
+        c.op
+        for c in CASES
+        + cases_of("test_reference_math.py")
+        + cases_of("test_reference_nn.py")
+        + cases_of("test_reference_vision.py")
     }
     by_hand = {"constant", "layout_transform"}  # checked by the hand-written tests above
     untested = sorted(set(IMPLS) - by_oracle - by_hand)

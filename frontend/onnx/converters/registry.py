@@ -47,6 +47,7 @@ CATEGORY_MODULES = (
     "cast",
     "spatial",
     "conv_transpose",
+    "resize",
 )
 
 

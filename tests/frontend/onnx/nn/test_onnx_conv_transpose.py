@@ -41,9 +41,13 @@ def test_phases_of_a_stride_2_kernel_4() -> None:
 def test_strided_padded_with_bias(opset: int) -> None:
     x, w, b = rand(1, 4, 5, 6), rand(4, 3, 4, 4, seed=1), rand(3, seed=2)
     model = node_model(
-        "ConvTranspose", {"x": x}, consts={"w": w, "b": b}, opset=max(opset, 7),
-        strides=[2, 2], pads=[1, 1, 1, 1],
-    )  # fmt: skip
+        "ConvTranspose",
+        {"x": x},
+        consts={"w": w, "b": b},
+        opset=max(opset, 7),
+        strides=[2, 2],
+        pads=[1, 1, 1, 1],
+    )
     module = check_numerics(model, {"x": x}, **TOL)
     assert op_names(module).count("graph.conv2d") == 4  # 2 x 2 phases of 2 x 2 taps
     assert output_shape(module) == (1, 3, 10, 12)
@@ -99,9 +103,14 @@ def test_1d_and_3d(rank: int) -> None:
     x = rand(1, 3, *([4] * rank))
     w = rand(3, 2, *([3] * rank), seed=1)
     model = node_model(
-        "ConvTranspose", {"x": x}, consts={"w": w}, opset=22,
-        strides=[2] * rank, pads=[1] * (2 * rank), output_padding=[1] * rank,
-    )  # fmt: skip
+        "ConvTranspose",
+        {"x": x},
+        consts={"w": w},
+        opset=22,
+        strides=[2] * rank,
+        pads=[1] * (2 * rank),
+        output_padding=[1] * rank,
+    )
     module = check_numerics(model, {"x": x}, **TOL)
     assert ("graph.conv_nd" if rank == 3 else "graph.conv2d") in op_names(module)
     np.testing.assert_allclose(run_compiled(model, {"x": x})[0], run_ort(model, {"x": x})[0], **TOL)
@@ -142,8 +151,9 @@ def test_half_precision() -> None:
     ],
 )
 def test_bad_attributes_name_the_node(attrs: dict[str, Any], message: str) -> None:
-    model = node_model("ConvTranspose", {"x": rand(1, 2, 3, 3)}, consts={"w": rand(2, 1, 3, 3)},
-                       opset=17, **attrs)  # fmt: skip
+    model = node_model(
+        "ConvTranspose", {"x": rand(1, 2, 3, 3)}, consts={"w": rand(2, 1, 3, 3)}, opset=17, **attrs
+    )
     with pytest.raises(
         UnsupportedOpError, match=rf"ConvTranspose node 'convtranspose_node'.*{message}"
     ):

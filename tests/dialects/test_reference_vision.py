@@ -1,0 +1,98 @@
+"""Reference interpreter: N-D window ops, resampling and the other vision ops, against
+onnxruntime single nodes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from helpers.reference_oracle import OrtCase, check_against_ort, rand
+from mlc.dialects.graph.reference import evaluate
+from mlc.frontend.onnx.converters.resize_tables import AxisResize, Kernel, table
+
+X3 = rand(1, 4, 5, 6, 4)
+TOL = {"rtol": 1e-4, "atol": 1e-5}
+
+
+def _onnx(attrs: dict[str, Any]) -> dict[str, Any]:
+    return {k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()}
+
+
+def _pool(op: str, onnx_op: str, x: np.ndarray, *, id: str, **attrs: Any) -> OrtCase:
+    onnx_attrs = {k: v for k, v in _onnx(attrs).items() if k != "p" or onnx_op != "LpPool"}
+    if "p" in attrs:
+        onnx_attrs["p"] = int(attrs["p"])
+    return OrtCase(op, [x], attrs, onnx_op, onnx_attrs, id=id, **TOL)
+
+
+def _resample_case(mode: str, axis: int, out: int, x: np.ndarray) -> OrtCase:
+    """resample with the tables of a half-pixel Resize of one axis vs that Resize."""
+    scale = out / x.shape[axis]
+    t = table(AxisResize(x.shape[axis], out, scale, "half_pixel"), Kernel(mode))
+    sizes = np.array([out if d == axis else n for d, n in enumerate(x.shape)], np.int64)
+    return OrtCase(
+        "resample",
+        [x, t.indices, t.weights.astype(np.float32)],
+        {"axis": axis},
+        "Resize",
+        {"mode": mode},
+        consts=[np.array([], np.float32), sizes],
+        onnx_inputs=["in0", "c0", "", "c1"],
+        id=f"resample_{mode}_axis{axis}",
+        **TOL,
+    )
+
+
+_WINDOW3 = {"strides": (2, 1, 1), "pads": (1, 0, 1, 1, 1, 0), "dilations": (1, 2, 1)}
+_POOL3 = {"kernel_shape": (3, 2, 2), **_WINDOW3, "ceil_mode": 1}
+
+CASES: list[OrtCase] = [
+    OrtCase(
+        "conv_nd",
+        [X3, rand(6, 2, 3, 2, 2, seed=1), rand(6, seed=2)],
+        {**_WINDOW3, "group": 2},
+        "Conv",
+        {**_onnx(_WINDOW3), "group": 2},
+        id="conv3d_grouped_bias",
+        **TOL,
+    ),
+    OrtCase(
+        "conv_nd",
+        [rand(2, 3, 9), rand(4, 3, 3, seed=1)],
+        {"strides": (2,), "pads": (1, 2), "dilations": (2,), "group": 1},
+        "Conv",
+        {"strides": [2], "pads": [1, 2], "dilations": [2]},
+        id="conv1d",
+        **TOL,
+    ),
+    _pool("max_pool_nd", "MaxPool", X3, id="max_pool3d", **_POOL3),
+    _pool("avg_pool_nd", "AveragePool", X3, id="avg_pool3d", **_POOL3, count_include_pad=0),
+    _pool("avg_pool_nd", "AveragePool", X3, id="avg_pool3d_pad", **_POOL3, count_include_pad=1),
+    _pool(
+        "lp_pool_nd",
+        "LpPool",
+        rand(1, 3, 7, 8),
+        id="lp_pool2d_p3",
+        kernel_shape=(3, 2),
+        strides=(2, 1),
+        pads=(1, 0, 1, 1),
+        dilations=(1, 2),
+        ceil_mode=1,
+        p=3.0,
+    ),
+    _resample_case("linear", 3, 11, rand(2, 3, 4, 5)),
+    _resample_case("cubic", 2, 3, rand(2, 3, 7, 5)),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=str)
+def test_against_onnxruntime(case: OrtCase) -> None:
+    check_against_ort(case)
+
+
+def test_resample_rejects_indices_out_of_range() -> None:
+    idx = np.array([[0, 5]], np.int64)
+    with pytest.raises(ValueError, match="indices must lie in"):
+        evaluate("resample", [rand(2, 5), idx, np.ones((1, 2), np.float32)], {"axis": 1})
