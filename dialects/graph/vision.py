@@ -37,7 +37,51 @@ def infer_resample(ins: list[TensorT | None], attrs: dict[str, object]) -> list[
     return [TensorT(tuple(shape), x.dtype)]
 
 
+def infer_topk(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x = _t(ins, 0)
+    axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[call-overload]
+    k = int(attrs["k"])  # type: ignore[call-overload]
+    need(0 <= k <= x.shape[axis], f"k = {k} must lie in [0, {x.shape[axis]}]")
+    need(x.dtype != "i1", "topk of i1 (bool) values is not defined")
+    shape = list(x.shape)
+    shape[axis] = k
+    return [TensorT(tuple(shape), "i64")]
+
+
+def infer_take_along_axis(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x, idx = _t(ins, 0), _t(ins, 1)
+    axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[call-overload]
+    need(idx.dtype in ("i32", "i64"), f"indices must be i32 or i64, got {idx.dtype}")
+    need(
+        idx.rank == x.rank
+        and all(a == b for d, (a, b) in enumerate(zip(idx.shape, x.shape)) if d != axis),
+        f"indices {idx} must match the input {x} in every dim but {axis}",
+    )
+    return [TensorT(idx.shape, x.dtype)]
+
+
 register(
+    OpSpec(
+        "topk",
+        ("input",),
+        (AttrSpec("k", "int"), AttrSpec("axis", "int", -1), AttrSpec("largest", "int", 1)),
+        "Indices (i64) of the k largest (or smallest) elements along `axis`, best first.",
+        "nn",
+        infer_topk,
+        "TopK",
+        doc="Equal values keep their order: the lower index comes first (ONNX's tie-break).",
+        kind="compute",
+    ),
+    OpSpec(
+        "take_along_axis",
+        ("input", "indices"),
+        (AttrSpec("axis", "int"),),
+        "out[..., j, ...] = input[..., indices[..., j, ...], ...] (numpy.take_along_axis).",
+        "tensor",
+        infer_take_along_axis,
+        "",
+        doc="Negative indices count from the end of the axis.",
+    ),
     OpSpec(
         "resample",
         ("input", "indices", "weights"),

@@ -13,6 +13,7 @@ from mlc.dialects.graph.reference import evaluate
 from mlc.frontend.onnx.converters.resize_tables import AxisResize, Kernel, table
 
 X3 = rand(1, 4, 5, 6, 4)
+TIES = np.array([[3, 1, 3, 0], [2, 2, 5, 5], [1, 4, 0, 4]], np.float32)
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 
 
@@ -83,6 +84,20 @@ CASES: list[OrtCase] = [
         p=3.0,
     ),
     _resample_case("linear", 3, 11, rand(2, 3, 4, 5)),
+    # k = 1 is ArgMax / ArgMin: the first of equal values wins, as in TopK.
+    OrtCase(
+        "topk", [TIES], {"k": 1, "axis": 1, "largest": 1}, "ArgMax", {"axis": 1}, id="topk1_max"
+    ),
+    OrtCase(
+        "topk", [TIES], {"k": 1, "axis": 0, "largest": 0}, "ArgMin", {"axis": 0}, id="topk1_min"
+    ),
+    OrtCase(
+        "take_along_axis",
+        [rand(3, 4, 5), np.random.default_rng(3).integers(-4, 4, (3, 2, 5))],
+        {"axis": 1},
+        "GatherElements",
+        {"axis": 1},
+    ),
     _resample_case("cubic", 2, 3, rand(2, 3, 7, 5)),
 ]
 
@@ -96,3 +111,10 @@ def test_resample_rejects_indices_out_of_range() -> None:
     idx = np.array([[0, 5]], np.int64)
     with pytest.raises(ValueError, match="indices must lie in"):
         evaluate("resample", [rand(2, 5), idx, np.ones((1, 2), np.float32)], {"axis": 1})
+
+
+@pytest.mark.parametrize("largest", [1, 0])
+def test_topk_sorts_best_first_and_ties_by_index(largest: int) -> None:
+    got = evaluate("topk", [TIES], {"k": 3, "axis": 1, "largest": largest})
+    want = [[0, 2, 1], [2, 3, 0], [1, 3, 0]] if largest else [[3, 1, 0], [0, 1, 2], [2, 0, 1]]
+    assert got.dtype == np.int64 and got.tolist() == want

@@ -10,6 +10,7 @@ import pytest
 
 from helpers.graph_exec import SCHEDULED, check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
+from mlc.passes.lowering.tp_emit.topk import stages
 
 PIPELINES = {"plain": None, "scheduled": SCHEDULED}
 
@@ -59,3 +60,65 @@ def test_resample_tables_are_params_and_reads_are_loads() -> None:
     text = lower_to_tp(lambda v, i, w_: g.resample(v, i, w_, axis=3), [x, idx, w])
     assert text.count('"tp.load"') == 1 and text.count('"tp.read"') == 2
     assert 'combiner = "add"' in text and 'name = "resample_0"' in text
+
+
+# -- topk / take_along_axis -----------------------------------------------------------------------
+
+
+def _numpy_topk(x: np.ndarray, k: int, axis: int, largest: bool) -> np.ndarray:
+    _, rank = np.unique(x, return_inverse=True)
+    key = -rank.reshape(x.shape) if largest else rank.reshape(x.shape)
+    order = np.argsort(key, axis=axis, kind="stable")
+    return np.take(order, np.arange(k), axis=axis).astype(np.int64)
+
+
+def test_topk_network_plan() -> None:
+    """Sort blocks of 4 (3 stages), then halve 16 -> 8 -> 4, each halving merged in 2 stages."""
+    plan = stages(16, 4)
+    assert [(s.kind, s.size, s.stride, s.length) for s in plan] == [
+        ("sort", 2, 1, 16),
+        ("sort", 4, 2, 16),
+        ("sort", 4, 1, 16),
+        ("halve", 4, 0, 8),
+        ("sort", 4, 2, 8),
+        ("sort", 4, 1, 8),
+        ("halve", 4, 0, 4),
+        ("sort", 4, 2, 4),
+        ("sort", 4, 1, 4),
+    ]
+    assert len(stages(8, 8)) == 6 and stages(1, 1) == []
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize(
+    "shape,axis,k,largest",
+    [
+        ((3, 10), 1, 3, True),
+        ((13, 2, 3), 0, 13, False),
+        ((2, 33), -1, 1, True),
+        ((1, 1), 1, 1, True),
+    ],
+)
+def test_topk(shape: tuple[int, ...], axis: int, k: int, largest: bool, pipeline: str) -> None:
+    x = np.random.default_rng(7).integers(0, 5, shape).astype(np.float32)  # many ties
+    got, ref = _run(lambda v: g.topk(v, k=k, axis=axis, largest=int(largest)), [x], pipeline)
+    check(got[0], ref[0], _numpy_topk(x, k, axis, largest))
+
+
+def test_topk_of_unsigned_values_compares_unsigned() -> None:
+    x = np.array([[3, 250, 7, 128, 250]], np.uint8)
+    got, ref = run_graph(lambda v: g.topk(v, k=3, axis=1, largest=1), [x], pipeline=SCHEDULED)
+    check(got[0], ref[0], np.array([[1, 4, 3]], np.int64))
+
+
+def test_topk_is_one_block_per_stage() -> None:
+    text = lower_to_tp(lambda v: g.topk(v, k=2, axis=1, largest=1), [rand((2, 8), seed=8)])
+    assert text.count('"tp.block"') == len(stages(8, 2)) == 5
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_take_along_axis_wraps_negative_indices(pipeline: str) -> None:
+    x = rand((3, 5, 2), seed=9)
+    idx = np.random.default_rng(10).integers(-5, 5, (3, 4, 2))
+    got, ref = _run(lambda v, i: g.take_along_axis(v, i, axis=1), [x, idx], pipeline)
+    check(got[0], ref[0], np.take_along_axis(x, idx % 5, axis=1), rtol=0, atol=0)

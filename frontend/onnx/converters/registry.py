@@ -48,6 +48,7 @@ CATEGORY_MODULES = (
     "spatial",
     "conv_transpose",
     "resize",
+    "vision",
 )
 
 
