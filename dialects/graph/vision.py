@@ -60,7 +60,44 @@ def infer_take_along_axis(ins: list[TensorT | None], attrs: dict[str, object]) -
     return [TensorT(idx.shape, x.dtype)]
 
 
+def infer_grid_sample(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x, grid = _t(ins, 0), _t(ins, 1)
+    spatial = x.rank - 2
+    need(spatial >= 1, f"input {x} must be (N, C, spatial...)")
+    need(is_float(grid.dtype), f"grid element type {grid.dtype} is not a float type")
+    need(
+        grid.rank == x.rank and grid.shape[0] == x.shape[0] and grid.shape[-1] == spatial,
+        f"grid {grid} must be (N, out spatial..., {spatial}) for input {x}",
+    )
+    mode = str(attrs["mode"])
+    need(mode in ("nearest", "linear", "cubic"), f"mode '{mode}' is not nearest, linear or cubic")
+    need(mode != "cubic" or spatial == 2, "cubic sampling is defined for 2 spatial dims")
+    need(mode == "nearest" or is_float(x.dtype), f"{mode} sampling needs a float input")
+    padding = str(attrs["padding_mode"])
+    need(
+        padding in ("zeros", "border", "reflection"),
+        f"padding_mode '{padding}' is not zeros, border or reflection",
+    )
+    return [TensorT(x.shape[:2] + grid.shape[1:-1], x.dtype)]
+
+
 register(
+    OpSpec(
+        "grid_sample",
+        ("input", "grid"),
+        (
+            AttrSpec("mode", "str", "linear"),
+            AttrSpec("padding_mode", "str", "zeros"),
+            AttrSpec("align_corners", "int", 0),
+        ),
+        "Sample the input at the normalized positions of `grid` (N-linear, nearest, bicubic).",
+        "nn",
+        infer_grid_sample,
+        "GridSample",
+        doc="grid[..., 0] is the position along the last input dim (x), [..., 1] the one "
+        "before (y) ...; positions outside read zeros, the border or a reflection.",
+        kind="compute",
+    ),
     OpSpec(
         "topk",
         ("input",),

@@ -84,6 +84,23 @@ CASES: list[OrtCase] = [
         p=3.0,
     ),
     _resample_case("linear", 3, 11, rand(2, 3, 4, 5)),
+    *(
+        OrtCase(
+            "grid_sample",
+            [rand(2, 3, 4, 5), rand(2, 3, 6, 2, seed=1, low=-1.3, high=1.3)],
+            {"mode": mode, "padding_mode": padding, "align_corners": align},
+            "GridSample",
+            {"mode": onnx_mode, "padding_mode": padding, "align_corners": align},
+            opset=16,
+            id=f"grid_sample_{mode}_{padding}_{align}",
+            **TOL,
+        )
+        for mode, onnx_mode, padding, align in [
+            ("linear", "bilinear", "zeros", 0),
+            ("nearest", "nearest", "reflection", 1),
+            ("cubic", "bicubic", "zeros", 1),
+        ]
+    ),
     # k = 1 is ArgMax / ArgMin: the first of equal values wins, as in TopK.
     OrtCase(
         "topk", [TIES], {"k": 1, "axis": 1, "largest": 1}, "ArgMax", {"axis": 1}, id="topk1_max"

@@ -7,8 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from onnx.reference import ReferenceEvaluator
 
 from helpers.graph_exec import SCHEDULED, check, lower_to_tp, rand, run_graph
+from helpers.onnx_testing import node_model
 from mlc.dialects.graph import builders as g
 from mlc.passes.lowering.tp_emit.topk import stages
 
@@ -122,3 +124,36 @@ def test_take_along_axis_wraps_negative_indices(pipeline: str) -> None:
     idx = np.random.default_rng(10).integers(-5, 5, (3, 4, 2))
     got, ref = _run(lambda v, i: g.take_along_axis(v, i, axis=1), [x, idx], pipeline)
     check(got[0], ref[0], np.take_along_axis(x, idx % 5, axis=1), rtol=0, atol=0)
+
+
+# -- grid_sample ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize(
+    "mode,padding,align",
+    [
+        ("linear", "zeros", 0),
+        ("linear", "reflection", 1),
+        ("nearest", "border", 0),
+        ("cubic", "border", 1),
+        ("cubic", "reflection", 0),
+    ],
+)
+def test_grid_sample(mode: str, padding: str, align: int, pipeline: str) -> None:
+    x = rand((2, 3, 5, 6), seed=11)
+    grid = np.random.default_rng(12).uniform(-2.5, 2.5, (2, 4, 3, 2)).astype(np.float32)
+    grid[0, 0, 0] = (0.25, -1.0)  # on a pixel centre / edge
+    attrs = {"mode": mode, "padding_mode": padding, "align_corners": align}
+    got, ref = _run(lambda v, w: g.grid_sample(v, w, **attrs), [x, grid], pipeline)
+    model = node_model("GridSample", {"x": x, "g": grid}, opset=20, **attrs)
+    expected = ReferenceEvaluator(model).run(None, {"x": x, "g": grid})[0]
+    check(got[0], ref[0], expected, rtol=1e-5, atol=1e-5)
+
+
+def test_grid_sample_nearest_of_integers_and_f64_grid() -> None:
+    x = np.arange(24, dtype=np.int32).reshape(1, 2, 3, 4)
+    grid = np.random.default_rng(13).uniform(-1.2, 1.2, (1, 2, 5, 2))
+    got, ref = run_graph(lambda v, w: g.grid_sample(v, w, mode="nearest"), [x, grid])
+    model = node_model("GridSample", {"x": x, "g": grid}, opset=20, mode="nearest")
+    check(got[0], ref[0], ReferenceEvaluator(model).run(None, {"x": x, "g": grid})[0])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..spec import TensorT
@@ -42,3 +44,85 @@ def take_along_axis(
     if idx.size and (idx.min() < -n or idx.max() >= n):
         raise ValueError(f"take_along_axis: indices must lie in [-{n}, {n})")
     return np.take_along_axis(x, np.where(idx < 0, idx + n, idx).astype(np.int64), axis=axis)
+
+
+def reflect(x: np.ndarray, lo: float, hi: float) -> np.ndarray:
+    """Positions outside [lo, hi] folded back into it by repeated reflection at its ends."""
+    span = hi - lo
+    if span <= 0:
+        return np.full_like(x, lo)
+    below = x < lo
+    dx = np.where(below, lo - x, x - hi)
+    n = np.floor(dx / span)
+    r = dx - n * span
+    even = n % 2 == 0
+    folded = np.where(below == even, lo + r, hi - r)
+    return np.where(below | (x > hi), folded, x)
+
+
+def keys_cubic(t: np.ndarray, a: float = -0.75) -> list[np.ndarray]:
+    """Keys' cubic weights of the taps at distances t + 1, t, 1 - t, 2 - t (t in [0, 1))."""
+    near = [t, 1 - t]
+    far = [t + 1, 2 - t]
+    w_near = [((a + 2) * d - (a + 3)) * d * d + 1 for d in near]
+    w_far = [((a * d - 5 * a) * d + 8 * a) * d - 4 * a for d in far]
+    return [w_far[0], w_near[0], w_near[1], w_far[1]]
+
+
+def _grid_taps(
+    c: np.ndarray, size: int, attrs: dict[str, object]
+) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(index, weight, valid) of every tap along one dim, for input coordinates `c`."""
+    mode, padding = str(attrs["mode"]), str(attrs["padding_mode"])
+    lo, hi = (0.0, size - 1.0) if int(attrs["align_corners"]) else (-0.5, size - 0.5)  # type: ignore[call-overload]
+    if mode == "nearest":
+        c = np.rint(c)
+    outside = (c < lo) | (c > hi)
+    if padding == "border":
+        c = np.where(outside, np.clip(c, 0, size - 1), c)
+    elif padding == "reflection":
+        c = np.where(outside, reflect(c, lo, hi), c)
+    if mode == "nearest":
+        taps = [(np.trunc(c), np.ones_like(c))]
+    else:
+        f = np.floor(c)
+        t = c - f
+        if mode == "linear":
+            taps = [(f, 1 - t), (f + 1, t)]
+        else:
+            taps = [(f + k - 1, w) for k, w in enumerate(keys_cubic(t))]
+    out = []
+    for i, w in taps:
+        valid = np.ones(i.shape, bool)
+        if padding == "zeros":
+            valid = (i >= 0) & (i < size)
+        elif padding == "reflection":
+            i = np.trunc(reflect(i, lo, hi))
+        out.append((np.clip(i, 0, size - 1).astype(np.int64), w, valid))
+    return out
+
+
+@reference("grid_sample")
+def grid_sample(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+    x, grid = ins
+    spatial = x.ndim - 2
+    g = grid.astype(np.float64)
+    per_dim = []
+    for d in range(spatial):
+        size = x.shape[2 + d]
+        n = g[..., spatial - 1 - d]  # the grid lists x (the last dim) first
+        if int(attrs["align_corners"]):  # type: ignore[call-overload]
+            c = (n + 1) / 2 * (size - 1)
+        else:
+            c = ((n + 1) * size - 1) / 2
+        per_dim.append(_grid_taps(c, size, attrs))
+    total = np.zeros((x.shape[0], x.shape[1], *grid.shape[1:-1]), np.float64)
+    batch = np.arange(x.shape[0]).reshape((-1,) + (1,) * (grid.ndim - 2))
+    for combo in itertools.product(*per_dim):
+        weight = np.ones(grid.shape[:-1])
+        for _, w, valid in combo:
+            weight = weight * np.where(valid, w, 0.0)
+        index = (batch, slice(None)) + tuple(i for i, _, _ in combo)
+        picked = np.moveaxis(x[index], -1, 1) if spatial else x[index]  # [N, out..., C] -> C 2nd
+        total += picked.astype(np.float64) * weight[:, None]
+    return to_dtype(np.rint(total) if x.dtype.kind in "iub" else total, x.dtype)

@@ -58,3 +58,44 @@ def topk_v10(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 def topk(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Opset 11+: `largest` chooses the largest or the smallest elements."""
     return _topk(ctx, node, _k_input(ctx, node), bool(ctx.attrs.int("largest", 1)))
+
+
+def _grid_sample(ctx: ImportContext, node: onnx.NodeProto, modes: dict[str, str]) -> ir.Value:
+    xt, gt = ctx.type(node, 0), ctx.type(node, 1)
+    mode = ctx.attrs.str("mode", next(iter(modes)))
+    if mode not in modes:
+        raise ctx.unsupported(f"mode '{mode}' is not one of {', '.join(modes)}")
+    if modes[mode] == "cubic" and xt.rank != 4:
+        raise ctx.unsupported(f"{mode} sampling needs a 4-D input (N, C, H, W), got {xt}")
+    if modes[mode] != "nearest" and xt.dtype not in ("f16", "bf16", "f32", "f64"):
+        raise ctx.unsupported(f"{mode} sampling of {xt.dtype} is not supported")
+    padding = ctx.attrs.str("padding_mode", "zeros")
+    if padding not in ("zeros", "border", "reflection"):
+        raise ctx.unsupported(f"padding_mode '{padding}' is not zeros, border or reflection")
+    if gt.rank != xt.rank or gt.shape[-1] != xt.rank - 2 or gt.shape[0] != xt.shape[0]:
+        raise ctx.unsupported(f"grid {gt} does not match the input {xt}")
+    return ctx.emit(
+        "grid_sample",
+        ctx.operand(node, 0),
+        ctx.operand(node, 1),
+        mode=modes[mode],
+        padding_mode=padding,
+        align_corners=ctx.attrs.int("align_corners", 0),
+    )
+
+
+@converter("GridSample", since=16)
+def grid_sample_v16(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 16-19: 4-D input, modes bilinear (default), nearest, bicubic."""
+    if ctx.type(node, 0).rank != 4:
+        raise ctx.unsupported(f"the input must be 4-D before opset 20, got {ctx.type(node, 0)}")
+    modes = {"bilinear": "linear", "nearest": "nearest", "bicubic": "cubic"}
+    return [_grid_sample(ctx, node, modes)]
+
+
+@converter("GridSample", since=20)
+@converter("GridSample", since=22)
+def grid_sample(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 20+: any number of spatial dims, modes linear (default), nearest, cubic (2-D)."""
+    modes = {"linear": "linear", "nearest": "nearest", "cubic": "cubic"}
+    return [_grid_sample(ctx, node, modes)]
