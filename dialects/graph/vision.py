@@ -4,6 +4,9 @@ tap tables (what Resize becomes), and more image-model primitives.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 from .spec import (
     AttrSpec,
     OpSpec,
@@ -81,7 +84,69 @@ def infer_grid_sample(ins: list[TensorT | None], attrs: dict[str, object]) -> li
     return [TensorT(x.shape[:2] + grid.shape[1:-1], x.dtype)]
 
 
+def infer_roi_align(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x, rois, batch = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    need(x.rank == 4 and is_float(x.dtype), f"input {x} must be a float (N, C, H, W) tensor")
+    need(
+        rois.rank == 2 and rois.shape[1] == 4 and rois.dtype == x.dtype,
+        f"rois {rois} must be [num_rois, 4] of the input's type",
+    )
+    need(
+        batch.shape == (rois.shape[0],) and batch.dtype == "i64",
+        f"batch_indices {batch} must be [{rois.shape[0]}] i64",
+    )
+    need(str(attrs["mode"]) in ("avg", "max"), f"mode '{attrs['mode']}' is not avg or max")
+    sizes = [int(attrs[k]) for k in ("output_height", "output_width", "grid_h", "grid_w")]  # type: ignore[call-overload]
+    need(min(sizes) >= 1, "output sizes and sampling grid bounds must be positive")
+    ratio = int(attrs["sampling_ratio"])  # type: ignore[call-overload]
+    need(
+        ratio == 0 or sizes[2] == sizes[3] == ratio,
+        "with sampling_ratio > 0 the grid bounds equal it",
+    )
+    return [TensorT((rois.shape[0], x.shape[1], sizes[0], sizes[1]), x.dtype)]
+
+
+def roi_geometry(
+    roi: Sequence[float], attrs: dict[str, object]
+) -> tuple[float, float, float, float, int, int]:
+    """(start_h, start_w, bin_h, bin_w, grid_h, grid_w) of one roi [x1, y1, x2, y2]: where
+    its bins start, their size and how many samples per bin row / column (ONNX RoiAlign)."""
+    scale = float(attrs["spatial_scale"])  # type: ignore[arg-type]
+    half = bool(attrs["half_pixel"])
+    offset = 0.5 if half else 0.0
+    x1, y1, x2, y2 = (float(v) * scale - offset for v in roi)
+    height, width = y2 - y1, x2 - x1
+    if not half:
+        height, width = max(height, 1.0), max(width, 1.0)
+    ph, pw = int(attrs["output_height"]), int(attrs["output_width"])  # type: ignore[call-overload]
+    ratio = int(attrs["sampling_ratio"])  # type: ignore[call-overload]
+    gh = ratio if ratio > 0 else math.ceil(height / ph)
+    gw = ratio if ratio > 0 else math.ceil(width / pw)
+    return y1, x1, height / ph, width / pw, gh, gw
+
+
 register(
+    OpSpec(
+        "roi_align",
+        ("input", "rois", "batch_indices"),
+        (
+            AttrSpec("mode", "str", "avg"),
+            AttrSpec("output_height", "int", 1),
+            AttrSpec("output_width", "int", 1),
+            AttrSpec("sampling_ratio", "int", 0),
+            AttrSpec("spatial_scale", "float", 1.0),
+            AttrSpec("half_pixel", "int", 1),
+            AttrSpec("grid_h", "int", 1, "most samples per bin row (the loop bound)"),
+            AttrSpec("grid_w", "int", 1, "most samples per bin column (the loop bound)"),
+        ),
+        "Bilinear samples averaged (or max-pooled) over each bin of each region of interest.",
+        "nn",
+        infer_roi_align,
+        "RoiAlign",
+        doc="sampling_ratio 0 samples ceil(roi size / bins) points per bin, at most grid_h x "
+        "grid_w; half_pixel shifts the rois by -0.5 pixel (opset 16's default).",
+        kind="compute",
+    ),
     OpSpec(
         "grid_sample",
         ("input", "grid"),

@@ -13,6 +13,7 @@ from mlc.dialects.graph.reference import evaluate
 from mlc.frontend.onnx.converters.resize_tables import AxisResize, Kernel, table
 
 X3 = rand(1, 4, 5, 6, 4)
+ROIS = np.array([[0, 0, 9, 11], [2.5, 1, 7, 13.5], [-2, 3, 4, 20]], np.float32)
 TIES = np.array([[3, 1, 3, 0], [2, 2, 5, 5], [1, 4, 0, 4]], np.float32)
 TOL = {"rtol": 1e-4, "atol": 1e-5}
 
@@ -100,6 +101,58 @@ CASES: list[OrtCase] = [
             ("nearest", "nearest", "reflection", 1),
             ("cubic", "bicubic", "zeros", 1),
         ]
+    ),
+    *(
+        OrtCase(
+            "roi_align",
+            [rand(2, 3, 6, 7), ROIS, np.array([1, 0, 1], np.int64)],
+            {
+                "mode": mode,
+                "output_height": 2,
+                "output_width": 3,
+                "sampling_ratio": 2,
+                "spatial_scale": 0.5,
+                "half_pixel": half,
+                "grid_h": 2,
+                "grid_w": 2,
+            },
+            "RoiAlign",
+            {
+                "mode": mode,
+                "output_height": 2,
+                "output_width": 3,
+                "sampling_ratio": 2,
+                "spatial_scale": 0.5,
+                "coordinate_transformation_mode": "half_pixel" if half else "output_half_pixel",
+            },
+            opset=16,
+            id=f"roi_align_{mode}_{half}",
+            **TOL,
+        )
+        for mode, half in [("avg", 1), ("max", 0)]
+    ),
+    OrtCase(
+        "max_unpool",
+        [rand(1, 2, 2, 3), np.array([[[[5, 7, 10], [12, 21, 23]], [[25, 32, 34], [38, 40, 47]]]])],
+        {"kernel_shape": (2, 2), "strides": (2, 2), "pads": (0, 0, 0, 0), "output_shape": (4, 6)},
+        "MaxUnpool",
+        {"kernel_shape": [2, 2], "strides": [2, 2]},
+    ),
+    OrtCase(
+        "col2im",
+        [rand(2, 2 * 6, 9)],
+        {
+            "image_shape": (5, 6),
+            "block_shape": (2, 3),
+            "strides": (2, 1),
+            "pads": (1, 0, 0, 1),
+            "dilations": (1, 2),
+        },
+        "Col2Im",
+        {"strides": [2, 1], "pads": [1, 0, 0, 1], "dilations": [1, 2]},
+        consts=[np.array([5, 6], np.int64), np.array([2, 3], np.int64)],
+        opset=18,
+        **TOL,
     ),
     # k = 1 is ArgMax / ArgMin: the first of equal values wins, as in TopK.
     OrtCase(

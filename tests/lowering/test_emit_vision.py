@@ -157,3 +157,75 @@ def test_grid_sample_nearest_of_integers_and_f64_grid() -> None:
     got, ref = run_graph(lambda v, w: g.grid_sample(v, w, mode="nearest"), [x, grid])
     model = node_model("GridSample", {"x": x, "g": grid}, opset=20, mode="nearest")
     check(got[0], ref[0], ReferenceEvaluator(model).run(None, {"x": x, "g": grid})[0])
+
+
+# -- roi_align / max_unpool / col2im ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("mode,ratio", [("avg", 2), ("max", 1), ("avg", 0), ("max", 0)])
+def test_roi_align(mode: str, ratio: int, pipeline: str) -> None:
+    x = rand((2, 3, 7, 9), seed=14)
+    rois = np.array([[0, 0, 8, 6], [1.5, 2, 5, 10], [-3, 4, 12, 9]], np.float32)
+    batch = np.array([1, 0, 1], np.int64)
+    grid = (ratio, ratio) if ratio else (4, 8)  # the largest adaptive grids: ceil(15 / 2) ...
+    attrs = {
+        "mode": mode,
+        "output_height": 2,
+        "output_width": 2,
+        "sampling_ratio": ratio,
+        "spatial_scale": 1.0,
+        "half_pixel": 0,
+        "grid_h": grid[0],
+        "grid_w": grid[1],
+    }
+    got, ref = _run(lambda v, r, b: g.roi_align(v, r, b, **attrs), [x, rois, batch], pipeline)
+    model = node_model(
+        "RoiAlign",
+        {"x": x, "rois": rois, "b": batch},
+        opset=16,
+        mode=mode,
+        output_height=2,
+        output_width=2,
+        sampling_ratio=ratio,
+        coordinate_transformation_mode="output_half_pixel",
+    )
+    expected = ReferenceEvaluator(model).run(None, {"x": x, "rois": rois, "b": batch})[0]
+    check(got[0], ref[0], expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_max_unpool_with_overlapping_windows(pipeline: str) -> None:
+    """Kernel 3, stride 2: two windows can pick the same element (same index, same value)."""
+    x = np.array([[[[9.0, 9.0, 2.0], [4.0, 4.0, 0.5]]]], np.float32)
+    idx = np.array([[[[2, 2, 6], [9, 9, 13]]]], np.int64)  # into the unpooled 2 x 7 map
+    attrs = {
+        "kernel_shape": (1, 3),
+        "strides": (1, 2),
+        "pads": (0, 0, 0, 0),
+        "output_shape": (2, 8),
+    }
+    got, ref = _run(lambda v, i: g.max_unpool(v, i, **attrs), [x, idx], pipeline)
+    expected = np.zeros((1, 1, 2, 8), np.float32)
+    for value, flat in zip(x.reshape(-1), idx.reshape(-1)):
+        expected[0, 0, flat // 7, flat % 7] = value
+    check(got[0], ref[0], expected, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+def test_col2im_half_precision(pipeline: str) -> None:
+    x = rand((1, 2 * 4, 9), "float16", seed=15)
+    attrs = {
+        "image_shape": (4, 4),
+        "block_shape": (2, 2),
+        "strides": (1, 1),
+        "pads": (0, 0, 0, 0),
+        "dilations": (1, 1),
+    }
+    got, ref = _run(lambda v: g.col2im(v, **attrs), [x], pipeline)
+    cols = x.astype(np.float32).reshape(1, 2, 2, 2, 3, 3)
+    expected = np.zeros((1, 2, 4, 4), np.float32)
+    for kh in range(2):
+        for kw in range(2):
+            expected[:, :, kh : kh + 3, kw : kw + 3] += cols[:, :, kh, kw]
+    check(got[0], ref[0], expected.astype(np.float16), rtol=2e-3, atol=2e-3)

@@ -7,6 +7,7 @@ import itertools
 import numpy as np
 
 from ..spec import TensorT
+from ..vision import roi_geometry
 from .core import axis_of, reference, to_dtype
 
 
@@ -126,3 +127,46 @@ def grid_sample(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | 
         picked = np.moveaxis(x[index], -1, 1) if spatial else x[index]  # [N, out..., C] -> C 2nd
         total += picked.astype(np.float64) * weight[:, None]
     return to_dtype(np.rint(total) if x.dtype.kind in "iub" else total, x.dtype)
+
+
+def _bilinear_taps(
+    pos: np.ndarray, size: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(inside, low, high, weight of low, weight of high) of sample positions along one dim."""
+    inside = (pos >= -1.0) & (pos <= size)
+    p = np.maximum(pos, 0.0)
+    low = np.floor(p).astype(np.int64)
+    edge = low >= size - 1
+    low = np.where(edge, size - 1, low)
+    high = np.where(edge, size - 1, low + 1)
+    frac = np.where(edge, 0.0, p - low)
+    return inside, low, high, 1.0 - frac, frac
+
+
+@reference("roi_align")
+def roi_align(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+    x, rois, batch = ins
+    ph, pw = int(attrs["output_height"]), int(attrs["output_width"])  # type: ignore[call-overload]
+    height, width = x.shape[2:]
+    result = np.zeros((rois.shape[0], x.shape[1], ph, pw), np.float64)
+    for r in range(rois.shape[0]):
+        y0, x0, bh, bw, gh, gw = roi_geometry(rois[r], attrs)
+        ys = y0 + np.arange(ph)[:, None] * bh + (np.arange(gh)[None, :] + 0.5) * bh / max(gh, 1)
+        xs = x0 + np.arange(pw)[:, None] * bw + (np.arange(gw)[None, :] + 0.5) * bw / max(gw, 1)
+        iny, yl, yh, wyl, wyh = _bilinear_taps(ys, height)  # [ph, gh]
+        inx, xl, xh, wxl, wxh = _bilinear_taps(xs, width)  # [pw, gw]
+        img = x[int(batch[r])].astype(np.float64)  # [C, H, W]
+        terms = []
+        for yi, wy in ((yl, wyl), (yh, wyh)):
+            for xi, wx in ((xl, wxl), (xh, wxh)):
+                # [C, ph, gh, pw, gw]
+                v = img[:, yi[:, :, None, None], xi[None, None, :, :]]
+                w = wy[:, :, None, None] * wx[None, None, :, :]
+                ok = iny[:, :, None, None] & inx[None, None, :, :]
+                terms.append(np.where(ok, w, 0.0) * v)
+        if str(attrs["mode"]) == "avg":
+            total = sum(terms).sum(axis=(2, 4))  # type: ignore[union-attr]
+            result[r] = total / max(gh * gw, 1)
+        elif gh * gw:
+            result[r] = np.max(np.maximum.reduce(terms), axis=(2, 4))
+    return to_dtype(result, x.dtype)

@@ -10,6 +10,7 @@ from . import (  # noqa: F401  (importing registers the emitters)
     sample,
     tensor_ops,
     topk,
+    unpool,
     vision,
     window,
 )

@@ -1,10 +1,18 @@
-"""Anchors for the ops that sample their input at data-dependent positions: grid_sample.
+"""Anchors for the ops that sample their input at data-dependent positions: grid_sample and
+roi_align.
 
 grid_sample is one elementwise block over the output: the body turns the grid's normalized
 coordinates into input coordinates, applies the padding mode, and sums the taps (2^d for
 N-linear, 4 x 4 for bicubic, 1 for nearest) read with `tp.load` at clamped indices. Float math
 runs in f32 (f64 when the input or the grid is f64); conversions to integer indices clamp in
 float first (NaN-safe `minnumf`/`maxnumf`), so no index can leave the buffer.
+
+roi_align is one reduction block over (roi, channel, bin row, bin column, sample row, sample
+column): the body computes the sample's position from the roi (read from its buffer: rois
+are runtime data), its four bilinear taps (ONNX's rules: samples beyond [-1, size] count as
+0, positions clamp at the last pixel) and combines them (sum, or the max of the weighted
+corners); the average divides by the sample count. Adaptive grids (sampling_ratio 0) loop to
+the largest count over the rois and mask the samples a roi does not have.
 """
 
 from __future__ import annotations
@@ -17,9 +25,12 @@ from mlir.dialects import arith
 from mlir.dialects import math as m
 
 from mlc.dialects import tp
+from mlc.dialects.graph import TensorT
 
-from .expr import Expr, Index, affine_value, block_over, read
+from .expr import Elementwise, Expr, Index, Leaf, affine_value, block_over, read
 from .kernel import KernelBuilder, anchor
+from .reduce import is_half, rounded
+from .scalar import const
 
 Tap = tuple[ir.Value, ir.Value | None, ir.Value | None]  # (index, weight, valid)
 
@@ -159,11 +170,20 @@ def _sum_taps(
             term = arith.SelectOp(valid, term, _zero(term.type)).result if valid else term
         total = term if total is None else fm.add(total, term)
     assert total is not None
-    if total.type == out_t:
-        return total
-    if out_t.width < total.type.width:  # type: ignore[attr-defined]
-        return arith.TruncFOp(out_t, total).result
-    return arith.ExtFOp(out_t, total).result
+    return _to(total, out_t)
+
+
+def _to(v: ir.Value, t: ir.Type) -> ir.Value:
+    """A float value converted to the float type `t`."""
+    if v.type == t:
+        return v
+    if t.width < v.type.width:  # type: ignore[attr-defined]
+        return arith.TruncFOp(t, v).result
+    return arith.ExtFOp(t, v).result
+
+
+def _index(v: int) -> ir.Value:
+    return arith.ConstantOp(ir.IndexType.get(), v).result
 
 
 @anchor("grid_sample")
@@ -190,3 +210,121 @@ def grid_sample(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | No
         lead = [affine_value(axes, idx[0]), affine_value(axes, idx[1])]
         tp.yield_(_sum_taps(fm, x, lead, per_dim, ir.Type.parse(y_t.dtype)))
     return None
+
+
+def _axis_value(fm: FloatMath, axis: str) -> ir.Value:
+    """A block axis's current value as a float."""
+    as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), tp.index(axis)).result
+    return arith.SIToFPOp(fm.t, as_int).result
+
+
+def _roi_taps(
+    fm: FloatMath, pos: ir.Value, size: int
+) -> tuple[ir.Value, list[tuple[ir.Value, ir.Value]]]:
+    """(inside, [(index, weight)] of the low and high neighbour) of a sample position."""
+    ge = arith.CmpFOp(arith.CmpFPredicate.OGE, pos, fm.c(-1.0)).result
+    inside = arith.AndIOp(ge, arith.CmpFOp(arith.CmpFPredicate.OLE, pos, fm.c(size)).result).result
+    p = arith.MaxNumFOp(pos, fm.c(0.0)).result
+    low = m.FloorOp(p).result
+    edge = arith.CmpFOp(arith.CmpFPredicate.OGE, low, fm.c(size - 1.0)).result
+    low = fm.select(edge, fm.c(size - 1.0), low)
+    high = fm.select(edge, low, fm.add(low, fm.c(1.0)))
+    frac = fm.select(edge, fm.c(0.0), fm.sub(p, low))
+    taps = [(fm.to_index(low, size), fm.sub(fm.c(1.0), frac)), (fm.to_index(high, size), frac)]
+    return inside, taps
+
+
+def _roi_samples(
+    fm: FloatMath, rois: ir.Value, axes: list[str], a: dict[str, object]
+) -> tuple[list[ir.Value], list[ir.Value], ir.Value | None]:
+    """The sample position along (height, width), the sample counts per bin along them, and
+    (adaptive grids) whether this sample exists for this roi."""
+    ratio, half_pixel = int(a["sampling_ratio"]), bool(a["half_pixel"])  # type: ignore[call-overload]
+    scale, offset = float(a["spatial_scale"]), 0.5 if half_pixel else 0.0  # type: ignore[arg-type]
+    r = ir.AffineDimExpr.get(axes.index("r"))
+    corner = [
+        fm.sub(
+            fm.mul(fm.cast(read(rois, axes, [r, ir.AffineConstantExpr.get(k)])), fm.c(scale)),
+            fm.c(offset),
+        )
+        for k in range(4)
+    ]  # x1, y1, x2, y2
+    positions, counts = [], []
+    valid: ir.Value | None = None
+    for lo, hi, bins, bin_axis, grid_axis in (
+        (corner[1], corner[3], int(a["output_height"]), "ph", "iy"),  # type: ignore[call-overload]
+        (corner[0], corner[2], int(a["output_width"]), "pw", "ix"),  # type: ignore[call-overload]
+    ):
+        extent = fm.sub(hi, lo)
+        if not half_pixel:
+            extent = arith.MaximumFOp(extent, fm.c(1.0)).result
+        bin_size = arith.DivFOp(extent, fm.c(bins)).result
+        count = fm.c(ratio) if ratio else m.CeilOp(bin_size).result
+        sample = fm.add(_axis_value(fm, grid_axis), fm.c(0.5))
+        step = arith.DivFOp(fm.mul(sample, bin_size), count).result
+        positions.append(fm.add(fm.add(lo, fm.mul(_axis_value(fm, bin_axis), bin_size)), step))
+        counts.append(count)
+        if not ratio:
+            used = fm.lt(_axis_value(fm, grid_axis), count)
+            valid = used if valid is None else arith.AndIOp(valid, used).result
+    return positions, counts, valid
+
+
+@anchor("roi_align")
+def roi_align(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    a = kb.attrs(op)
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    n, _, height, width = x_t.shape
+    grid = [int(a["grid_h"]), int(a["grid_w"])]  # type: ignore[call-overload]
+    ratio = int(a["sampling_ratio"])  # type: ignore[call-overload]
+    is_max = str(a["mode"]) == "max"
+    fm = FloatMath(ir.F64Type.get() if x_t.dtype == "f64" else ir.F32Type.get())
+    wide = is_half(ir.Type.parse(x_t.dtype))
+    acc = kb.temp(TensorT(y_t.shape, "f32")) if wide else out
+    axes = ["r", "c", "ph", "pw", "iy", "ix"]
+    blk = tp.block(
+        acc,
+        name=kb.name("roi_align"),
+        axes=axes,
+        kinds="SSSSRR",
+        extents=[*y_t.shape, *grid],
+        out_map="(r, c, ph, pw)",
+        combiner="max" if is_max else "add",
+        init=float("-inf") if is_max else 0.0,
+    )
+    x, rois, batch = (kb.buffer(v) for v in op.operands)
+    with ir.InsertionPoint(blk.body):
+        (y, x_pos), counts, valid = _roi_samples(fm, rois, axes, a)
+        inside_y, ys = _roi_taps(fm, y, height)
+        inside_x, xs = _roi_taps(fm, x_pos, width)
+        b = arith.IndexCastOp(ir.IndexType.get(), read(batch, axes, [ir.AffineDimExpr.get(0)]))
+        b = arith.MinSIOp(arith.MaxSIOp(b.result, _index(0)).result, _index(n - 1)).result
+        channel = affine_value(axes, ir.AffineDimExpr.get(1))
+        terms = [
+            fm.mul(fm.mul(fm.cast(tp.load(x, [b, channel, yi, xi])), wy), wx)
+            for yi, wy in ys
+            for xi, wx in xs
+        ]
+        combine = arith.MaximumFOp if is_max else arith.AddFOp
+        value = terms[0]
+        for t in terms[1:]:
+            value = combine(value, t).result
+        # samples outside [-1, size] count as 0, even for the max
+        value = fm.select(arith.AndIOp(inside_y, inside_x).result, value, fm.c(0.0))
+        if valid is not None:
+            if not is_max:
+                value = arith.DivFOp(value, fm.mul(counts[0], counts[1])).result
+            value = fm.select(valid, value, fm.c(float("-inf") if is_max else 0.0))
+        tp.yield_(_to(value, ir.MemRefType(acc.type).element_type))
+    own = Leaf(y_t.shape, "f32" if wide else y_t.dtype, acc)
+    if ratio and not is_max:  # the average over the fixed sample count
+        own = Elementwise(
+            y_t.shape,
+            own.dtype,
+            [own],
+            lambda xs: arith.DivFOp(xs[0], const(xs[0], float(ratio * ratio))).result,
+            [lambda idx: idx],
+        )
+    if wide:
+        return rounded(own, y_t.dtype)
+    return None if isinstance(own, Leaf) else own
