@@ -92,8 +92,9 @@ class _Network:
 
         def value(i: ir.Value) -> ir.Value:
             pos = arith.MinSIOp(arith.IndexCastOp(ir.IndexType.get(), i).result, _index(self.n - 1))
-            where = [affine_value(axes, e) for e in idx]
-            where[self.axis] = pos.result
+            where = [
+                pos.result if d == self.axis else affine_value(axes, e) for d, e in enumerate(idx)
+            ]
             return tp.load(self.x, where)
 
         va, vb = value(a), value(b)
@@ -189,7 +190,8 @@ def take_along_axis(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr 
     blk, axes, idx = block_over(out, kb.name("take_along_axis"), y_t.shape)
     with ir.InsertionPoint(blk.body):
         raw = arith.IndexCastOp(ir.IndexType.get(), indices.emit(axes, idx)).result
-        where = [affine_value(axes, e) for e in idx]
-        where[axis] = _wrap_clamp(raw, x_t.shape[axis])
-        tp.yield_(tp.load(x, where))
+        at = _wrap_clamp(raw, x_t.shape[axis])
+        tp.yield_(
+            tp.load(x, [at if d == axis else affine_value(axes, e) for d, e in enumerate(idx)])
+        )
     return None
