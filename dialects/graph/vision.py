@@ -11,6 +11,7 @@ from .spec import (
     AttrSpec,
     OpSpec,
     TensorT,
+    ints,
     is_float,
     need,
     norm_axis,
@@ -125,7 +126,51 @@ def roi_geometry(
     return y1, x1, height / ph, width / pw, gh, gw
 
 
+def infer_deform_im2col(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x, offset = _t(ins, 0), _t(ins, 1)
+    need(x.rank == 4 and is_float(x.dtype), f"input {x} must be a float (N, C, H, W) tensor")
+    kh, kw = ints(attrs, "kernel_shape")
+    groups = int(attrs["offset_group"])  # type: ignore[call-overload]
+    need(
+        groups >= 1 and x.shape[1] % groups == 0, f"offset_group {groups} must divide {x.shape[1]}"
+    )
+    need(
+        offset.rank == 4 and offset.shape[:2] == (x.shape[0], groups * kh * kw * 2),
+        f"offset {offset} must be [N, offset_group * {kh * kw} * 2, out_h, out_w]",
+    )
+    strides, pads, dil = ints(attrs, "strides"), ints(attrs, "pads"), ints(attrs, "dilations")
+    out = [
+        (x.shape[2 + d] + pads[d] + pads[2 + d] - dil[d] * (k - 1) - 1) // strides[d] + 1
+        for d, k in enumerate((kh, kw))
+    ]
+    need(list(offset.shape[2:]) == out, f"offset {offset} must cover the output {out}")
+    if len(ins) > 2 and ins[2] is not None:
+        need(
+            ins[2].shape == (x.shape[0], groups * kh * kw, *out),
+            f"mask {ins[2]} must be [N, offset_group * {kh * kw}, {out[0]}, {out[1]}]",
+        )
+    return [TensorT((x.shape[0], x.shape[1], kh, kw, *out), x.dtype)]
+
+
 register(
+    OpSpec(
+        "deform_im2col",
+        ("input", "offset", "mask?"),
+        (
+            AttrSpec("kernel_shape", "ints"),
+            AttrSpec("strides", "ints", (1, 1)),
+            AttrSpec("pads", "ints", (0, 0, 0, 0)),
+            AttrSpec("dilations", "ints", (1, 1)),
+            AttrSpec("offset_group", "int", 1),
+        ),
+        "The columns of a deformable convolution: [N, C, kh, kw, out_h, out_w] bilinear samples.",
+        "nn",
+        infer_deform_im2col,
+        "DeformConv",
+        doc="Kernel tap (i, j) of output (y, x) samples channel c at (y * s - p + i * d + dy, "
+        "x * s - p + j * d + dx), offsets of c's offset group, zero outside, times the mask.",
+        kind="compute",
+    ),
     OpSpec(
         "roi_align",
         ("input", "rois", "batch_indices"),

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from helpers.reference_oracle import OrtCase, check_against_ort, rand
+from helpers.reference_oracle import OrtCase, check_against_ort, rand, run_ort
 from mlc.dialects.graph.reference import evaluate
 from mlc.frontend.onnx.converters.resize_tables import AxisResize, Kernel, table
 
@@ -188,3 +188,23 @@ def test_topk_sorts_best_first_and_ties_by_index(largest: int) -> None:
     got = evaluate("topk", [TIES], {"k": 3, "axis": 1, "largest": largest})
     want = [[0, 2, 1], [2, 3, 0], [1, 3, 0]] if largest else [[3, 1, 0], [0, 1, 2], [2, 0, 1]]
     assert got.dtype == np.int64 and got.tolist() == want
+
+
+@pytest.mark.parametrize("offset_group", [1, 2])
+def test_deform_im2col_is_deform_conv_with_one_hot_weights(offset_group: int) -> None:
+    """A DeformConv whose output channel (c, i, j) has weight 1 at (c, i, j): its columns."""
+    x = rand(2, 4, 5, 6)
+    attrs = {"kernel_shape": (2, 3), "strides": (1, 2), "pads": (1, 0, 0, 1), "dilations": (2, 1)}
+    offset = rand(2, offset_group * 6 * 2, 4, 3, seed=1, low=-1.5, high=1.5)
+    mask = rand(2, offset_group * 6, 4, 3, seed=2, low=0, high=1)
+    cols = evaluate("deform_im2col", [x, offset, mask], {**attrs, "offset_group": offset_group})
+    one_hot = np.eye(4 * 6, dtype=np.float32).reshape(24, 4, 2, 3)
+    expected = run_ort(
+        "DeformConv",
+        [x, one_hot, offset, mask],
+        {**_onnx(attrs), "offset_group": offset_group},
+        [],
+        ["in0", "in1", "in2", "", "in3"],
+        opset=19,
+    )
+    np.testing.assert_allclose(cols.reshape(expected.shape), expected, rtol=1e-5, atol=1e-5)

@@ -229,3 +229,24 @@ def test_col2im_half_precision(pipeline: str) -> None:
         for kw in range(2):
             expected[:, :, kh : kh + 3, kw : kw + 3] += cols[:, :, kh, kw]
     check(got[0], ref[0], expected.astype(np.float16), rtol=2e-3, atol=2e-3)
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("with_mask", [False, True])
+def test_deform_im2col(with_mask: bool, pipeline: str) -> None:
+    x = rand((1, 4, 5, 6), seed=16)
+    offset = np.random.default_rng(17).uniform(-2, 2, (1, 2 * 4 * 2, 4, 5)).astype(np.float32)
+    inputs = [x, offset]
+    if with_mask:
+        inputs.append(np.random.default_rng(18).uniform(0, 1, (1, 2 * 4, 4, 5)).astype(np.float32))
+    attrs = {"kernel_shape": (2, 2), "offset_group": 2}
+    got, ref = _run(lambda *v: g.deform_im2col(*v, **attrs), inputs, pipeline)
+    one_hot = np.eye(16, dtype=np.float32).reshape(16, 4, 2, 2)
+    names = {"x": x, "w": one_hot, "offset": offset}
+    order = ["x", "w", "offset"]
+    if with_mask:
+        names["mask"] = inputs[2]
+        order += ["", "mask"]
+    model = node_model("DeformConv", names, order=order, opset=19, offset_group=2)
+    expected = ReferenceEvaluator(model).run(None, names)[0].reshape(got[0].shape)
+    check(got[0], ref[0], expected, rtol=1e-5, atol=1e-5)

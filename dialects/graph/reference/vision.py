@@ -170,3 +170,48 @@ def roi_align(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | No
         elif gh * gw:
             result[r] = np.max(np.maximum.reduce(terms), axis=(2, 4))
     return to_dtype(result, x.dtype)
+
+
+def _bilinear_zeros(img: np.ndarray, y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """img [C, H, W] sampled at positions y, x (same shape S) -> [C, *S], zero outside."""
+    height, width = img.shape[1:]
+    y0, x0 = np.floor(y), np.floor(x)
+    total = np.zeros((img.shape[0], *y.shape))
+    for yi, wy in ((y0, 1 - (y - y0)), (y0 + 1, y - y0)):
+        for xi, wx in ((x0, 1 - (x - x0)), (x0 + 1, x - x0)):
+            ok = (yi >= 0) & (yi < height) & (xi >= 0) & (xi < width)
+            yc = np.clip(yi, 0, height - 1).astype(np.int64)
+            xc = np.clip(xi, 0, width - 1).astype(np.int64)
+            total += img[:, yc, xc] * np.where(ok, wy * wx, 0.0)
+    return total
+
+
+@reference("deform_im2col")
+def deform_im2col(
+    ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None
+) -> np.ndarray:
+    x, offset = ins[0], ins[1]
+    kh, kw = (int(v) for v in attrs["kernel_shape"])  # type: ignore[union-attr]
+    sh, sw = (int(v) for v in attrs["strides"])  # type: ignore[union-attr]
+    dh, dw = (int(v) for v in attrs["dilations"])  # type: ignore[union-attr]
+    pt, pl = (int(v) for v in attrs["pads"][:2])  # type: ignore[index]
+    groups = int(attrs["offset_group"])  # type: ignore[call-overload]
+    n, c = x.shape[:2]
+    oh, ow = offset.shape[2:]
+    offset = offset.astype(np.float64).reshape(n, groups, kh, kw, 2, oh, ow)
+    mask = ins[2] if len(ins) > 2 else np.ones((n, groups * kh * kw, oh, ow))
+    mask = mask.astype(np.float64).reshape(n, groups, kh, kw, oh, ow)
+    base_y = (np.arange(oh) * sh - pt)[:, None] + 0.0
+    base_x = (np.arange(ow) * sw - pl)[None, :] + 0.0
+    cols = np.zeros((n, c, kh, kw, oh, ow))
+    per_group = c // groups
+    for b in range(n):
+        for g in range(groups):
+            img = x[b, g * per_group : (g + 1) * per_group].astype(np.float64)
+            for i in range(kh):
+                for j in range(kw):
+                    y = base_y + i * dh + offset[b, g, i, j, 0]
+                    xx = base_x + j * dw + offset[b, g, i, j, 1]
+                    sampled = _bilinear_zeros(img, y, xx) * mask[b, g, i, j]
+                    cols[b, g * per_group : (g + 1) * per_group, i, j] = sampled
+    return to_dtype(cols, x.dtype)

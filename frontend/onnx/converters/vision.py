@@ -220,3 +220,42 @@ def col2im(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
             dilations=dilations,
         )
     ]
+
+
+@converter("DeformConv", since=19)
+@converter("DeformConv", since=22)
+def deform_conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """2-D deformable convolution: the sampled columns (graph.deform_im2col), then one
+    broadcasting matmul per group with the weights, plus the bias. 22 only added bfloat16."""
+    xt, wt, ot = ctx.type(node, 0), ctx.type(node, 1), ctx.type(node, 2)
+    if xt.rank != 4 or wt.rank != 4:
+        raise ctx.unsupported(f"only 2-D deformable convolution is supported, got input {xt}")
+    group, offset_group = ctx.attrs.int("group", 1), ctx.attrs.int("offset_group", 1)
+    oc, cg, kh, kw = wt.shape
+    given = ctx.attrs.ints("kernel_shape", None)
+    if given is not None and given != [kh, kw]:
+        raise ctx.unsupported(f"kernel_shape {given} differs from the weight's [{kh}, {kw}]")
+    if group < 1 or cg * group != xt.shape[1] or oc % group:
+        raise ctx.unsupported(
+            f"the weight {wt} does not fit {xt.shape[1]} input channels in {group} groups"
+        )
+    cols = ctx.emit(
+        "deform_im2col",
+        ctx.operand(node, 0),
+        ctx.operand(node, 2),
+        ctx.operand(node, 4),
+        kernel_shape=[kh, kw],
+        strides=ctx.attrs.ints("strides", None) or [1, 1],
+        pads=ctx.attrs.ints("pads", None) or [0, 0, 0, 0],
+        dilations=ctx.attrs.ints("dilations", None) or [1, 1],
+        offset_group=offset_group,
+    )
+    n, (oh, ow) = xt.shape[0], ot.shape[2:]
+    depth = cg * kh * kw
+    cols = ctx.emit("reshape", cols, shape=[n, group, depth, oh * ow])
+    w = ctx.emit("reshape", ctx.operand(node, 1), shape=[group, oc // group, depth])
+    y = ctx.emit("reshape", ctx.emit("matmul", w, cols), shape=[n, oc, oh, ow])
+    bias = ctx.operand(node, 3)
+    if bias is not None:
+        y = ctx.emit("add", y, ctx.emit("reshape", bias, shape=[1, oc, 1, 1]))
+    return [y]

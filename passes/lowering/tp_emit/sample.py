@@ -328,3 +328,42 @@ def roi_align(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None
     if wide:
         return rounded(own, y_t.dtype)
     return None if isinstance(own, Leaf) else own
+
+
+@anchor("deform_im2col")
+def deform_im2col(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    """One elementwise block over the columns [N, C, kh, kw, out_h, out_w]: the tap position
+    plus its offset, four bilinear taps with zeros outside (GridSample's linear / zeros
+    taps), times the mask."""
+    a = kb.attrs(op)
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    c, height, width = x_t.shape[1:]
+    kh, kw = (int(v) for v in a["kernel_shape"])  # type: ignore[union-attr]
+    strides = [int(v) for v in a["strides"]]  # type: ignore[union-attr]
+    pads = [int(v) for v in a["pads"]]  # type: ignore[union-attr]
+    dil = [int(v) for v in a["dilations"]]  # type: ignore[union-attr]
+    per_group = c // int(a["offset_group"])  # type: ignore[call-overload]
+    fm = FloatMath(ir.F64Type.get() if x_t.dtype == "f64" else ir.F32Type.get())
+    x, offset = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
+    mask = kb.buffer(op.operands[2]) if len(op.operands) > 2 else None
+    blk, axes, idx = block_over(out, kb.name("deform_im2col"), y_t.shape)
+    n, ch, i, j, oy, ox = idx
+    tap = (ir.AffineExpr.get_floor_div(ch, per_group) * kh + i) * kw + j
+    with ir.InsertionPoint(blk.body):
+        per_dim = []
+        for k, (o, t, size) in enumerate(((oy, i, height), (ox, j, width))):
+            delta = fm.cast(read(offset, axes, [n, tap * 2 + k, oy, ox]))
+            base = arith.SIToFPOp(
+                fm.t,
+                arith.IndexCastOp(
+                    ir.IntegerType.get_signless(64),
+                    affine_value(axes, o * strides[k] + t * dil[k] - pads[k]),
+                ).result,
+            ).result
+            per_dim.append(_taps(fm, fm.add(base, delta), size, "linear", "zeros", True))
+        lead = [affine_value(axes, n), affine_value(axes, ch)]
+        value = _sum_taps(fm, x, lead, per_dim, fm.t)
+        if mask is not None:
+            value = fm.mul(value, fm.cast(read(mask, axes, [n, tap, oy, ox])))
+        tp.yield_(_to(value, ir.Type.parse(y_t.dtype)))
+    return None
