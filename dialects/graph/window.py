@@ -92,6 +92,12 @@ def infer_pool_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[T
     return [TensorT(x.shape[:2] + tuple(out), x.dtype)]
 
 
+def infer_pool_indices(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    need(int(attrs["storage_order"]) in (0, 1), "storage_order must be 0 or 1")  # type: ignore[call-overload]
+    out = infer_pool_nd(ins, attrs)[0]
+    return [TensorT(out.shape, "i64")]
+
+
 def infer_float_pool_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     need(is_float(_t(ins, 0).dtype), f"element type {_t(ins, 0).dtype} is not a float type")
     return infer_pool_nd(ins, attrs)
@@ -123,6 +129,18 @@ register(
         "nn",
         infer_pool_nd,
         "MaxPool",
+        kind="compute",
+    ),
+    OpSpec(
+        "max_pool_indices",
+        ("input",),
+        _POOL + (AttrSpec("storage_order", "int", 0, "1: spatial dims column-major"),),
+        "Flat index (i64) into the input of each max-pool window's maximum (MaxPool's Indices).",
+        "nn",
+        infer_pool_indices,
+        "MaxPool",
+        doc="The index counts over (N, C, spatial...) row-major, the spatial part column-major "
+        "with storage_order 1; of equal maxima the first in the window's row-major scan wins.",
         kind="compute",
     ),
     OpSpec(

@@ -7,7 +7,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from onnx import helper
 
+from helpers.onnx_testing import make_model
+from helpers.onnx_testing import run_ort as run_model
 from helpers.reference_oracle import OrtCase, check_against_ort, rand, run_ort
 from mlc.dialects.graph.reference import evaluate
 from mlc.frontend.onnx.converters.resize_tables import AxisResize, Kernel, table
@@ -208,3 +211,34 @@ def test_deform_im2col_is_deform_conv_with_one_hot_weights(offset_group: int) ->
         opset=19,
     )
     np.testing.assert_allclose(cols.reshape(expected.shape), expected, rtol=1e-5, atol=1e-5)
+
+
+def _max_pool_indices_ort(x: np.ndarray, attrs: dict[str, Any]) -> np.ndarray:
+    """onnxruntime's MaxPool Indices output (the oracle helper runs single-output nodes)."""
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], **_onnx(attrs))
+    model = make_model([node], {"x": (x.dtype, x.shape)}, {"y": x.dtype, "i": np.int64}, opset=12)
+    return run_model(model, {"x": x})[1]
+
+
+@pytest.mark.parametrize(
+    "x,attrs",
+    [
+        (rand(2, 3, 7, 6), {"kernel_shape": (3, 2), "strides": (2, 2), "pads": (1, 0, 1, 1)}),
+        (rand(1, 2, 6, 5), {"kernel_shape": (2, 3), "ceil_mode": 1, "storage_order": 1}),
+        (rand(1, 2, 4, 5, 3), {"kernel_shape": (2, 2, 2), "dilations": (1, 2, 1)}),
+        (np.round(rand(1, 1, 5, 5)), {"kernel_shape": (3, 3)}),  # ties: the first in the window
+    ],
+    ids=["2d_pads", "ceil_column_major", "3d_dilated", "ties"],
+)
+def test_max_pool_indices_against_onnxruntime(x: np.ndarray, attrs: dict[str, Any]) -> None:
+    spatial = x.ndim - 2
+    full = {
+        "strides": (1,) * spatial,
+        "pads": (0,) * (2 * spatial),
+        "dilations": (1,) * spatial,
+        "ceil_mode": 0,
+        "storage_order": 0,
+        **attrs,
+    }
+    got = evaluate("max_pool_indices", [x], full)
+    np.testing.assert_array_equal(got, _max_pool_indices_ort(x, full))

@@ -7,8 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from onnx import helper
 
 from helpers.graph_exec import SCHEDULED, check, rand, run_graph
+from helpers.onnx_testing import make_model
+from helpers.onnx_testing import run_ort as run_onnx
 from helpers.reference_oracle import run_ort
 from mlc.dialects.graph import builders as g
 
@@ -101,3 +104,28 @@ def test_max_pool_nd_of_integers() -> None:
     }
     got, ref = run_graph(lambda v: g.max_pool_nd(v, **attrs), [x])
     check(got[0], ref[0], _ort("MaxPool", [x.astype(np.float32)], **attrs).astype(np.int32))
+
+
+@pytest.mark.parametrize("pipeline", PIPELINES)
+@pytest.mark.parametrize("storage_order", [0, 1])
+def test_max_pool_indices_with_ties_and_padding(storage_order: int, pipeline: str) -> None:
+    x = np.random.default_rng(9).integers(-3, 3, (2, 2, 5, 6)).astype(np.float32)  # ties
+    attrs = {
+        "kernel_shape": (3, 2),
+        "strides": (2, 2),
+        "pads": (1, 1, 1, 0),
+        "dilations": (1, 1),
+        "ceil_mode": 1,
+        "storage_order": storage_order,
+    }
+    got, ref = _run(lambda v: g.max_pool_indices(v, **attrs), [x], pipeline)
+    node = helper.make_node(
+        "MaxPool",
+        ["x"],
+        ["y", "i"],
+        **{k: list(v) if isinstance(v, tuple) else v for k, v in attrs.items()},
+    )
+    model = make_model(
+        [node], {"x": (x.dtype, x.shape)}, {"y": np.float32, "i": np.int64}, opset=12
+    )
+    check(got[0], ref[0], run_onnx(model, {"x": x})[1])

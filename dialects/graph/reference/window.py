@@ -116,3 +116,29 @@ def lp_pool_nd(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | N
     powered = np.abs(x.astype(acc_dtype(x.dtype))) ** p
     total, _ = _window_sum(powered, attrs)
     return to_dtype(total ** (1.0 / p), x.dtype)
+
+
+@reference("max_pool_indices")
+def max_pool_indices(
+    ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None
+) -> np.ndarray:
+    x = ins[0]
+    kernel = _ints(attrs, "kernel_shape")
+    spatial = len(kernel)
+    sizes, widths = _geometry(x.shape, kernel, attrs, bool(attrs["ceil_mode"]))
+    low = -np.inf if is_float(x) else np.iinfo(x.dtype).min
+    xp = np.pad(x, [(0, 0), (0, 0), *widths], constant_values=low)
+    # the flat index of every padded position (padding never wins the max)
+    dims = x.shape[2:]
+    if int(attrs["storage_order"]):  # type: ignore[call-overload]
+        strides = [int(np.prod(dims[:d])) for d in range(spatial)]
+    else:
+        strides = [int(np.prod(dims[d + 1 :])) for d in range(spatial)]
+    grids = np.meshgrid(*(np.arange(-w[0], n + w[1]) for w, n in zip(widths, dims)), indexing="ij")
+    within = sum(g * s for g, s in zip(grids, strides))
+    planes = np.arange(x.shape[0] * x.shape[1]).reshape(x.shape[:2]) * int(np.prod(dims))
+    flat = planes.reshape(x.shape[:2] + (1,) * spatial) + within
+    values = np.stack(_views(xp, kernel, attrs, sizes))
+    picks = np.argmax(values, axis=0)  # the first maximum in the window's row-major order
+    positions = np.stack(_views(np.broadcast_to(flat, xp.shape), kernel, attrs, sizes))
+    return np.take_along_axis(positions, picks[None], axis=0)[0].astype(np.int64)

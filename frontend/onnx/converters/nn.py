@@ -136,8 +136,24 @@ def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int)
 @converter("MaxPool", since=12)
 @converter("MaxPool", since=22)
 def max_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
-    """Max pooling; the optional Indices output is not produced."""
-    return [_pool(ctx, node, "max_pool2d"), None]
+    """Max pooling; the optional Indices output (flat input positions of the maxima, spatial
+    dims column-major with storage_order 1) is `max_pool_indices`, of any rank."""
+    values = _pool(ctx, node, "max_pool2d")
+    if len(node.output) < 2 or not node.output[1]:
+        return [values, None]
+    xt = ctx.type(node, 0)
+    kernel = ctx.attrs.ints("kernel_shape")
+    assert kernel is not None
+    window = _window(ctx, kernel, list(xt.shape[2:]))
+    indices = ctx.emit(
+        "max_pool_indices",
+        ctx.operand(node, 0),
+        kernel_shape=kernel,
+        ceil_mode=ctx.attrs.int("ceil_mode", 0),
+        storage_order=ctx.attrs.int("storage_order", 0),
+        **window,
+    )
+    return [values, indices]
 
 
 @converter("AveragePool", since=7)

@@ -5,6 +5,7 @@ func.func @windows(%x: tensor<1x2x4x4x4xf32>, %w: tensor<3x2x2x2x2xf32>) {
   %0 = "graph.conv_nd"(%x, %w) {dilations = array<i64: 1, 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
   %1 = "graph.max_pool_nd"(%x) {ceil_mode = 1 : i64, dilations = array<i64: 1, 1, 1>, kernel_shape = array<i64: 3, 3, 3>, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 2, 2, 2>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32>
   %2 = "graph.avg_pool_nd"(%x) {ceil_mode = 0 : i64, count_include_pad = 1 : i64, dilations = array<i64: 1, 1, 1>, kernel_shape = array<i64: 2, 2, 2>, pads = array<i64: 1, 1, 1, 1, 1, 1>, strides = array<i64: 2, 2, 2>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x3x3x3xf32>
+  %4 = "graph.max_pool_indices"(%x) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1, 1>, kernel_shape = array<i64: 2, 2, 2>, pads = array<i64: 0, 0, 0, 0, 0, 0>, storage_order = 1 : i64, strides = array<i64: 2, 2, 2>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xi64>
   %3 = "graph.lp_pool_nd"(%x) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1, 1>, kernel_shape = array<i64: 2, 2, 2>, p = 3.000000e+00 : f32, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 2, 2, 2>} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32>
   return
 }
@@ -30,6 +31,7 @@ func.func @unpool(%x: tensor<1x2x2x2xf32>, %i: tensor<1x2x2x2xi64>, %c: tensor<1
 // CHECK-NEXT: "graph.conv_nd"(%{{.*}}, %{{.*}}) {dilations = array<i64: 1, 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0, 0, 0>, strides = array<i64: 1, 1, 1>} : (tensor<1x2x4x4x4xf32>, tensor<3x2x2x2x2xf32>) -> tensor<1x3x3x3x3xf32>
 // CHECK-NEXT: "graph.max_pool_nd"(%{{.*}}) {ceil_mode = 1 : i64, {{.*}}} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32>
 // CHECK-NEXT: "graph.avg_pool_nd"(%{{.*}}) {ceil_mode = 0 : i64, count_include_pad = 1 : i64, {{.*}}} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x3x3x3xf32>
+// CHECK-NEXT: "graph.max_pool_indices"(%{{.*}}) {{{.*}}storage_order = 1 : i64{{.*}}} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xi64>
 // CHECK-NEXT: "graph.lp_pool_nd"(%{{.*}}) {{{.*}}p = 3.000000e+00 : f32{{.*}}} : (tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32>
 // CHECK-LABEL: func.func @sampling(
 // CHECK-NEXT: "graph.resample"(%{{.*}}, %{{.*}}, %{{.*}}) {axis = 3 : i64} : (tensor<1x2x4x5xf32>, tensor<2x8xi64>, tensor<2x8xf32>) -> tensor<1x2x4x8xf32>

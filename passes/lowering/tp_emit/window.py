@@ -7,10 +7,13 @@ spatial dims (channel-first, no blocked layouts: those are the 2-D ops' business
 * pools: one reduction block over the kernel axes with `tp.read_padded` (windows may run into
   the padding and, with ceil_mode, past it). Average divides by the number of counted taps,
   computed per output position; Lp sums |x|^p and takes the p-th root in the epilogue.
+* max_pool_indices (MaxPool's Indices output, any rank): a second pass over each window
+  picks the first tap equal to its maximum.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from mlir import ir
@@ -203,3 +206,74 @@ def lp_pool_nd(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
         return m.PowFOp(xs[0], const(xs[0], 1.0 / p)).result
 
     return Elementwise(y_t.shape, y_t.dtype, [Leaf(y_t.shape, y_t.dtype, out)], root, [lambda i: i])
+
+
+@anchor("max_pool_indices")
+def max_pool_indices(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    """The window maxima into a temporary; then, over the window again, the smallest key
+    tap * size + flat index among the taps equal to the maximum (the first in scan order);
+    the flat index is the key modulo the input size, applied in place."""
+    a = kb.attrs(op)
+    x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
+    spatial = x_t.rank - 2
+    maxima = kb.temp(TensorT(y_t.shape, x_t.dtype))
+    _pool_block(kb, op, maxima, "max")
+    kernel = _ints(a, "kernel_shape")
+    strides, pads, dil = _ints(a, "strides"), _ints(a, "pads"), _ints(a, "dilations")
+    dims = x_t.shape[2:]
+    if int(a["storage_order"]):  # type: ignore[call-overload]
+        steps = [math.prod(dims[:d]) for d in range(spatial)]
+    else:
+        steps = [math.prod(dims[d + 1 :]) for d in range(spatial)]
+    total = x_t.size
+    o_axes = [f"o{d}" for d in range(spatial)]
+    k_axes = [f"k{d}" for d in range(spatial)]
+    axes = ["n", "c", *o_axes, *k_axes]
+    d = _dims(axes)
+    pos = [
+        d[o] * strides[i] + d[k] * dil[i] - pads[i] for i, (o, k) in enumerate(zip(o_axes, k_axes))
+    ]
+    plane = (d["n"] * x_t.shape[1] + d["c"]) * math.prod(dims)
+    flat = plane + sum((p * s for p, s in zip(pos, steps)), ir.AffineConstantExpr.get(0))
+    tap = ir.AffineConstantExpr.get(0)
+    for k, size in zip(k_axes, kernel):
+        tap = tap * size + d[k]
+    i64 = ir.IntegerType.get_signless(64)
+    blk = tp.block(
+        out,
+        name=kb.name("max_pool_indices"),
+        axes=axes,
+        kinds="S" * (2 + spatial) + "R" * spatial,
+        extents=list(y_t.shape) + kernel,
+        out_map="(" + ", ".join(["n", "c", *o_axes]) + ")",
+        combiner="min",
+        init=2**63 - 1,
+    )
+    x = kb.buffer(op.operands[0])
+    _, low = extreme_combiner("max", x_t.dtype)
+    with ir.InsertionPoint(blk.body):
+        v = read(x, axes, [d["n"], d["c"], *pos], pad=low)
+        best = read(maxima, axes, [d["n"], d["c"], *(d[o] for o in o_axes)])
+        if isinstance(v.type, ir.IntegerType):
+            hit = arith.CmpIOp(arith.CmpIPredicate.eq, v, best).result
+        else:
+            hit = arith.CmpFOp(arith.CmpFPredicate.OEQ, v, best).result
+        for p, size in zip(pos, dims):  # padding never counts, even when it equals the max
+            at = affine_value(axes, p)
+            zero = arith.ConstantOp(ir.IndexType.get(), 0).result
+            inside = arith.AndIOp(
+                arith.CmpIOp(arith.CmpIPredicate.sge, at, zero).result,
+                arith.CmpIOp(
+                    arith.CmpIPredicate.slt, at, arith.ConstantOp(ir.IndexType.get(), size)
+                ).result,
+            ).result
+            hit = arith.AndIOp(hit, inside).result
+        key = arith.IndexCastOp(i64, affine_value(axes, tap * total + flat)).result
+        never = arith.ConstantOp(i64, 2**63 - 1).result
+        tp.yield_(arith.SelectOp(hit, key, never).result)
+    own = Leaf(y_t.shape, "i64", out)
+
+    def flat_index(xs: list[ir.Value]) -> ir.Value:
+        return arith.RemSIOp(xs[0], arith.ConstantOp(i64, total).result).result
+
+    return Elementwise(y_t.shape, "i64", [own], flat_index, [lambda idx: idx])

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from onnx import helper
 
+import mlc
 from helpers.onnx_testing import (
     attrs,
     check_numerics,
@@ -15,6 +16,7 @@ from helpers.onnx_testing import (
     op_names,
     rand,
     result_type,
+    run_compiled,
     run_mlc,
     run_ort,
     the_op,
@@ -94,37 +96,41 @@ def test_global_pools(op_type: str, graph_op: str, opset: int) -> None:
     assert result_type(the_op(module, graph_op)).shape == (1, 3, 1, 1)
 
 
-def test_unused_indices_output_is_fine_but_a_used_one_is_reported() -> None:
+def test_unused_indices_output_costs_nothing() -> None:
     pool = helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2])
     unused = make_model([pool], {"x": (np.float32, [1, 3, 9, 9])}, ["y"], opset=12)
-    assert op_names(from_onnx(unused)[0]) == ["graph.max_pool2d"]
+    module, _ = from_onnx(unused)
+    with module.context:
+        mlc.PassManager.parse("builtin.module(mlc-dce)").run(module)
+    assert op_names(module) == ["graph.max_pool2d"]
+
+
+def test_an_unproduced_output_is_reported_when_used() -> None:
+    """Dropout-10's mask is not produced (its test-mode value is unspecified)."""
+    drop = helper.make_node("Dropout", ["x"], ["y", "mask"], name="drop")
     used = make_model(
-        [pool, helper.make_node("Cast", ["idx"], ["z"], to=1)],
-        {"x": (np.float32, [1, 3, 9, 9])},
+        [drop, helper.make_node("Cast", ["mask"], ["z"], to=1)],
+        {"x": (np.float32, [1, 3])},
         ["y", "z"],
-        opset=12,
+        opset=10,
     )
     with pytest.raises(
-        UnsupportedOpError, match=r"uses output #1 \('idx'\) of MaxPool node 'pool'"
+        UnsupportedOpError, match=r"uses output #1 \('mask'\) of Dropout node 'drop'"
     ):
         from_onnx(used)
+    as_output = make_model(
+        [drop], {"x": (np.float32, [1, 3])}, {"y": np.float32, "mask": np.bool_}, opset=10
+    )
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"graph output 'mask' is output #1 \('mask'\) of Dropout node 'drop'",
+    ):
+        from_onnx(as_output)
 
 
 def test_pool_before_first_version_is_rejected() -> None:
     with pytest.raises(UnsupportedOpsetError, match="AveragePool"):
         from_onnx(node_model("AveragePool", {"x": X}, opset=6, kernel_shape=[2, 2]))
-
-
-def test_indices_as_a_graph_output_is_reported() -> None:
-    pool = helper.make_node("MaxPool", ["x"], ["y", "idx"], name="pool", kernel_shape=[2, 2])
-    model = make_model(
-        [pool], {"x": (np.float32, [1, 3, 9, 9])}, {"y": np.float32, "idx": np.int64}, opset=12
-    )
-    with pytest.raises(
-        UnsupportedOpError,
-        match=r"graph output 'idx' is output #1 \('idx'\) of MaxPool node 'pool'",
-    ):
-        from_onnx(model)
 
 
 X3 = rand(1, 2, 5, 6, 7)
@@ -183,3 +189,24 @@ def test_lp_pool_1d_and_3d() -> None:
     for x, kernel in ((rand(2, 3, 9), [4]), (rand(1, 2, 4, 5, 6), [2, 2, 3])):
         model = node_model("LpPool", {"x": x}, opset=18, kernel_shape=kernel)
         check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "x,attrs",
+    [
+        (rand(1, 2, 9), {"kernel_shape": [3], "strides": [2], "pads": [1, 1]}),
+        (rand(2, 3, 7, 8), {"kernel_shape": [3, 3], "strides": [2, 2], "storage_order": 1}),
+        (rand(1, 2, 5, 6, 4), {"kernel_shape": [2, 3, 2], "ceil_mode": 1, "strides": [2, 2, 1]}),
+    ],
+    ids=["1d", "2d_column_major", "3d_ceil"],
+)
+def test_max_pool_indices_output(x: np.ndarray, attrs: dict[str, object]) -> None:
+    node = helper.make_node("MaxPool", ["x"], ["y", "i"], name="maxpool_node", **attrs)
+    model = make_model(
+        [node], {"x": (x.dtype, x.shape)}, {"y": np.float32, "i": np.int64}, opset=12
+    )
+    module = check_numerics(model, {"x": x}, rtol=0, atol=0)
+    assert "graph.max_pool_indices" in op_names(module)
+    expected = run_ort(model, {"x": x})
+    for got, want in zip(run_compiled(model, {"x": x}), expected):
+        np.testing.assert_array_equal(got, want)
