@@ -13,7 +13,7 @@
 // RUN: not mlc import %t.unsupported.onnx -o - 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPS
 // UNKNOWN-OPS: mlc import: error: the model uses 2 unsupported operator(s) in 3 node(s):
 // UNKNOWN-OPS-NEXT: NonZero (opset 13): supported only when its inputs are constant (computable at import); nodes: nonzero
-// UNKNOWN-OPS-NEXT: TopK (opset 13): no converter; nodes: top, top_again
+// UNKNOWN-OPS-NEXT: Unique (opset 13): no converter; nodes: unique, unique_again
 
 // RUN: not mlc import %t.old.onnx -o - 2>&1 | FileCheck %s --check-prefix=OPSET
 // OPSET: mlc import: error: the model uses 2 unsupported operator(s) in 2 node(s):

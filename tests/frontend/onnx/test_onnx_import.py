@@ -120,8 +120,8 @@ def test_old_softmax_on_constants_is_converted_not_folded() -> None:
 def test_unsupported_content_is_reported_at_once_before_converting() -> None:
     nodes = [
         helper.make_node("Relu", ["x"], ["a"]),
-        helper.make_node("TopK", ["a", "k"], ["v", "i"], name="topk1"),
-        helper.make_node("TopK", ["v", "k"], ["v2", "i2"], name="topk2"),
+        helper.make_node("Unique", ["a"], ["v"], name="unique1"),
+        helper.make_node("Unique", ["v"], ["v2"], name="unique2"),
         helper.make_node("FusedThing", ["v2"], ["f"], name="custom", domain="com.example"),
         helper.make_node("ConstantOfShape", ["x_shape_input"], ["c"], name="cos"),
         helper.make_node("Softmax", ["f"], ["y"], name="old_softmax"),
@@ -130,7 +130,7 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
         nodes,
         {"x": (np.float32, [4, 8]), "x_shape_input": (np.int64, [2])},
         ["y", "c"],
-        {"k": np.array([2], np.int64)},
+        None,
         opset=13,
         extra_opsets={"com.example": 1},
     )
@@ -139,7 +139,7 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
     message = str(info.value)
     assert message.startswith("the model uses 3 unsupported operator(s) in 4 node(s):")
     assert "  ConstantOfShape (opset 13): supported only when its inputs are constant" in message
-    assert "  TopK (opset 13): no converter; nodes: topk1, topk2" in message
+    assert "  Unique (opset 13): no converter; nodes: unique1, unique2" in message
     assert "  com.example.FusedThing (opset 1): no converter; nodes: custom" in message
 
 
