@@ -96,6 +96,24 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
 
 // -----
 
+// A 19-pixel row: no tile of 4 to 6 columns divides it, so the register tile takes 6 columns
+// anyway (an inexact tile: tp-to-loops peels the partial last one) rather than 2 accumulators.
+// CHECK-LABEL: func.func @conv_prime_row
+// CHECK: schedule = {order = ["ocb.0", "n", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0", "n", "oh"], tile = {ocb = array<i64: 2>, ow = array<i64: 6>}, unroll = {ocb.1 = 2 : i64, ow.1 = 6 : i64}, vectorize = "oc"}
+func.func @conv_prime_row(%X: memref<1x4x21x21x8xf32>, %W: memref<4x4x3x3x8x8xf32>, %O: memref<1x4x19x19x8xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x4x21x21x8xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (ocb, icb, kh, kw, ic, oc)>} : (memref<4x4x3x3x8x8xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv", axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], kinds = "SSSSSRRRR",
+      extents = array<i64: 1, 4, 19, 19, 8, 4, 3, 3, 8>, out_map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, ocb, oh, ow, oc)>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x4x19x19x8xf32>) -> ()
+  return
+}
+
+// -----
+
 // 256 input channels: the weights of one column block (2 channel blocks x 32 x 3 x 3 x 8 x 8,
 // 147 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
 // each 8-block slice (37 KiB) stays in cache while every pixel tile uses it.

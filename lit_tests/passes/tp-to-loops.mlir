@@ -91,6 +91,30 @@ func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x1
 
 // -----
 
+// An inexact register row (7 = 3 + 3 + 1) is peeled instead of guarded: two full tiles of 3
+// accumulators, then the last row alone with 1; no scf.if anywhere.
+// CHECK-LABEL: func.func @peeled_register_row
+// CHECK-NOT: scf.if
+// CHECK: scf.for %[[T:.*]] = %c0 to %c2 step %c1 {
+// CHECK-NEXT: %[[TILE:.*]]:3 = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %cst, %{{.*}} = %cst, %{{.*}} = %cst) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>) {
+// CHECK: vector.store %[[TILE]]#2
+// CHECK: %[[LAST:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %cst) -> (vector<8xf32>) {
+// CHECK: vector.store %[[LAST]], %arg2[%c6, %c0]
+// CHECK-NOT: scf.if
+func.func @peeled_register_row(%A: memref<7x8xf32>, %B: memref<8x8xf32>, %C: memref<7x8xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<7x8xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<8x8xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "mm", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 7, 8, 8>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
+      schedule = {tile = {i = array<i64: 3>}, order = ["i.0", "k", "i.1", "j"], unroll = {"i.1" = 3}, vectorize = "j"}} : (memref<7x8xf32>) -> ()
+  return
+}
+
+// -----
+
 // A tile that does not divide its axis (10 = 4 + 4 + 2) is guarded; a fully unrolled loop
 // (j, trip 2) is replicated.
 // CHECK-LABEL: func.func @inexact_and_unrolled

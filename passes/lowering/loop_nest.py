@@ -48,6 +48,30 @@ class BlockLowering:
         self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
         self.vec: Loop | None = vec[0] if vec else None
+        self.trips: dict[str, int] = {}  # loop name -> trip count, while a remainder is emitted
+        self.peel = self._peelable()
+        if self.peel is not None:
+            self.inexact.remove(self.peel[0].axis)
+
+    def _peelable(self) -> tuple[Loop, Loop] | None:
+        """(outer, inner) when the one inexact axis is tiled once with its inner loop fully
+        unrolled (a register row) and its outer loop sequential: the last outer iteration is
+        then emitted apart with the remainder as the inner trip count (no bound checks)."""
+        if len(self.inexact) != 1:
+            return None
+        parts = [lp for lp in self.loops if lp.axis == self.inexact[0]]
+        if len(parts) != 2:
+            return None
+        outer, inner = sorted(parts, key=lambda lp: lp.level)
+        sequential = not self.schedule.parallel or self.threads == 1
+        if not sequential and outer.name in self.schedule.parallel:
+            return None
+        if self.schedule.unroll.get(outer.name, 1) != 1 or (self.vec and inner == self.vec):
+            return None
+        return (outer, inner) if self.schedule.unroll.get(inner.name, 1) >= inner.trip else None
+
+    def _trip(self, lp: Loop) -> int:
+        return self.trips.get(lp.name, lp.trip)
 
     # -- entry -----------------------------------------------------------------------------
     def emit(self) -> None:
@@ -124,15 +148,29 @@ class BlockLowering:
         return self._loop(lp, point, carried, lambda p, c: self._nest(rest, p, c, inner))
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
+        if self.peel is not None and lp == self.peel[0]:
+            return self._peeled(lp, self.peel[1], point, carried, inner)
         factor = self.schedule.unroll.get(lp.name, 1)
-        if factor >= lp.trip:
-            for i in range(lp.trip):
+        if factor >= self._trip(lp):
+            for i in range(self._trip(lp)):
                 carried = inner(self._advance(point, lp, i), carried)
             return carried
         main = lp.trip - lp.trip % factor
         carried = self._for(0, main, factor, lp, point, carried, inner, factor)
         if main < lp.trip:
             carried = self._for(main, lp.trip, 1, lp, point, carried, inner, 1)
+        return carried
+
+    def _peeled(
+        self, outer: Loop, part: Loop, point: Point, carried: Carried, inner: Inner
+    ) -> Carried:
+        """All full tiles, then the partial last one with `part` shortened to what is left."""
+        full = outer.trip - 1
+        if full:
+            carried = self._for(0, full, 1, outer, point, carried, inner, 1)
+        self.trips[part.name] = self.extent_of[outer.axis] - full * outer.stride
+        carried = inner(self._advance(point, outer, full), carried)
+        del self.trips[part.name]
         return carried
 
     def _for(
@@ -230,7 +268,7 @@ class BlockLowering:
     ) -> None:
         combos = [
             self._combo_point(point, unrolled, c)
-            for c in itertools.product(*(range(lp.trip) for lp in unrolled))
+            for c in itertools.product(*(range(self._trip(lp)) for lp in unrolled))
         ]
         if from_memory:
             accs = [self._load_out(p) for p in combos]
