@@ -250,3 +250,21 @@ def test_deform_im2col(with_mask: bool, pipeline: str) -> None:
     model = node_model("DeformConv", names, order=order, opset=19, offset_group=2)
     expected = ReferenceEvaluator(model).run(None, names)[0].reshape(got[0].shape)
     check(got[0], ref[0], expected, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        np.array([[0.0, -0.0, -1.5, 2.0, -0.0, 0.0, -7.0, 2.0]], np.float32),  # -0.0 ties +0.0
+        np.array([[3, -128, 127, -1, 0, -128, 5]], np.int8),
+        np.array([[4294967295, 0, 7, 4294967295, 1]], np.uint32),
+        np.array([[0.5, -0.25, 0.5, -3.0, 1e-3]], np.float16),
+        np.array([[-2.5, 1e300, -1e300, 1e300, 0.0]], np.float64),  # wider than a key
+    ],
+    ids=["f32_signed_zeros", "i8", "u32", "f16", "f64"],
+)
+@pytest.mark.parametrize("largest", [1, 0])
+def test_topk_keys_order_like_values(x: np.ndarray, largest: int) -> None:
+    k = x.shape[1] - 1
+    got, ref = run_graph(lambda v: g.topk(v, k=k, axis=1, largest=largest), [x], pipeline=SCHEDULED)
+    check(got[0], ref[0], _numpy_topk(x, k, 1, bool(largest)))

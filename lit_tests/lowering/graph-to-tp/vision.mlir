@@ -24,28 +24,35 @@ func.func @main(%x: tensor<1x2x4x3xf32>, %i: tensor<2x6xi64>, %w: tensor<2x6xf32
 
 // -----
 
-// topk of 5 values, k = 2: padded to 8 and sorted in blocks of 2 (one stage, from the identity
-// permutation), then halved twice (8 -> 4 -> 2), each halving merged by one stage; the last
-// stage writes the 2 best indices into the output. Halving reads blocks 2b and 2b+1.
+// topk of 5 f32 values, k = 2: padded to 8 and sorted in blocks of 2 (one stage), then halved
+// twice (8 -> 4 -> 2), each halving merged by one stage; the last stage writes the 2 best
+// indices into the output. Entries are i64 keys: the value's order-preserving bits << 32 |
+// (2^32 - 1 - index), 0 for padding; stages compare them unsigned. Halving reads blocks 2b
+// and 2b+1.
 // CHECK: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK: #[[$PARTNER:.*]] = affine_map<(d0, d1) -> (d0, (d1 floordiv 2) * 2 + (d1 mod 2 + 1) mod 2)>
 // CHECK: #[[$FIRST:.*]] = affine_map<(d0, d1) -> (d0, d1 + (d1 floordiv 2) * 2)>
 // CHECK: #[[$SECOND:.*]] = affine_map<(d0, d1) -> (d0, d1 + (d1 floordiv 2) * 2 + 2)>
-// CHECK: #[[$PARTNER:.*]] = affine_map<(d0, d1) -> (d0, (d1 floordiv 2) * 2 + (d1 mod 2 + 1) mod 2)>
 // CHECK-LABEL: func.func private @fused_topk_0(
 // CHECK-SAME: %[[X:.*]]: memref<2x5xf32>, %[[Y:.*]]: memref<2x2xi64>, %[[S:.*]]: memref<?xi8>)
 // CHECK: %[[A:.*]] = memref.view %[[S]]{{.*}} to memref<2x8xi64>
 // CHECK: %[[B:.*]] = memref.view %[[S]]{{.*}} to memref<2x8xi64>
 // CHECK-NEXT: "tp.block"(%[[A]]) ({
 // CHECK-NEXT: %[[J:.*]] = "tp.index"() {axis = "i1"}
-// CHECK-NEXT: arith.index_cast %[[J]] : index to i64
-// CHECK: arith.cmpf ogt
-// CHECK: arith.cmpf oeq
+// CHECK-NEXT: %[[V:.*]] = "tp.read_padded"(%[[X]]) {map = #[[$ID]], value = 0.000000e+00 : f32}
+// CHECK: %[[BITS:.*]] = arith.bitcast %{{.*}} : f32 to i32
+// CHECK: %[[HI:.*]] = arith.shli
+// CHECK: %[[KEY:.*]] = arith.ori %[[HI]]
+// CHECK: "tp.read_padded"(%[[X]]) {map = #[[$PARTNER]]
+// CHECK: arith.cmpi ugt
 // CHECK: }) {axes = ["i0", "i1"], combiner = "none", extents = array<i64: 2, 8>, init, kinds = "SS", name = "topk_sort_0", out_map = #[[$ID]]
 // CHECK-NEXT: "tp.block"(%[[B]]) ({
 // CHECK-NEXT: %[[L:.*]] = "tp.read"(%[[A]]) {map = #[[$FIRST]]}
 // CHECK-NEXT: %[[R:.*]] = "tp.read"(%[[A]]) {map = #[[$SECOND]]}
-// CHECK: "tp.load"(%[[X]]
-// CHECK: }) {{.*}} extents = array<i64: 2, 4>, {{.*}} name = "topk_halve_1"
+// CHECK-NEXT: %[[WIN:.*]] = arith.cmpi ugt, %[[L]], %[[R]] : i64
+// CHECK-NEXT: %[[BEST:.*]] = arith.select %[[WIN]], %[[L]], %[[R]] : i64
+// CHECK-NEXT: gpu.yield %[[BEST]] : i64
+// CHECK-NEXT: }) {{.*}} extents = array<i64: 2, 4>, {{.*}} name = "topk_halve_1"
 // CHECK-NEXT: "tp.block"(%[[A]]) ({
 // CHECK-NEXT: "tp.read"(%[[B]]) {map = #[[$ID]]}
 // CHECK-NEXT: "tp.read"(%[[B]]) {map = #[[$PARTNER]]}
@@ -53,11 +60,36 @@ func.func @main(%x: tensor<1x2x4x3xf32>, %i: tensor<2x6xi64>, %w: tensor<2x6xf32
 // CHECK-NEXT: "tp.block"(%[[B]]) ({
 // CHECK: }) {{.*}} extents = array<i64: 2, 2>, {{.*}} name = "topk_halve_3"
 // CHECK-NEXT: "tp.block"(%[[Y]]) ({
-// CHECK: }) {{.*}} extents = array<i64: 2, 2>, {{.*}} name = "topk_sort_4"
+// CHECK: %[[E:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : i64
+// CHECK-NEXT: %[[MASK:.*]] = arith.constant 4294967295 : i64
+// CHECK-NEXT: %[[LOW:.*]] = arith.andi %[[E]], %[[MASK]] : i64
+// CHECK-NEXT: %[[TOP:.*]] = arith.constant 4294967295 : i64
+// CHECK-NEXT: %[[INDEX:.*]] = arith.subi %[[TOP]], %[[LOW]] : i64
+// CHECK-NEXT: gpu.yield %[[INDEX]] : i64
+// CHECK-NEXT: }) {{.*}} extents = array<i64: 2, 2>, {{.*}} name = "topk_sort_4"
 // CHECK-NEXT: return
 func.func @main(%x: tensor<2x5xf32>) -> tensor<2x2xi64> {
   %y = "graph.topk"(%x) {k = 2 : i64, axis = 1 : i64, largest = 1 : i64} : (tensor<2x5xf32>) -> tensor<2x2xi64>
   return %y : tensor<2x2xi64>
+}
+
+// -----
+
+// topk of i64 values (too wide for a key): entries are indices, starting from the identity;
+// each comparison loads the two values (clamped indices), then prefers the lower index.
+// CHECK-LABEL: func.func private @fused_topk_0(
+// CHECK-SAME: %[[X:.*]]: memref<3xi64>, %[[Y:.*]]: memref<2xi64>
+// CHECK: "tp.block"
+// CHECK-NEXT: %[[J:.*]] = "tp.index"() {axis = "i0"}
+// CHECK-NEXT: %[[I:.*]] = arith.index_cast %[[J]] : index to i64
+// CHECK: %[[VA:.*]] = "tp.load"(%[[X]]
+// CHECK: %[[VB:.*]] = "tp.load"(%[[X]]
+// CHECK-NEXT: arith.cmpi slt, %[[VA]], %[[VB]] : i64
+// CHECK-NEXT: arith.cmpi eq, %[[VA]], %[[VB]] : i64
+// CHECK: name = "topk_sort_0"
+func.func @main(%x: tensor<3xi64>) -> tensor<2xi64> {
+  %y = "graph.topk"(%x) {k = 2 : i64, axis = 0 : i64, largest = 0 : i64} : (tensor<3xi64>) -> tensor<2xi64>
+  return %y : tensor<2xi64>
 }
 
 // -----

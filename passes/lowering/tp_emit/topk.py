@@ -1,11 +1,14 @@
 """Anchors for `topk` (a bitonic selection network over index permutations) and
 `take_along_axis`.
 
-topk sorts *indices*: every stage is one data-parallel block that reads the previous stage's
-permutation at the element and at its partner (affine maps: the partner of j at distance s is
-j XOR s) and keeps the better or the worse of the two, comparing the input values they point
-to (`tp.load`) and, for equal values, the indices (the lower one is better: ONNX's tie-break).
-The axis is padded to a power of two n2 with positions >= n that lose to every element.
+topk sorts *entries*: every stage is one data-parallel block that reads the previous stage's
+entries at the element and at its partner (affine maps: the partner of j at distance s is
+j XOR s) and keeps the better or the worse of the two. For values of 32 bits or less an entry
+is one i64 key, (the value mapped to an order-preserving u32) << 32 | (2^32 - 1 - index), so
+comparing keys as unsigned integers compares values, then prefers the lower index (ONNX's
+tie-break), and the last stage decodes the index; wider values sort indices and compare the
+values they point to (`tp.load`), then the indices. The axis is padded to a power of two n2
+with entries that lose to every element (key 0, or an index >= n).
 
 With K2 = the power of two >= k, the network first sorts blocks of K2 in alternating
 directions (log2(K2) (log2(K2) + 1) / 2 stages over n2 elements), then halves until K2
@@ -72,7 +75,8 @@ def _i64(v: int) -> ir.Value:
 
 
 class _Network:
-    """Emits the stages of one topk op."""
+    """Emits the stages of one topk op. Entries are packed keys for values of 32 bits or less
+    (`packed`), else indices compared through loads of the values they point to."""
 
     def __init__(self, kb: KernelBuilder, op: ir.Operation) -> None:
         a = kb.attrs(op)
@@ -85,10 +89,59 @@ class _Network:
         dtype = self.x_t.dtype
         self.unsigned = dtype.startswith("ui")
         self.is_float = dtype in ("f16", "bf16", "f32", "f64")
+        self.packed = ir.Type.parse(dtype).width <= 32  # type: ignore[attr-defined]
+
+    # -- packed keys: (order-preserving 32-bit value) << 32 | (2^32 - 1 - index) ----------------
+    def _ordered(self, v: ir.Value) -> ir.Value:
+        """The value as an i64 in [0, 2^32) that orders like the value (larger is better)."""
+        i32, i64 = I64(32), I64(64)
+        if self.is_float:
+            f32 = ir.F32Type.get()
+            if v.type != f32:
+                v = arith.ExtFOp(f32, v).result
+            zero = arith.ConstantOp(f32, ir.FloatAttr.get(f32, 0.0)).result
+            is_zero = arith.CmpFOp(arith.CmpFPredicate.OEQ, v, zero).result
+            v = arith.SelectOp(is_zero, zero, v).result  # -0.0 ties with +0.0
+            bits = arith.BitcastOp(i32, v).result
+            negative = arith.CmpIOp(arith.CmpIPredicate.slt, bits, arith.ConstantOp(i32, 0))
+            flipped = arith.XOrIOp(bits, arith.ConstantOp(i32, -1)).result
+            sign = arith.XOrIOp(bits, arith.ConstantOp(i32, -(2**31))).result
+            ordered = arith.SelectOp(negative.result, flipped, sign).result
+        elif self.unsigned:
+            ordered = v if v.type.width == 32 else arith.ExtUIOp(i32, v).result  # type: ignore[attr-defined]
+        else:
+            wide = v if v.type.width == 32 else arith.ExtSIOp(i32, v).result  # type: ignore[attr-defined]
+            ordered = arith.XOrIOp(wide, arith.ConstantOp(i32, -(2**31))).result
+        key = arith.ExtUIOp(i64, ordered).result
+        if not self.largest:
+            key = arith.XOrIOp(key, _i64(2**32 - 1)).result
+        return key
+
+    def _initial(self, axes: list[str], idx: Index, pos: ir.AffineExpr) -> ir.Value:
+        """The first stage's entry at position `pos` of the axis."""
+        at = affine_value(axes, pos)
+        if not self.packed:
+            return arith.IndexCastOp(I64(64), at).result
+        where = list(idx)
+        where[self.axis] = pos
+        value = read(self.x, axes, where, pad=0)
+        inside = arith.CmpIOp(arith.CmpIPredicate.slt, at, _index(self.n)).result
+        rank = arith.SubIOp(_i64(2**32 - 1), arith.IndexCastOp(I64(64), at).result).result
+        shifted = arith.ShLIOp(self._ordered(value), _i64(32)).result
+        return arith.SelectOp(inside, arith.OrIOp(shifted, rank).result, _i64(0)).result
+
+    def _result(self, entry: ir.Value) -> ir.Value:
+        """The index an entry of the last stage stands for."""
+        if not self.packed:
+            return entry
+        low = arith.AndIOp(entry, _i64(2**32 - 1)).result
+        return arith.SubIOp(_i64(2**32 - 1), low).result
 
     def better(self, a: ir.Value, b: ir.Value, axes: list[str], idx: Index) -> ir.Value:
-        """Whether index a (i64) ranks before index b: a valid position first, then the
-        larger (smaller) value, then the lower index."""
+        """Whether entry a ranks before entry b: a valid position first, then the larger
+        (smaller) value, then the lower index. Padding keys are 0, below every real key."""
+        if self.packed:
+            return arith.CmpIOp(arith.CmpIPredicate.ugt, a, b).result
 
         def value(i: ir.Value) -> ir.Value:
             pos = arith.MinSIOp(arith.IndexCastOp(ir.IndexType.get(), i).result, _index(self.n - 1))
@@ -111,15 +164,17 @@ class _Network:
         ranked = arith.OrIOp(wins, arith.AndIOp(ties, lower).result).result
         return arith.AndIOp(valid_a, arith.OrIOp(invalid_b, ranked).result).result
 
-    def stage(self, st: Stage, src: ir.Value | None, dst: ir.Value, extent: int) -> None:
+    def stage(
+        self, st: Stage, src: ir.Value | None, dst: ir.Value, extent: int, last: bool
+    ) -> None:
         shape = list(self.x_t.shape)
         shape[self.axis] = extent
         blk, axes, idx = block_over(dst, self.kb.name(f"topk_{st.kind}"), shape)
         j = idx[self.axis]
 
         def at(pos: ir.AffineExpr) -> ir.Value:
-            if src is None:  # the first stage reads the identity permutation
-                return arith.IndexCastOp(I64(64), affine_value(axes, pos)).result
+            if src is None:
+                return self._initial(axes, idx, pos)
             where = list(idx)
             where[self.axis] = pos
             return read(src, axes, where)
@@ -148,7 +203,8 @@ class _Network:
                 pick_a = arith.CmpIOp(
                     arith.CmpIPredicate.eq, keep_better, self.better(a, b, axes, idx)
                 ).result
-            tp.yield_(to_storage(arith.SelectOp(pick_a, a, b).result, dst))
+            entry = arith.SelectOp(pick_a, a, b).result
+            tp.yield_(to_storage(self._result(entry) if last else entry, dst))
 
 
 @anchor("topk")
@@ -169,7 +225,7 @@ def topk(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     for i, st in enumerate(plan):
         last = i == len(plan) - 1
         dst = out if last else temps[i % 2]
-        net.stage(st, src, dst, k if last else st.length)
+        net.stage(st, src, dst, k if last else st.length, last)
         src = dst
     return None
 
