@@ -241,3 +241,14 @@ def test_resize_10_downsamples_rounding_up() -> None:
 def test_unsupported_inputs_name_the_node(model: Any, message: str) -> None:
     with pytest.raises(UnsupportedOpError, match=rf"node '(resize|upsample)_node'.*{message}"):
         from_onnx(model)
+
+
+def test_deprecated_upsample_10_converts_like_9() -> None:
+    """onnxruntime no longer registers Upsample-10 (deprecated, schema unchanged from 9)."""
+    s = _scales(1, 1, 2, 1.5)
+    v9 = node_model("Upsample", {"x": X}, consts={"s": s}, opset=9, mode="linear")
+    v10 = node_model("Upsample", {"x": X}, consts={"s": s}, opset=10, mode="linear")
+    module, params = import_model(v10)
+    np.testing.assert_allclose(
+        run_mlc(module, params, {"x": X})[0], run_ort(v9, {"x": X})[0], **TOL
+    )
