@@ -15,7 +15,7 @@ from .tp.irdl import TP_IRDL
 
 @lru_cache(maxsize=1)
 def dialects_irdl() -> str:
-    """The IRDL source of every mlc dialect (what `mlc-opt --show-dialects` would load)."""
+    """The IRDL source of every mlc dialect (what a new Context loads)."""
     return graph_irdl() + TP_IRDL
 
 

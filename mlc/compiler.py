@@ -171,7 +171,7 @@ def _load_mlir(
         raise MlcError(f"cannot read '{path}': {e}") from None
     try:
         module = ir.Module.parse(text, mlc.Context())
-    except Exception as e:  # MLIRError: malformed input
+    except ir.MLIRError as e:  # malformed input
         raise MlcError("\n".join(format_error_diagnostics(e, str(path)))) from None
     params: dict[str, np.ndarray] = {}
     if params_path is not None:

@@ -1,4 +1,4 @@
-"""The `mlc` driver: `mlc import | compile | run | tune`, following tvmc's conventions.
+"""The `mlc` driver: `mlc import | compile | run`, following tvmc's conventions.
 
 Every sub-command is registered in the explicit COMMANDS list; each is a thin `drive(args)`
 over a typed library call. Exit codes: 0 success, 1 bad usage, 4 an mlc error (message on

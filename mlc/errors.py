@@ -46,10 +46,6 @@ class _WithDiags(MlcError):
         super().__init__("\n".join(self.diagnostics) if self.diagnostics else message)
 
 
-class IRParseError(_WithDiags):
-    """Malformed `.mlir` input; `diagnostics` holds `file:line:col: error: ...` lines."""
-
-
 class PassFailedError(_WithDiags):
     """A pass pipeline failed; `diagnostics` holds `file:line:col: error: ...` lines."""
 

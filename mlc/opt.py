@@ -111,7 +111,7 @@ def _process_chunk(
     verify = args.verify_each in ("true", "1")
     try:
         module = ir.Module.parse(text, ctx)
-    except Exception as e:  # MLIRError: malformed input
+    except ir.MLIRError as e:  # malformed input
         return _ChunkResult(None, collected + diags_of_error(e))
     if verify:
         errors = [

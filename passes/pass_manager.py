@@ -164,7 +164,7 @@ class PassManager:
                 print_after=self.print_after,
                 generic=self.print_generic,
             )
-        except Exception as e:  # MLIRError from the pass or the verifier
+        except ir.MLIRError as e:  # from the pass or the verifier
             raise PassFailedError(f"{step} failed", diags_of_error(e), filename) from None
 
     def _run_mlc(
@@ -204,7 +204,7 @@ class PassManager:
     def _verify_after(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
         try:
             op.verify()
-        except Exception as e:  # MLIRError
+        except ir.MLIRError as e:
             raise PassFailedError(
                 f"{mlc_pass.name} produced invalid IR",
                 diags_of_error(e)

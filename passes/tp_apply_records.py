@@ -11,6 +11,9 @@ from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
 
+# The one import from the tuner layer (docs/design.md): the record format, a light leaf module.
+from mlc.tuner.records import RecordError, best_records, load_records, workloads
+
 from .base import ModulePass, PassContext
 
 
@@ -26,11 +29,9 @@ class TpApplyRecordsPass(ModulePass):
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         if not self.file:
             return
-        from mlc.tuner.records import best_records, load_records, workloads
-
         try:
             best = best_records(load_records(self.file))
-        except Exception as e:  # RecordError: a message naming the file and line
+        except RecordError as e:  # a message naming the file and line
             raise DiagnosticError(f"tp-apply-records: {e}", module.location) from None
         for key, _, kernel in list(workloads(module)):
             for op in [o for o in walk(kernel) if o.name == "tp.block"]:

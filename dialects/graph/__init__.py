@@ -3,7 +3,7 @@
 Importing this package fills the op table (`OPS`) from the category modules.
 """
 
-from . import math, nn, tensor, unpool, vision, window  # noqa: F401  (each registers its ops)
+from . import indexing, math, nn, tensor, unpool, vision, window  # noqa: F401  (each registers its ops)
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT
 

@@ -67,59 +67,84 @@ class Schedule:
 
     def check(self, axes: Sequence[str], kinds: str, extents: Sequence[int]) -> list[str]:
         """Every way this schedule does not fit the block, as messages naming the knob."""
-        errors: list[str] = []
-        kind_of = dict(zip(axes, kinds))
-        extent_of = dict(zip(axes, extents))
-        for axis, sizes in self.tile.items():
-            if axis not in kind_of:
-                errors.append(f"tile names unknown axis '{axis}' (axes: {', '.join(axes)})")
-                continue
-            prev = extent_of[axis]
-            for i, s in enumerate(sizes):
-                if s < 1 or s > prev or (i > 0 and prev % s):
-                    errors.append(
-                        f"tile sizes {list(sizes)} of axis '{axis}' (extent "
-                        f"{extent_of[axis]}) must be decreasing, positive, each "
-                        f"dividing the previous one"
-                    )
-                    break
-                prev = s
+        errors = self._check_tile(axes, extents)
         if errors:
             return errors
-        default = self.__class__(tile=self.tile).loops(axes, kinds, extents)
-        names = [lp.name for lp in default]
+        names = [lp.name for lp in self.__class__(tile=self.tile).loops(axes, kinds, extents)]
         if self.order and sorted(self.order) != sorted(names):
-            return errors + [f"order {list(self.order)} must list every loop exactly once: {names}"]
+            return [f"order {list(self.order)} must list every loop exactly once: {names}"]
         loops = self.loops(axes, kinds, extents)
-        pos = {lp.name: i for i, lp in enumerate(loops)}
-        info = {lp.name: lp for lp in loops}
+        return (
+            self._check_unroll(loops) + self._check_vectorize(loops) + self._check_parallel(loops)
+        )
+
+    def _check_tile(self, axes: Sequence[str], extents: Sequence[int]) -> list[str]:
+        errors = []
+        extent_of = dict(zip(axes, extents))
+        for axis, sizes in self.tile.items():
+            if axis not in extent_of:
+                errors.append(f"tile names unknown axis '{axis}' (axes: {', '.join(axes)})")
+                continue
+            bounds = [extent_of[axis], *sizes]
+            if any(
+                s < 1 or s > prev or (i > 0 and prev % s)
+                for i, (prev, s) in enumerate(zip(bounds, sizes))
+            ):
+                errors.append(
+                    f"tile sizes {list(sizes)} of axis '{axis}' (extent "
+                    f"{extent_of[axis]}) must be decreasing, positive, each "
+                    "dividing the previous one"
+                )
+        return errors
+
+    def _check_unroll(self, loops: Sequence[Loop]) -> list[str]:
+        names = [lp.name for lp in loops]
+        errors = []
         for name, factor in self.unroll.items():
-            if name not in info:
+            if name not in names:
                 errors.append(f"unroll names unknown loop '{name}' (loops: {', '.join(names)})")
             elif factor < 1:
                 errors.append(f"unroll factor of '{name}' must be >= 1, got {factor}")
-        if self.vectorize:
-            lp = info.get(self.vectorize)
-            if lp is None:
-                errors.append(
-                    f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})"
-                )
-            elif pos[lp.name] != len(loops) - 1:
-                errors.append(f"vectorized loop '{lp.name}' must be the innermost loop")
-            elif lp.kind != "S":
-                errors.append(f"vectorized loop '{lp.name}' must be a spatial loop")
-            elif not lp.exact or lp.trip > MAX_VECTOR_LANES:
-                errors.append(
-                    f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
-                    f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})"
-                )
+        return errors
+
+    def _check_vectorize(self, loops: Sequence[Loop]) -> list[str]:
+        if not self.vectorize:
+            return []
+        names = [lp.name for lp in loops]
+        if self.vectorize not in names:
+            return [f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})"]
+        lp = loops[names.index(self.vectorize)]
+        if lp is not loops[-1]:
+            return [f"vectorized loop '{lp.name}' must be the innermost loop"]
+        if lp.kind != "S":
+            return [f"vectorized loop '{lp.name}' must be a spatial loop"]
+        if lp.trip > MAX_VECTOR_LANES:
+            return [
+                f"vectorized loop '{lp.name}' needs at most {MAX_VECTOR_LANES} lanes (trip "
+                f"{lp.trip}): tile its axis"
+            ]
+        if not lp.exact and len(self.tile.get(lp.axis, ())) != 1:
+            return [
+                f"vectorized loop '{lp.name}': a tile that does not divide its axis needs the "
+                "axis tiled once (its last tile runs on narrower vectors)"
+            ]
+        outer = next(x for x in loops if x.axis == lp.axis and x.level == 0)
+        if not lp.exact and self.unroll.get(outer.name, 1) >= outer.trip:
+            return [
+                f"vectorized loop '{lp.name}': the loop over its tiles ('{outer.name}') cannot "
+                "be unrolled when the last tile is partial"
+            ]
+        return []
+
+    def _check_parallel(self, loops: Sequence[Loop]) -> list[str]:
+        names = [lp.name for lp in loops]
+        errors = []
         for i, name in enumerate(self.parallel):
-            lp = info.get(name)
-            if lp is None:
+            if name not in names:
                 errors.append(f"parallel names unknown loop '{name}' (loops: {', '.join(names)})")
-            elif lp.kind != "S":
+            elif loops[names.index(name)].kind != "S":
                 errors.append(f"parallel loop '{name}' must be a spatial loop")
-            elif pos[name] != i:
+            elif names.index(name) != i:
                 errors.append(
                     f"parallel loops {list(self.parallel)} must be the outermost loops in order"
                 )

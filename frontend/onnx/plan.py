@@ -32,6 +32,9 @@ NONDETERMINISTIC = frozenset(
 )
 # Depend only on the (always static) type of their input.
 SHAPE_ONLY = frozenset({"Shape", "Size"})
+# Inputs whose element type alone matters (CastLike's `target_type`): a node is folded when its
+# other inputs are constants (attention bodies cast -inf like a computed tensor).
+TYPE_ONLY_INPUTS = {"CastLike": (1,)}
 # Ops mlc supports only as part of a constant sub-graph: say so when they are not constant.
 FOLD_ONLY = frozenset({"ConstantOfShape", "Range", "Constant", "NonZero", "EyeLike", "OneHot"})
 # onnx.reference implements only the newest semantics of these (e.g. Softmax-1 without the
@@ -99,7 +102,8 @@ def _foldable(node: onnx.NodeProto, domain: str, opset: int, constants: set[str]
         return False
     if node.op_type in SHAPE_ONLY:
         return True
-    return all(i in constants for i in node.input if i)
+    type_only = TYPE_ONLY_INPUTS.get(node.op_type, ())
+    return all(i in constants for k, i in enumerate(node.input) if i and k not in type_only)
 
 
 def _node_names(graph: onnx.GraphProto) -> list[str]:

@@ -91,30 +91,6 @@ func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x1
 
 // -----
 
-// An inexact register row (7 = 3 + 3 + 1) is peeled instead of guarded: two full tiles of 3
-// accumulators, then the last row alone with 1; no scf.if anywhere.
-// CHECK-LABEL: func.func @peeled_register_row
-// CHECK-NOT: scf.if
-// CHECK: scf.for %[[T:.*]] = %c0 to %c2 step %c1 {
-// CHECK-NEXT: %[[TILE:.*]]:3 = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %cst, %{{.*}} = %cst, %{{.*}} = %cst) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>) {
-// CHECK: vector.store %[[TILE]]#2
-// CHECK: %[[LAST:.*]] = scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %cst) -> (vector<8xf32>) {
-// CHECK: vector.store %[[LAST]], %arg2[%c6, %c0]
-// CHECK-NOT: scf.if
-func.func @peeled_register_row(%A: memref<7x8xf32>, %B: memref<8x8xf32>, %C: memref<7x8xf32>) attributes {tp.kernel} {
-  "tp.block"(%C) ({
-    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<7x8xf32>) -> f32
-    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<8x8xf32>) -> f32
-    %m = arith.mulf %a, %b : f32
-    gpu.yield %m : f32
-  }) {name = "mm", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 7, 8, 8>,
-      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
-      schedule = {tile = {i = array<i64: 3>}, order = ["i.0", "k", "i.1", "j"], unroll = {"i.1" = 3}, vectorize = "j"}} : (memref<7x8xf32>) -> ()
-  return
-}
-
-// -----
-
 // A tile that does not divide its axis (10 = 4 + 4 + 2) is guarded; a fully unrolled loop
 // (j, trip 2) is replicated.
 // CHECK-LABEL: func.func @inexact_and_unrolled
@@ -192,5 +168,55 @@ func.func @fused_epilogue(%A: memref<2x4xf32>, %B: memref<4x8xf32>, %bias: memre
     gpu.yield %r : f32
   }) {name = "epilogue", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
       out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// A scatter block stores at the position its body yields; with a combiner it loads the element
+// there, combines and stores back, one point after the other.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1
+// CHECK-NEXT: %[[U:.*]] = memref.load %arg0[%[[I]], %[[J]]]
+// CHECK-NEXT: %[[K:.*]] = memref.load %arg1[%[[I]]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %arg2[%[[ROW]], %[[J]]]
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[U]]
+// CHECK-NEXT: memref.store %[[NEW]], %arg2[%[[ROW]], %[[J]]]
+func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x4xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 4>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A scatter block vectorized along the axis that is its last position: lane 0's position starts
+// one vector load-combine-store of consecutive elements.
+// CHECK-LABEL: func.func @scatter_rows_vectorized
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK: %[[U:.*]] = vector.load %arg0[%[[I]], %{{.*}}] : memref<3x16xf32>, vector<8xf32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[COL:.*]] = vector.extract %{{.*}}[0] : index from vector<8xindex>
+// CHECK-NEXT: %[[OLD:.*]] = vector.load %arg2[%[[ROW]], %[[COL]]] : memref<5x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[U]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[NEW]], %arg2[%[[ROW]], %[[COL]]]
+func.func @scatter_rows_vectorized(%U: memref<3x16xf32>, %I: memref<3xi64>, %O: memref<5x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x16xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 16>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "max", init,
+      schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<5x16xf32>) -> ()
   return
 }

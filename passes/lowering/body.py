@@ -50,7 +50,8 @@ class BodyEmitter:
         self.axes = block.axes
         self.ranges = [(0, e - 1) for e in block.extents]
         self.ops = list(block.body.operations)[:-1]
-        self.result = list(block.body.operations)[-1].operands[0]
+        self.yielded = list(list(block.body.operations)[-1].operands)
+        self.result = self.yielded[0]
         self.overrides: dict[ir.Value, ir.Value] = {}
 
     # -- indices ---------------------------------------------------------------------------
@@ -79,6 +80,12 @@ class BodyEmitter:
     def value(self, point: Point, overrides: dict[ir.Value, ir.Value] | None = None) -> ir.Value:
         """The body's value at `point`; a read of a buffer in `overrides` yields the given value
         instead (the caller guarantees the read is at the point itself: a fused epilogue)."""
+        return self.values(point, overrides)[0]
+
+    def values(
+        self, point: Point, overrides: dict[ir.Value, ir.Value] | None = None
+    ) -> list[ir.Value]:
+        """Everything the body yields at `point`: the value, then a scatter block's position."""
         self.overrides = overrides or {}
         env: dict[ir.Value, ir.Value] = {}
         for op in self.ops:
@@ -86,7 +93,7 @@ class BodyEmitter:
             results = self._emit(op, env, point)
             for old, new in zip(op.results, results):
                 env[old] = new
-        return env.get(self.result, self.result)
+        return [env.get(v, v) for v in self.yielded]
 
     def _emit(
         self, op: ir.Operation, env: dict[ir.Value, ir.Value], point: Point

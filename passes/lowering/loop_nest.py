@@ -6,13 +6,17 @@ Reductions: let P be the first reduce loop. When every spatial loop after P is f
 vectorized, the output tile lives in registers: accumulators are `iter_args` of the reduce loops,
 initialised before P and stored once after (a register tile, as in a BLIS micro-kernel).
 Otherwise the output is initialised by its own loop nest at P and updated in memory.
-Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level.
+Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level,
+except the vectorized axis: its last, partial tile is peeled into code on narrower vectors (a row
+of 197 floats: 12 vectors of 16, then one of 5), so no vector ever reaches past the data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
@@ -45,33 +49,19 @@ class BlockLowering:
         self.elem = ir.MemRefType(self.out.type).element_type
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
-        self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
         self.vec: Loop | None = vec[0] if vec else None
-        self.trips: dict[str, int] = {}  # loop name -> trip count, while a remainder is emitted
-        self.peel = self._peelable()
-        if self.peel is not None:
-            self.inexact.remove(self.peel[0].axis)
-
-    def _peelable(self) -> tuple[Loop, Loop] | None:
-        """(outer, inner) when the one inexact axis is tiled once with its inner loop fully
-        unrolled (a register row) and its outer loop sequential: the last outer iteration is
-        then emitted apart with the remainder as the inner trip count (no bound checks)."""
-        if len(self.inexact) != 1:
-            return None
-        parts = [lp for lp in self.loops if lp.axis == self.inexact[0]]
-        if len(parts) != 2:
-            return None
-        outer, inner = sorted(parts, key=lambda lp: lp.level)
-        sequential = not self.schedule.parallel or self.threads == 1
-        if not sequential and outer.name in self.schedule.parallel:
-            return None
-        if self.schedule.unroll.get(outer.name, 1) != 1 or (self.vec and inner == self.vec):
-            return None
-        return (outer, inner) if self.schedule.unroll.get(inner.name, 1) >= inner.trip else None
-
-    def _trip(self, lp: Loop) -> int:
-        return self.trips.get(lp.name, lp.trip)
+        # The vectorized axis is peeled, never guarded (Schedule.check: then it is tiled once).
+        self.vec_tail = self.vec is not None and not self.vec.exact
+        self.inexact = sorted(
+            {
+                lp.axis
+                for lp in self.loops
+                if not lp.exact and not (self.vec_tail and lp.axis == self.vec.axis)
+            }  # type: ignore[union-attr]
+        )
+        self.lanes = self.vec.trip if self.vec is not None else 1
+        """Lanes of the vectorized loop where code is being emitted (fewer in the peeled tail)."""
 
     # -- entry -----------------------------------------------------------------------------
     def emit(self) -> None:
@@ -98,7 +88,7 @@ class BlockLowering:
         with ir.InsertionPoint(block):
             for lp, iv in zip(par, block.arguments):
                 point = self._advance(point, lp, iv)
-            self._from(n_par, point)
+            self._after_parallel(par, point, n_par)
             scf.ReduceOp([], 0)
 
     def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
@@ -122,9 +112,40 @@ class BlockLowering:
                     stride //= lp.trip
                     e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
                     terms[lp.axis] = terms[lp.axis] + (e if i == 0 else e % lp.trip) * lp.stride
-                self._from(len(par), Point(dims, terms, point.vec_axis, point.lanes))
+                self._after_parallel(par, Point(dims, terms, point.vec_axis, point.lanes), len(par))
                 scf.YieldOp([])
             scf.ReduceOp([], 0)
+
+    def _after_parallel(self, par: Sequence[Loop], point: Point, n_par: int) -> None:
+        """The loops below the parallel ones; when the vectorized axis's outer loop is parallel,
+        its last (partial) tile takes the peeled code on narrower vectors."""
+        outer = [lp for lp in par if self.vec_tail and lp.axis == self.vec.axis]  # type: ignore[union-attr]
+        if not outer:
+            self._from(n_par, point)
+            return
+        assert self.vec is not None
+        start = outer[0].stride * (outer[0].trip - 1)
+        at = apply(point.terms[self.vec.axis], point.dims)
+        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, index_const(start)).result
+        branch = scf.IfOp(tail, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            with self._tail_lanes():
+                self._from(n_par, point)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self._from(n_par, point)
+            scf.YieldOp([])
+
+    @contextlib.contextmanager
+    def _tail_lanes(self) -> Iterator[None]:
+        """Emit with the vectorized loop narrowed to the lanes of the axis's last tile."""
+        assert self.vec is not None
+        full = self.lanes
+        self.lanes = self.extent_of[self.vec.axis] % self.vec.trip
+        try:
+            yield
+        finally:
+            self.lanes = full
 
     def _from(self, start: int, point: Point) -> None:
         first_r = next((i for i, lp in enumerate(self.loops) if lp.kind == "R"), None)
@@ -143,34 +164,28 @@ class BlockLowering:
         lp, rest = loops[0], loops[1:]
         if self.vec is not None and lp.name == self.vec.name:
             assert not rest
-            vpoint = Point(point.dims, point.terms, lp.axis, lp.trip)
+            vpoint = Point(point.dims, point.terms, lp.axis, self.lanes)
             return inner(vpoint, carried)
         return self._loop(lp, point, carried, lambda p, c: self._nest(rest, p, c, inner))
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
-        if self.peel is not None and lp == self.peel[0]:
-            return self._peeled(lp, self.peel[1], point, carried, inner)
+        if self.vec_tail and lp.axis == self.vec.axis and not lp.exact:  # type: ignore[union-attr]
+            # The full tiles, then the partial last one on narrower vectors.
+            if lp.trip > 1:
+                carried = self._loop(
+                    replace(lp, trip=lp.trip - 1, exact=True), point, carried, inner
+                )
+            with self._tail_lanes():
+                return inner(self._advance(point, lp, lp.trip - 1), carried)
         factor = self.schedule.unroll.get(lp.name, 1)
-        if factor >= self._trip(lp):
-            for i in range(self._trip(lp)):
+        if factor >= lp.trip:
+            for i in range(lp.trip):
                 carried = inner(self._advance(point, lp, i), carried)
             return carried
         main = lp.trip - lp.trip % factor
         carried = self._for(0, main, factor, lp, point, carried, inner, factor)
         if main < lp.trip:
             carried = self._for(main, lp.trip, 1, lp, point, carried, inner, 1)
-        return carried
-
-    def _peeled(
-        self, outer: Loop, part: Loop, point: Point, carried: Carried, inner: Inner
-    ) -> Carried:
-        """All full tiles, then the partial last one with `part` shortened to what is left."""
-        full = outer.trip - 1
-        if full:
-            carried = self._for(0, full, 1, outer, point, carried, inner, 1)
-        self.trips[part.name] = self.extent_of[outer.axis] - full * outer.stride
-        carried = inner(self._advance(point, outer, full), carried)
-        del self.trips[part.name]
         return carried
 
     def _for(
@@ -252,7 +267,7 @@ class BlockLowering:
     def _register_tail(self, inner: Sequence[Loop]) -> int | None:
         """Where a register tile can start inside a reduction whose outer loops mix reduce and
         spatial loops: the first reduce loop after which every spatial loop is in registers."""
-        if self.inexact or self.epilogue is not None:
+        if self.epilogue is not None:  # an epilogue needs the whole reduction first
             return None
         for q, lp in enumerate(inner):
             if (
@@ -268,12 +283,12 @@ class BlockLowering:
     ) -> None:
         combos = [
             self._combo_point(point, unrolled, c)
-            for c in itertools.product(*(range(self._trip(lp)) for lp in unrolled))
+            for c in itertools.product(*(range(lp.trip) for lp in unrolled))
         ]
-        if from_memory:
-            accs = [self._load_out(p) for p in combos]
+        init = self._init_value(combos[0])
+        if from_memory:  # rows past a partial tile's end load nothing (their stores are guarded)
+            accs = [self._guarded(p, [init(p)], lambda p=p: [self._load_out(p)])[0] for p in combos]
         else:
-            init = self._init_value(combos[0])
             accs = [init(p) for p in combos]
 
         def accumulate(rpoint: Point, state: Carried) -> Carried:
@@ -318,7 +333,7 @@ class BlockLowering:
         for lp, v in zip(unrolled, values):
             p = self._advance(p, lp, v)
         if self.vec is not None:
-            p = Point(p.dims, p.terms, self.vec.axis, self.vec.trip)
+            p = Point(p.dims, p.terms, self.vec.axis, self.lanes)
         return p
 
     def _merge(self, spatial: Point, reduce: Point) -> Point:
@@ -338,9 +353,32 @@ class BlockLowering:
 
     # -- innermost bodies ------------------------------------------------------------------
     def _store_body(self, point: Point, carried: Carried) -> Carried:
+        if self.view.scatter:
+            return self._guarded(point, carried, lambda: self._scatter(point) or carried)
         return self._guarded(
             point, carried, lambda: self._store(self.body.value(point), point) or carried
         )
+
+    def _scatter(self, point: Point) -> None:
+        """A scatter block's point: the value goes to the position the body computes, combined
+        with the element already there unless the combiner is `none`. Vectorized (along the
+        axis that is the last position, as the verifier ensures), lane 0's position starts
+        the consecutive elements the lanes write."""
+        value, *idx = self.body.values(point)
+        if point.vec_axis is None:
+            if self.combiner != "none":
+                value = combine(self.combiner, memref.LoadOp(self.out, idx).result, value)
+            memref.StoreOp(value, self.out, idx)
+            return
+        vtype = ir.VectorType.get([point.lanes], self.elem)
+        start = [
+            vector.ExtractOp(i, [], [0]).result if isinstance(i.type, ir.VectorType) else i
+            for i in idx
+        ]
+        value = broadcast(value, vtype)
+        if self.combiner != "none":
+            value = combine(self.combiner, vector.LoadOp(vtype, self.out, start).result, value)
+        vector.StoreOp(value, self.out, start)
 
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:

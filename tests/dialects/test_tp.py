@@ -41,7 +41,15 @@ def test_multi_level_and_inexact_tiles() -> None:
         (tp.Schedule(order=("i", "j", "k"), vectorize="k"), "must be a spatial loop"),
         (
             tp.Schedule(order=("i", "k", "j"), vectorize="j", tile={}),
-            "needs tiles that divide its axis",
+            "needs at most 64 lanes",
+        ),
+        (
+            tp.Schedule(tile={"j": (40, 8)}, vectorize="j.2"),
+            "needs the axis tiled once",
+        ),
+        (
+            tp.Schedule(tile={"j": (12,)}, unroll={"j.0": 9}, vectorize="j.1"),
+            "cannot be unrolled when the last tile is partial",
         ),
         (tp.Schedule(parallel=("j",)), "must be the outermost loops in order"),
         (tp.Schedule(order=("k", "i", "j"), parallel=("k",)), "must be a spatial loop"),

@@ -9,7 +9,17 @@ suite checks each against onnxruntime single-node models or hand-written numpy.
 
 from __future__ import annotations
 
-from . import math, nn, pool, reduce, tensor, unpool, vision, window  # noqa: F401  (each registers its implementations)
+from . import (  # noqa: F401  (each registers its implementations)
+    indexing,
+    math,
+    nn,
+    pool,
+    reduce,
+    tensor,
+    unpool,
+    vision,
+    window,
+)
 from .core import IMPLS, UnsupportedDtypeError
 from .dispatch import evaluate, has_reference
 from .interp import run_module

@@ -35,15 +35,3 @@ def kernel_to_oihw(w: np.ndarray, layout: str) -> np.ndarray:
         return w
     ob, ib, kh, kw, _, _ = w.shape
     return w.transpose(0, 5, 1, 4, 2, 3).reshape(ob * bo, ib * bi, kh, kw)
-
-
-def kernel_from_oihw(w: np.ndarray, layout: str) -> np.ndarray:
-    bi, bo = kernel_blocks(layout)
-    if not bi:
-        return w
-    o, i, kh, kw = w.shape
-    if o % bo or i % bi:
-        raise ValueError(f"weight {list(w.shape)} does not divide into layout {layout}")
-    return np.ascontiguousarray(
-        w.reshape(o // bo, bo, i // bi, bi, kh, kw).transpose(0, 2, 4, 5, 3, 1)
-    )

@@ -260,3 +260,83 @@ func.func @not_a_memref(%O: tensor<4xf32>) {
       combiner = "none", init, schedule = {}} : (tensor<4xf32>) -> ()
   return
 }
+
+// -----
+
+func.func @scatter_position_rank(%O: memref<4x4xf32>) {
+  // expected-error @+1 {{'tp.block' op a scatter block yields one f32 and 2 index values (its output position), got (f32, index)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "none", init, schedule = {}} : (memref<4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_with_out_map(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op out_map (d0) -> (d0) must have 1 dims and 0 results (a scatter block yields its positions)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> (i)>,
+      combiner = "none", init, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_reduce_axis(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op a scatter block has spatial axes only (its combiner needs none)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 4, 2>, out_map = affine_map<(i, k) -> ()>,
+      combiner = "add", init, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_init(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op init must be `unit` for a scatter block (it combines into the output)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_parallel(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block runs sequentially (repeated positions apply in order): no parallel loops}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "none", init, schedule = {parallel = ["i"]}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_vectorized_along_a_computed_position(%I: memref<4xi64>, %O: memref<8x4xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block may only vectorize the axis that is its last output position (lanes must write consecutive elements), not 'j'}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %r = "tp.read"(%I) {map = affine_map<(i, j) -> (j)>} : (memref<4xi64>) -> i64
+    %j = arith.index_cast %r : i64 to index
+    gpu.yield %c, %i, %j : f32, index, index
+  }) {name = "b", axes = ["i", "j"], kinds = "SS", extents = array<i64: 8, 4>, out_map = affine_map<(i, j) -> ()>,
+      combiner = "none", init, schedule = {vectorize = "j"}} : (memref<8x4xf32>) -> ()
+  return
+}

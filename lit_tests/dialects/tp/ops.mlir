@@ -65,3 +65,21 @@ func.func @gather(%D: memref<5x4xf32>, %I: memref<3xi64>, %O: memref<3x4xf32>) a
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<3x4xf32>) -> ()
   return
 }
+
+// A scatter block: no out_map results; the yield carries the output position after the value.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[J:.*]] = "tp.index"() {axis = "j"} : () -> index
+// CHECK-NEXT: gpu.yield %{{.*}}, %[[ROW]], %[[J]] : f32, index, index
+// CHECK-NEXT: }) {axes = ["i", "j"], combiner = "add", {{.*}} out_map = #{{.*}}
+func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x4xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 4>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
+  return
+}

@@ -75,7 +75,6 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         cols = max(x_t.shape[3] + pl + pr, (ow_n - 1) * sw + (w_t.shape[3] - 1) * dw + 1)
         x = padded_copy(kb, x, x_t, pt, pl, rows, cols)
         pt = pl = 0
-    padded = False
     if depthwise:  # each output channel reads its own input channel: both operands are vectors
         axes = ["n", "ocb", "oh", "ow", "oc", "kh", "kw"]
         extents = [n, y_t.shape[1], oh_n, ow_n, yb, kh_n, kw_n]
@@ -132,7 +131,7 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         init=0.0,
     )
     with ir.InsertionPoint(blk.body):
-        xv = read(x, axes, x_idx, pad=0.0 if padded else None)
+        xv = read(x, axes, x_idx)
         wv = read(w, axes, w_idx)
         tp.yield_(arith.MulFOp(*((widen(xv), widen(wv)) if half else (xv, wv))).result)
     if len(op.operands) < 3:
