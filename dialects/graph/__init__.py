@@ -13,6 +13,9 @@ from . import (  # noqa: F401  (each registers its ops)
     rnn,
     scan,
     tensor,
+    unpool,
+    vision,
+    window,
 )
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT

@@ -93,6 +93,37 @@ func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x1
 
 // -----
 
+// Computed-index loads in vector code: when the last index is the vectorized axis itself the
+// lanes are contiguous (one vector.load); when only the last index differs per lane, one
+// vector.gather along the innermost dim.
+// CHECK-LABEL: func.func @computed_loads
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[J:.*]] = affine.apply
+// CHECK-NEXT: %[[A:.*]] = vector.load %arg0[%[[ROW]], %[[J]]] : memref<4x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[COLS:.*]] = vector.load %arg2[%[[J]]] : memref<16xi64>, vector<8xi64>
+// CHECK-NEXT: %[[IDX:.*]] = arith.index_cast %[[COLS]] : vector<8xi64> to vector<8xindex>
+// CHECK-NEXT: %[[B:.*]] = vector.gather %arg0[%{{.*}}, %c0] [%[[IDX]]], %{{.*}}, %{{.*}} : memref<4x16xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK-NEXT: arith.addf %[[A]], %[[B]]
+func.func @computed_loads(%X: memref<4x16xf32>, %I: memref<4xi64>, %J: memref<16xi64>, %O: memref<4x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %r = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<4xi64>) -> i64
+    %row = arith.index_cast %r : i64 to index
+    %col = "tp.index"() {axis = "j"} : () -> index
+    %a = "tp.load"(%X, %row, %col) : (memref<4x16xf32>, index, index) -> f32
+    %c = "tp.read"(%J) {map = affine_map<(i, j) -> (j)>} : (memref<16xi64>) -> i64
+    %cc = arith.index_cast %c : i64 to index
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %b = "tp.load"(%X, %i, %cc) : (memref<4x16xf32>, index, index) -> f32
+    %s = arith.addf %a, %b : f32
+    gpu.yield %s : f32
+  }) {name = "loads", axes = ["i", "j"], kinds = "SS", extents = array<i64: 4, 16>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<4x16xf32>) -> ()
+  return
+}
+
+// -----
+
 // A tile that does not divide its axis (10 = 4 + 4 + 2) is guarded; a fully unrolled loop
 // (j, trip 2) is replicated.
 // CHECK-LABEL: func.func @inexact_and_unrolled

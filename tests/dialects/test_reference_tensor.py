@@ -163,9 +163,11 @@ def test_every_op_is_checked_by_a_test() -> None:
         "test_reference_elem.py",
         "test_reference_rnn.py",
         "test_reference_quant.py",
+        "test_reference_vision.py",
     ]
     by_oracle = {c.op for c in CASES + [case for t in tables for case in cases_of(t)]}
-    # constant, layout_transform: the tests above; requantize: ONNX's QLinearMatMul reference.
-    by_hand = {"constant", "layout_transform", "requantize"}
+    # constant, layout_transform: the tests above; requantize: ONNX's QLinearMatMul reference;
+    # deform_im2col, max_pool_indices: hand-written tests in test_reference_vision.
+    by_hand = {"constant", "layout_transform", "requantize", "deform_im2col", "max_pool_indices"}
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
     assert not untested, f"reference implementations without an oracle test: {untested}"

@@ -21,6 +21,9 @@ from . import (  # noqa: F401  (each registers its implementations)
     rnn,
     scan,
     tensor,
+    unpool,
+    vision,
+    window,
 )
 from .core import IMPLS, UnsupportedDtypeError
 from .dispatch import evaluate, has_reference

@@ -59,6 +59,10 @@ CATEGORY_MODULES = (
     "functions",
     "quantize",
     "qlinear",
+    "spatial",
+    "conv_transpose",
+    "resize",
+    "vision",
 )
 
 

@@ -1,6 +1,6 @@
 """Emitters from graph ops to tp blocks, one module per op family; importing registers them."""
 
-from . import (  # noqa: F401
+from . import (  # noqa: F401  (importing registers the emitters)
     elementwise,
     index_ops,
     indexing,
@@ -12,8 +12,13 @@ from . import (  # noqa: F401
     quant,
     reduce,
     rnn,
+    sample,
     scan,
     tensor_ops,
+    topk,
+    unpool,
+    vision,
+    window,
 )
 from .kernel import ANCHOR, INLINE, KernelBuilder
 
