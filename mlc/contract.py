@@ -14,7 +14,9 @@ package's `manifest.json`.
 
 from __future__ import annotations
 
+import hashlib
 import json
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -139,6 +141,8 @@ class Manifest:
     runtime_libs: tuple[str, ...] = ()
     """MLIR runtime libraries the code calls into, by short name (`mlir_async_runtime`)."""
     source: SourceModel | None = None
+    params_sha256: str | None = None
+    """`params_digest` of the parameters the module was compiled with: a loader refuses others."""
     schema: int = SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     """Unknown top-level keys, kept so that a newer writer's fields survive a round trip."""
@@ -184,6 +188,7 @@ class Manifest:
             source=None
             if source is None
             else SourceModel(source.text("path"), source.text("sha256")),
+            params_sha256=d.optional_str("params_sha256"),
             schema=schema,
             extra={k: v for k, v in d.data.items() if k not in _KNOWN_KEYS},
         )
@@ -235,7 +240,7 @@ class Manifest:
             params_size=self.params_size,
             workspace_size=self.workspace_size,
         )
-        for key in ("pipeline", "mlc_version", "mlir_version"):
+        for key in ("pipeline", "mlc_version", "mlir_version", "params_sha256"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.target is not None:
@@ -277,7 +282,18 @@ _KNOWN_KEYS = {
     "mlir_version",
     "runtime_libs",
     "source",
+    "params_sha256",
 }
+
+
+def params_digest(manifest: Manifest, params: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every manifest parameter (name, dtype, shape, bytes) in manifest order."""
+    digest = hashlib.sha256()
+    for spec in manifest.params:
+        value = np.ascontiguousarray(params[spec.name])
+        digest.update(f"{spec.name}\0{value.dtype.str}\0{list(value.shape)}\0".encode())
+        digest.update(memoryview(value.reshape(-1).view(np.uint8)))
+    return digest.hexdigest()
 
 
 def _spec_dict(spec: TensorSpec) -> dict[str, Any]:
