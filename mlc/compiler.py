@@ -129,8 +129,8 @@ def build(
         options = BuildOptions(**kwargs)  # type: ignore[arg-type]
     elif kwargs:
         raise TypeError("pass either options= or keyword options, not both")
-    if options.tuning_records:
-        check_input_file(options.tuning_records, "tuning records")
+    if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
+        raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     work = _copy(module)
     table = dict(params or {})
     pm = PassManager.parse(options.pipeline_text())

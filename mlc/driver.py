@@ -97,7 +97,6 @@ def _main(argv: list[str]) -> int:
     logging.basicConfig(
         level=_LOG_LEVELS[args.verbosity],
         format="%(levelname)s %(name)s: %(message)s",
-        force=True,
     )
     progress.configure(args.verbosity, prefix=f"mlc {args.command}: ")
     try:

@@ -89,7 +89,7 @@ def check_input_file(path: PathLike, what: str) -> pathlib.Path:
     path = pathlib.Path(path)
     where = f"{what} '{path}'"
     if not path.exists():
-        raise PathError(f"{where} does not exist")
+        raise PathError(f"{where}: no such file")
     if path.is_dir():
         raise PathError(f"{where} is a directory, not a file")
     if not os.access(path, os.R_OK):
