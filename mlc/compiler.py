@@ -228,7 +228,10 @@ def _check_paths(
     if options.tuning_records:
         check_input_file(options.tuning_records, "--tuning-records")
     if options.save_temps:
+        from mlc.passes.pass_manager import prepare_temps_dir
+
         check_output_directory(options.save_temps, "--save-temps")
+        prepare_temps_dir(pathlib.Path(options.save_temps))
     return pathlib.Path(params_path) if params_path is not None else None
 
 

@@ -269,7 +269,7 @@ def prepare_temps_dir(directory: pathlib.Path) -> None:
             "replaces them.\n"
         )
     except OSError as e:
-        raise MlcError(f"{where}: {e.strerror or e}") from None
+        raise MlcError(f"{where}: cannot create it or write into it ({e.strerror or e})") from None
 
 
 def _failed(
