@@ -116,6 +116,9 @@ def _main(argv: list[str]) -> int:
         except OSError:
             pass
         return 0
+    except OSError as e:  # the environment (disk full, permissions), not a bug of mlc
+        where = f" '{e.filename}'" if e.filename else ""
+        return _fail(args, f"{e.strerror or e}{where}", EXIT_ERROR)
     except Exception as e:  # noqa: BLE001 - internal errors end in a message, not a traceback
         progress.end_line()
         if os.environ.get("MLC_DEBUG") or args.verbosity >= progress.DEBUG:

@@ -43,17 +43,29 @@ def atomic_output(path: PathLike, *, executable: bool = False) -> Iterator[pathl
     newly created file: 0666, or 0777 when `executable`, minus the umask), on any exception
     (KeyboardInterrupt included) it is removed and `path` is left untouched."""
     path = pathlib.Path(path)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    tmp = pathlib.Path(tmp_name)
+    tmp = _temporary_beside(path)
     try:
         yield tmp
-        os.chmod(tmp, (0o777 if executable else 0o666) & ~_umask())
-        os.replace(tmp, path)
+        try:
+            os.chmod(tmp, (0o777 if executable else 0o666) & ~_umask())
+            os.replace(tmp, path)
+        except OSError as e:
+            raise PathError(f"cannot write '{path}': {e.strerror or e}") from None
     except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def _temporary_beside(path: pathlib.Path) -> pathlib.Path:
+    try:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as e:
+        raise PathError(
+            f"cannot write '{path}': {e.strerror or e} (in the folder '{path.parent}')"
+        ) from None
+    os.close(fd)
+    return pathlib.Path(name)
 
 
 def write_bytes_atomic(path: PathLike, data: bytes, *, executable: bool = False) -> None:
@@ -79,8 +91,10 @@ def check_output_file(path: PathLike, what: str) -> pathlib.Path:
             raise PathError(f"{where}: '{ancestor}' is a file, not a folder")
     if not parent.is_dir():
         raise PathError(f"{where}: the folder '{parent}' does not exist; create it first")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise PathError(f"{where}: the folder '{parent}' is not writable")
+    try:  # a real probe: permission bits say nothing for root or a read-only file system
+        _temporary_beside(path).unlink()
+    except PathError:
+        raise PathError(f"{where}: cannot create files in the folder '{parent}'") from None
     return path
 
 
@@ -104,8 +118,10 @@ def check_output_directory(path: PathLike, what: str) -> pathlib.Path:
     if path.exists():
         if not path.is_dir():
             raise PathError(f"{where} is a file, not a folder")
-        if not os.access(path, os.W_OK | os.X_OK):
-            raise PathError(f"{where} is not writable")
+        try:
+            _temporary_beside(path / "probe").unlink()
+        except PathError:
+            raise PathError(f"{where}: cannot create files in it") from None
         return path
     check_output_file(path, what)
     return path
