@@ -22,6 +22,7 @@ import numpy as np
 from mlir import ir
 
 from mlc import progress
+from mlc.contract import is_c_identifier
 from mlc.errors import MlcError
 from mlc.files import (
     check_input_file,
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
     from mlc.runtime import CompiledLibrary, SourceModel
 
 _TARGET = re.compile(r"^\s*llvm(\s+-mcpu=(native|host))?\s*$")
-_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 OUTPUT_KINDS = {".tar": "package", ".so": "shared library", ".o": "object file"}
 _log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class BuildOptions:
                 "--tuning-records applies to the default pipeline; with --pass-pipeline add "
                 "tp-apply-records{file=...} after graph-to-tp yourself"
             )
-        if self.entry_name is not None and not _C_IDENTIFIER.match(self.entry_name):
+        if self.entry_name is not None and not is_c_identifier(self.entry_name):
             raise MlcError(
                 f"entry name (--entry-name) '{self.entry_name}' is not a C identifier: use "
                 "letters, digits and '_', not starting with a digit"

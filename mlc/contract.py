@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -56,6 +57,14 @@ DTYPES = tuple(NUMPY_DTYPES.values())
 
 MLIR_TYPES = {v: k for k, v in NUMPY_DTYPES.items()}
 """numpy dtype name -> graph element type (MLIR name)."""
+
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_c_identifier(name: str) -> bool:
+    """An entry symbol must be a C identifier: ASCII letters, digits, '_', no leading digit."""
+    return _C_IDENTIFIER.fullmatch(name) is not None
 
 
 def aligned(nbytes: int) -> int:
@@ -197,7 +206,7 @@ class Manifest:
 
     def validate(self) -> None:
         """Check internal consistency; raises ManifestError naming the first fault."""
-        if not self.entry.isidentifier():
+        if not is_c_identifier(self.entry):
             raise ManifestError(f"manifest entry {self.entry!r} is not a valid symbol name")
         if not self.outputs:
             raise ManifestError("manifest lists no outputs")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import ctypes
 import os
 import pathlib
-import re
 import sys
 import tempfile
 from collections.abc import Mapping
@@ -28,7 +27,14 @@ import numpy as np
 from mlir import ir
 
 from mlc import progress
-from mlc.contract import Manifest, ManifestError, SourceModel, buffer_element_types, params_digest
+from mlc.contract import (
+    Manifest,
+    ManifestError,
+    SourceModel,
+    buffer_element_types,
+    is_c_identifier,
+    params_digest,
+)
 from mlc.errors import MlcError, ToolError
 from mlc.files import atomic_output
 from mlc.runtime import embedded, linker
@@ -48,8 +54,6 @@ _RUNTIME_SYMBOL_PREFIXES = {"mlirAsyncRuntime": "mlir_async_runtime"}
 """Declared (external) functions that come from an MLIR runtime library, by name prefix."""
 
 _PRELOADED: dict[str, ctypes.CDLL] = {}
-
-_C_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _resolve_externals(module: ir.Module, runtime_libs: tuple[str, ...]) -> None:
@@ -279,7 +283,7 @@ class CompiledLibrary:
 
 def rename_entry(module: ir.Module, old: str, new: str) -> None:
     """Rename the entry `old` (and its C interface wrapper) to `new` in an LLVM-dialect module."""
-    if not _C_IDENTIFIER.match(new):
+    if not is_c_identifier(new):
         raise MlcError(
             f"entry name '{new}' is not a C identifier (letters, digits and '_', "
             "not starting with a digit)"
