@@ -85,6 +85,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _end_progress_line(record: logging.LogRecord) -> bool:
+    """A message logged while a progress line is open on the terminal starts a line of its own."""
+    progress.end_line()
+    return True
+
+
 def verbosity_of(args: argparse.Namespace) -> int:
     if args.quiet:
         return progress.QUIET
@@ -94,13 +100,14 @@ def verbosity_of(args: argparse.Namespace) -> int:
 def _main(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     args.verbosity = verbosity_of(args)
-    logging.basicConfig(
-        level=_LOG_LEVELS[args.verbosity],
-        format="%(levelname)s %(name)s: %(message)s",
-    )
-    progress.configure(args.verbosity, prefix=f"mlc {args.command}: ")
+    root = logging.getLogger()
+    if not root.handlers:  # (tests capture logs with handlers of their own)
+        logging.basicConfig(
+            level=_LOG_LEVELS[args.verbosity], format="%(levelname)s %(name)s: %(message)s"
+        )
+        root.handlers[0].addFilter(_end_progress_line)
     try:
-        with terminate_as_interrupt():
+        with progress.reporting(args.verbosity, f"mlc {args.command}: "), terminate_as_interrupt():
             return int(args.drive(args))
     except UsageError as e:
         return _fail(args, str(e), EXIT_USAGE)
@@ -120,7 +127,6 @@ def _main(argv: list[str]) -> int:
         where = f" '{e.filename}'" if e.filename else ""
         return _fail(args, f"{e.strerror or e}{where}", EXIT_ERROR)
     except Exception as e:  # noqa: BLE001 - internal errors end in a message, not a traceback
-        progress.end_line()
         if os.environ.get("MLC_DEBUG") or args.verbosity >= progress.DEBUG:
             traceback.print_exc()
         return _fail(
@@ -134,7 +140,6 @@ def _main(argv: list[str]) -> int:
 
 def _fail(args: argparse.Namespace, message: str, code: int, prefix: str = "error: ") -> int:
     """Report an error on stderr (and as JSON on stdout with --json); return the exit code."""
-    progress.end_line()
     sys.stderr.write(f"mlc {args.command}: {prefix}{message}\n")
     if getattr(args, "json", False):
         json.dump({"error": {"message": message, "exit_code": code}}, sys.stdout, indent=2)

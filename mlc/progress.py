@@ -1,6 +1,6 @@
 """Progress of long commands on stderr: a line per stage. A leaf module.
 
-Library code marks its stages and steps; nothing is printed until a CLI calls `configure`:
+Library code marks its stages and steps; nothing is printed unless a CLI reports (`reporting`):
 
     with progress.stage("importing model.onnx"):
         ...
@@ -50,36 +50,48 @@ class _Reporter:
 
     def show(self, text: str) -> None:
         """Replace the open line (terminal, NORMAL)."""
-        assert self.stream is not None
-        self.stream.write(f"\r\x1b[K{self.prefix}{text}")
-        self.stream.flush()
+        self._write(f"\r\x1b[K{self.prefix}{text}")
         self.open_line = True
 
     def line(self, text: str) -> None:
-        assert self.stream is not None
         self.end_line()
-        self.stream.write(f"{self.prefix}{text}\n")
-        self.stream.flush()
+        self._write(f"{self.prefix}{text}\n")
 
-    def end_line(self, tail: str = "") -> None:
-        if self.open_line and self.stream is not None:
-            self.stream.write(f"{tail}\n")
-            self.stream.flush()
+    def end_line(self) -> None:
+        if self.open_line:
             self.open_line = False
+            self._write("\n")
+
+    def _write(self, text: str) -> None:
+        """Progress is a courtesy: a closed or broken stream turns it off, never fails a run."""
+        if self.stream is None:
+            return
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (OSError, ValueError):
+            self.stream = None
 
 
 _reporter = _Reporter()
 
 
-def configure(verbosity: int, prefix: str = "", stream: TextIO | None = None) -> None:
-    """Report to `stream` (default stderr) at `verbosity`; `prefix` starts every line."""
+@contextlib.contextmanager
+def reporting(verbosity: int, prefix: str = "", stream: TextIO | None = None) -> Iterator[None]:
+    """Inside: report to `stream` (default stderr) at `verbosity`, `prefix` starting every
+    line. The previous reporter (by default: none) is restored on exit."""
     global _reporter
     stream = stream if stream is not None else sys.stderr
     try:
         tty = stream.isatty()
     except (AttributeError, ValueError):
         tty = False
-    _reporter = _Reporter(stream, verbosity, prefix, tty)
+    saved, _reporter = _reporter, _Reporter(stream, verbosity, prefix, tty)
+    try:
+        yield
+    finally:
+        _reporter.end_line()
+        _reporter = saved
 
 
 def verbosity() -> int:
@@ -164,8 +176,8 @@ __all__ = [
     "NORMAL",
     "QUIET",
     "VERBOSE",
-    "configure",
     "end_line",
+    "reporting",
     "stage",
     "step",
     "suppressed",

@@ -170,11 +170,11 @@ def extract_package(path: pathlib.Path, dest: pathlib.Path) -> Manifest:
     except OSError as e:
         raise PackageError(f"cannot read {path}: {e.strerror or e}") from None
     except tarfile.TarError:
-        hint = (
-            f"; compile it first: mlc compile {path} -o {path.stem}.tar"
-            if path.suffix in (".onnx", ".mlir")
-            else ""
-        )
+        hint = {
+            ".onnx": f"; compile it first: mlc compile {path} -o {path.stem}.tar",
+            ".mlir": f"; compile it first: mlc compile {path} -o {path.stem}.tar",
+            ".o": "; an object file is for linking into a program: compile to .tar or .so to run",
+        }.get(path.suffix, "")
         raise PackageError(
             f"{path} is not an mlc package (an uncompressed .tar written by mlc compile){hint}"
         ) from None

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mlc import progress
 from mlc.contract import Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
 from mlc.files import check_input_file, check_output_file
@@ -126,20 +127,23 @@ def run_module(options: RunOptions) -> RunResult:
         check_output_file(options.output, "output file")
     if options.labels is not None:
         check_input_file(options.labels, "labels file")
-    gm = GraphModule(load_module(options.package))
+    with progress.stage(f"loading {options.package}"):
+        gm = GraphModule(load_module(options.package))
     manifest = gm.manifest
     inputs, sources = make_inputs(manifest, options)
     gm.set_input(**inputs)
     result = RunResult(manifest, inputs, sources, {})
     if options.benchmark:
-        result.timing = gm.benchmark(
-            number=options.number,
-            repeat=options.repeat,
-            min_repeat_ms=options.min_repeat_ms,
-            end_to_end=options.end_to_end,
-        )
+        with progress.stage("timing"):
+            result.timing = gm.benchmark(
+                number=options.number,
+                repeat=options.repeat,
+                min_repeat_ms=options.min_repeat_ms,
+                end_to_end=options.end_to_end,
+            )
     else:
-        gm.run()
+        with progress.stage("running"):
+            gm.run()
     result.outputs = {s.name: gm.get_output(i) for i, s in enumerate(manifest.outputs)}
     if options.output is not None:
         write_npz(options.output, result.outputs)
@@ -151,14 +155,15 @@ def run_module(options: RunOptions) -> RunResult:
     if options.verify is VerifyBackend.ONNXRUNTIME:
         from mlc.runtime.verify import verify_onnxruntime
 
-        result.verify = verify_onnxruntime(
-            manifest,
-            inputs,
-            result.outputs,
-            model=options.verify_model,
-            atol=options.verify_atol,
-            rtol=options.verify_rtol,
-        )
+        with progress.stage("running the source model in onnxruntime"):
+            result.verify = verify_onnxruntime(
+                manifest,
+                inputs,
+                result.outputs,
+                model=options.verify_model,
+                atol=options.verify_atol,
+                rtol=options.verify_rtol,
+            )
     return result
 
 

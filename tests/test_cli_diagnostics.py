@@ -67,7 +67,7 @@ def test_save_temps_into_an_impossible_place(
 ) -> None:
     (tmp_path / "afile").write_text("x")
     for where, message in (
-        ("/proc/mlc-temps", "--save-temps folder '/proc/mlc-temps': cannot create it"),
+        ("/proc/mlc-temps", "--save-temps '/proc/mlc-temps': cannot create files in the folder"),
         (str(tmp_path / "afile"), "is a file, not a folder"),
         (str(tmp_path / "no" / "temps"), "the folder"),
     ):
