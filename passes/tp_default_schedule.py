@@ -18,10 +18,10 @@ from mlir import ir
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.tp.affine import linear_coeff
 from mlc.dialects.walk import walk
+from mlc.target import VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
 
-REGISTERS = 16  # vector registers (AVX2)
 STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
 PANEL_BYTES = 64 << 10  # a vector-operand panel larger than this gets its reduction blocked...
 PANEL_TARGET = 48 << 10  # ...into slices of at most this size
@@ -146,10 +146,12 @@ class TpDefaultSchedulePass(ModulePass):
 
     name: ClassVar[str] = "tp-default-schedule"
 
-    vector_bits: int = 256
-    """SIMD register width in bits (AVX2: 256); 0 disables vectorization."""
-    max_accumulators: int = 14
-    """Vector registers a reduction's register tile may use for accumulators (AVX2 has 16)."""
+    vector_bits: int | None = None
+    """SIMD register width in bits; none: the host's (512 with AVX-512, 256 with AVX2); 0 disables
+    vectorization."""
+    max_accumulators: int | None = None
+    """Vector registers a reduction's register tile may use for accumulators; none: all but
+    two of the unit's registers (30 of AVX-512's 32, 14 of AVX2's 16)."""
     parallel: bool = True
     """Mark the outer spatial loops parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 16
@@ -166,6 +168,21 @@ class TpDefaultSchedulePass(ModulePass):
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise ValueError(f"threads must be >= 1, got {self.threads}")
+        if self.vector_bits is not None and (self.vector_bits < 0 or self.vector_bits % 64):
+            raise ValueError(f"vector-bits must be 0 or a multiple of 64, got {self.vector_bits}")
+        if self.max_accumulators is not None and self.max_accumulators < 1:
+            raise ValueError(f"max-accumulators must be >= 1, got {self.max_accumulators}")
+
+    @property
+    def unit(self) -> VectorUnit:
+        """The vector unit schedules are sized for."""
+        if self.vector_bits is None:
+            return host_vector_unit()
+        return vector_unit_for_bits(self.vector_bits)
+
+    @property
+    def accumulators(self) -> int:
+        return self.max_accumulators or self.unit.registers - 2
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         for op in [o for o in walk(module) if o.name == "tp.block"]:
@@ -227,6 +244,8 @@ class TpDefaultSchedulePass(ModulePass):
             return None
         extent = extents[axes.index(vec)]
         k = kinds.index("R")
+        while lanes > 4 and extent % lanes:
+            lanes //= 2  # 1000 columns: 8-lane vectors where 16 do not divide
         if extent % lanes or extent * extents[k] * _elem_bytes(view) < STREAMING_BYTES:
             return None
         if any(e > 1 for a, kind, e in zip(axes, kinds, extents) if kind == "S" and a != vec):
@@ -287,7 +306,7 @@ class TpDefaultSchedulePass(ModulePass):
         for uc in (1, 2) if comp else (1,):
             per_row = vectors * uc
             # Accumulators, the per-row vector operands and one broadcast must fit the registers.
-            limit = min(self.max_accumulators, REGISTERS - 1 - per_row) // per_row
+            limit = min(self.accumulators, self.unit.registers - 1 - per_row) // per_row
             choices = [r for r in range(1, min(limit, row_extent) + 1) if row_extent % r == 0]
             for r in choices:
                 acc = r * per_row
@@ -321,11 +340,7 @@ class TpDefaultSchedulePass(ModulePass):
 
     def schedule_for(self, view: BlockView) -> Schedule:
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        lanes = (
-            _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits)
-            if self.vector_bits
-            else 0
-        )
+        lanes = _lanes(ir.MemRefType(view.out.type).element_type, self.unit.bits)
         vec = vector_axis(view)
         streaming = self._streaming_gemv(view, vec, lanes)
         if streaming is not None:
@@ -342,9 +357,11 @@ class TpDefaultSchedulePass(ModulePass):
         if "R" in kinds and full and (not vec or lanes < full // 2 or extent % lanes):
             # The contiguous axis is too short (a 7x7 feature map): vectorize another output
             # axis, gathering the operands that vary along it (the weights of a conv).
-            other = _gather_axis(view, full)
-            if other is not None:
-                vec, lanes, extent = other, full, extents[axes.index(other)]
+            width = full
+            while (other := _gather_axis(view, width)) is None and width > 8:
+                width //= 2  # 1000 output channels: 8 lanes where 16 do not divide
+            if other is not None and (not vec or width > lanes):
+                vec, lanes, extent = other, width, extents[axes.index(other)]
                 gathered = True
         if vec and lanes > 1 and extent % lanes == 0:
             double = extent % (lanes * 2) == 0 and "R" in kinds and not gathered
@@ -353,7 +370,7 @@ class TpDefaultSchedulePass(ModulePass):
                 # No row to unroll (a matrix-vector product): more vectors along the axis give
                 # the independent accumulators that hide FMA latency.
                 for v in (8, 4, 2):
-                    if v <= self.max_accumulators and extent % (lanes * v) == 0:
+                    if v <= self.accumulators and extent % (lanes * v) == 0:
                         width = lanes * v
                         break
             if extent == width:

@@ -18,42 +18,7 @@ from functools import lru_cache
 
 from mlc.contract import SourceModel, TargetInfo
 from mlc.errors import MlcError
-
-ISA_FEATURES = frozenset(
-    {
-        "sse2",
-        "ssse3",
-        "sse4_1",
-        "sse4_2",
-        "popcnt",
-        "avx",
-        "avx2",
-        "fma",
-        "f16c",
-        "bmi1",
-        "bmi2",
-        "movbe",
-        "avx512f",
-        "avx512cd",
-        "avx512bw",
-        "avx512dq",
-        "avx512vl",
-        "avx512ifma",
-        "avx512vbmi",
-        "avx512_vnni",
-        "avx512_bf16",
-        "avx512_fp16",
-        "avx_vnni",
-        "amx_tile",
-        "amx_bf16",
-        "amx_int8",
-        "neon",
-        "asimd",
-        "sve",
-        "sve2",
-    }
-)
-"""ISA extensions that matter to generated code (names as in /proc/cpuinfo flags)."""
+from mlc.target import host_arch, host_features
 
 
 class TargetMismatchError(MlcError):
@@ -65,16 +30,6 @@ def host_target() -> TargetInfo:
     """The host as LLVM sees it: triple and CPU from `llc --version`, features from cpuinfo."""
     triple, cpu = _llc_host()
     return TargetInfo(triple=triple, cpu=cpu, features=tuple(sorted(host_features())))
-
-
-def host_features() -> frozenset[str]:
-    """The ISA extensions (of ISA_FEATURES) this host reports; empty where unknown."""
-    try:
-        text = pathlib.Path("/proc/cpuinfo").read_text()
-    except OSError:
-        return frozenset()
-    m = re.search(r"^(?:flags|Features)\s*:(.*)$", text, re.MULTILINE)
-    return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
 
 
 def check_host(target: TargetInfo | None) -> None:
@@ -93,12 +48,6 @@ def check_host(target: TargetInfo | None) -> None:
             f"{', '.join(missing)}, which this host ({host_target().cpu}) lacks; recompile it "
             "on this host"
         )
-
-
-def host_arch() -> str:
-    """The architecture as the first component of an LLVM triple (x86_64, aarch64, ...)."""
-    machine = platform.machine().lower()
-    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
 
 
 def _llc_host() -> tuple[str, str]:

@@ -7,7 +7,7 @@
 // CORRUPT: mlc import: error: '{{.*}}.bad.onnx' is not an ONNX model (the protobuf does not parse
 
 // RUN: not mlc import %t.missing.onnx -o - 2>&1 | FileCheck %s --check-prefix=MISSING
-// MISSING: mlc import: error: cannot read '{{.*}}.missing.onnx': no such file
+// MISSING: mlc import: error: model '{{.*}}.missing.onnx': no such file
 
 // All unsupported operators at once, each with its nodes.
 // RUN: not mlc import %t.unsupported.onnx -o - 2>&1 | FileCheck %s --check-prefix=UNKNOWN-OPS

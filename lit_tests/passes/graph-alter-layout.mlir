@@ -1,4 +1,4 @@
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8})' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are

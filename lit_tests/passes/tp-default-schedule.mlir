@@ -1,6 +1,6 @@
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule)' | FileCheck %s
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=256})' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2})' | FileCheck %s --check-prefix=THREADS2
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256})' | FileCheck %s --check-prefix=THREADS2
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run

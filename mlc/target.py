@@ -1,0 +1,80 @@
+"""The host CPU's instruction-set extensions, and the vector unit code generation should assume.
+
+A leaf module: the schedules (`tp-default-schedule`, `graph-alter-layout`) size vectors and
+register tiles from it, and the runtime records and checks the extensions a package was built for.
+The JIT and object export target the host CPU, so the host is the default target everywhere.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import platform
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+ISA_FEATURES = frozenset(
+    {
+        "sse2", "ssse3", "sse4_1", "sse4_2", "popcnt", "avx", "avx2", "fma", "f16c", "bmi1",
+        "bmi2", "movbe", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512ifma",
+        "avx512vbmi", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+        "amx_bf16", "amx_int8", "neon", "asimd", "sve", "sve2",
+    }
+)  # fmt: skip
+"""ISA extensions that matter to generated code (names as in /proc/cpuinfo flags)."""
+
+
+@dataclass(frozen=True)
+class VectorUnit:
+    """What a schedule may assume about the SIMD registers: their width and how many there are."""
+
+    bits: int
+    registers: int
+
+    def lanes(self, element_bits: int) -> int:
+        """Elements of `element_bits` per register (0 without vectors)."""
+        return self.bits // element_bits if self.bits else 0
+
+
+SCALAR = VectorUnit(0, 16)
+AVX2 = VectorUnit(256, 16)
+AVX512 = VectorUnit(512, 32)
+NEON = VectorUnit(128, 32)
+
+
+def vector_unit_of(features: frozenset[str]) -> VectorUnit:
+    """The widest vector unit the extensions provide (AVX-512 needs F and VL: masked 256-bit ops
+    are used for partial vectors)."""
+    if {"avx512f", "avx512vl"} <= features:
+        return AVX512
+    if {"avx2", "fma"} <= features:
+        return AVX2
+    if features & {"neon", "asimd"}:
+        return NEON
+    return SCALAR
+
+
+def vector_unit_for_bits(bits: int) -> VectorUnit:
+    """The unit of an explicit register width (a pass option): AVX-512 has 32 registers."""
+    return {0: SCALAR, 256: AVX2, 512: AVX512}.get(bits, VectorUnit(bits, 16))
+
+
+@lru_cache(maxsize=1)
+def host_features() -> frozenset[str]:
+    """The ISA extensions (of ISA_FEATURES) this host reports; empty where unknown."""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return frozenset()
+    m = re.search(r"^(?:flags|Features)\s*:(.*)$", text, re.MULTILINE)
+    return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
+
+
+def host_vector_unit() -> VectorUnit:
+    return vector_unit_of(host_features())
+
+
+def host_arch() -> str:
+    """The architecture as the first component of an LLVM triple (x86_64, aarch64, ...)."""
+    machine = platform.machine().lower()
+    return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
