@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -111,3 +112,25 @@ def test_atomic_output_on_error_and_success(tmp_path: pathlib.Path) -> None:
     mask = os.umask(0)
     os.umask(mask)
     assert target.stat().st_mode & 0o777 == 0o777 & ~mask
+
+
+def test_tuning_records_are_appended_whole(tmp_path: pathlib.Path) -> None:
+    """Records are an append-only log (several writers may share it): each append is whole
+    lines or nothing, never half a record."""
+    from mlc.tuner.records import Record, append_records, load_records
+
+    log = tmp_path / "log.jsonl"
+    append_records(log, [Record("w", "b", "{}", 3.0)])
+
+    def failing() -> Iterator[Record]:
+        yield Record("w", "c", "{}", 1.0)
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        append_records(log, failing())
+    append_records(log, [Record("v", "b", "{}", 2.0), Record("v", "c", "{}", 4.0)])
+    assert [(r.workload, r.block) for r in load_records(log)] == [
+        ("w", "b"),
+        ("v", "b"),
+        ("v", "c"),
+    ]
