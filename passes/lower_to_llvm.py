@@ -12,12 +12,13 @@ Runtime = Literal["openmp", "async"]
 RUNTIMES = get_args(Runtime)
 
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
-# after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
+# after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails. llvm-verify
+# turns whatever no conversion lowered (graph or tp ops, tensors) into an error.
 _TAIL = (
     "convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
     "arith-expand,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-    "convert-ub-to-llvm,reconcile-unrealized-casts"
+    "convert-ub-to-llvm,reconcile-unrealized-casts,llvm-verify"
 )
 
 

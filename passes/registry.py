@@ -39,6 +39,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
+    "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),
 }
 
 # Named pipelines: a frozen dataclass like a pass, whose `expand()` gives a pipeline body string.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import pathlib
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -128,6 +129,13 @@ def best_records(records: Iterable[Record]) -> dict[tuple[str, str], Record]:
 
 
 def append_records(path: str | pathlib.Path, records: Iterable[Record]) -> None:
-    with open(path, "a") as f:
-        for r in records:
-            f.write(r.to_json() + "\n")
+    """Append whole lines: one O_APPEND write of all of them, so an interrupt (Ctrl-C between
+    two writes) never leaves half a record, and concurrent writers never interleave lines."""
+    data = "".join(r.to_json() + "\n" for r in records).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        written = 0
+        while written < len(data):  # a short write (signal, disk full) continues where it stopped
+            written += os.write(fd, data[written:])
+    finally:
+        os.close(fd)
