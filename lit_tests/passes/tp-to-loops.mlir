@@ -339,3 +339,36 @@ func.func @row_sums(%X: memref<3x20xf32>, %O: memref<3x1xf32>) attributes {tp.ke
       schedule = {tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<3x1xf32>) -> ()
   return
 }
+
+// -----
+
+// Blocks that work row by row (a row's maximum, then the row minus it) share their row loops:
+// one loop over tiles of rows (7 rows of 2 KiB fit in 16 KiB; the last tile is partial), each block's loops over the tile's rows
+// inside it, so the rows stay in L1 from the first block to the last.
+// CHECK-LABEL: func.func @rows_fused
+// CHECK: scf.for %[[T:.*]] = %c0 to %c7 step %c1 {
+// CHECK: scf.for %[[R:.*]] = %c0 to %c
+// CHECK: vector.reduction <maximumf>
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK: scf.for %[[R2:.*]] = %c0 to %c
+// CHECK: memref.load %arg1
+// CHECK: vector.store %{{.*}}, %arg2
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c48 step
+// UNFUSED-LABEL: func.func @rows_fused
+func.func @rows_fused(%X: memref<48x512xf32>, %M: memref<48x1xf32>, %Y: memref<48x512xf32>) attributes {tp.kernel} {
+  "tp.block"(%M) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<48x512xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "max", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 48, 1, 512>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "max", init = 0xFF800000 : f32,
+      schedule = {tile = {k = array<i64: 16>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<48x1xf32>) -> ()
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, j) -> (i, j)>} : (memref<48x512xf32>) -> f32
+    %m = "tp.read"(%M) {map = affine_map<(i, j) -> (i, 0)>} : (memref<48x1xf32>) -> f32
+    %d = arith.subf %x, %m : f32
+    gpu.yield %d : f32
+  }) {name = "shift", axes = ["i", "j"], kinds = "SS", extents = array<i64: 48, 512>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {j = array<i64: 16>}, order = ["i", "j.0", "j.1"], vectorize = "j.1"}} : (memref<48x512xf32>) -> ()
+  return
+}

@@ -74,17 +74,23 @@ class BlockLowering:
 
     # -- entry -----------------------------------------------------------------------------
     def emit(self) -> None:
+        self.around_parallel(
+            len(self.schedule.parallel), lambda par, p: self._after_parallel(par, p, len(par))
+        )
+
+    def around_parallel(self, n_par: int, inner: Callable[[Sequence[Loop], Point], None]) -> None:
+        """The first `n_par` loops as parallel loops (static chunks per thread with `threads` > 1)
+        and `inner(parallel loops, point)` inside them; sequential without threads."""
         point = Point([], {a: ir.AffineConstantExpr.get(0) for a in self.axes})
-        n_par = len(self.schedule.parallel)
         if n_par == 0 or self.threads == 1:
-            self._from(0, point)
+            inner([], point)
             return
         par = self.loops[:n_par]
         total = 1
         for lp in par:
             total *= lp.trip
         if 1 < self.threads < total:
-            self._chunked(par, total, point)
+            self._chunked(par, total, point, inner)
             return
         op = scf.ParallelOp(
             [],
@@ -97,10 +103,16 @@ class BlockLowering:
         with ir.InsertionPoint(block):
             for lp, iv in zip(par, block.arguments):
                 point = self._advance(point, lp, iv)
-            self._after_parallel(par, point, n_par)
+            inner(par, point)
             scf.ReduceOp([], 0)
 
-    def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
+    def _chunked(
+        self,
+        par: Sequence[Loop],
+        total: int,
+        point: Point,
+        inner: Callable[[Sequence[Loop], Point], None],
+    ) -> None:
         """One parallel iteration per thread, each running a contiguous range of the collapsed
         parallel loops (a static schedule): one task per worker instead of one per trip, so a
         small kernel pays the threading runtime's per-task cost once per thread."""
@@ -121,7 +133,7 @@ class BlockLowering:
                     stride //= lp.trip
                     e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
                     terms[lp.axis] = terms[lp.axis] + (e if i == 0 else e % lp.trip) * lp.stride
-                self._after_parallel(par, Point(dims, terms, point.vec_axis, point.lanes), len(par))
+                inner(par, Point(dims, terms, point.vec_axis, point.lanes))
                 scf.YieldOp([])
             scf.ReduceOp([], 0)
 
@@ -155,6 +167,15 @@ class BlockLowering:
             yield
         finally:
             self.lanes = full
+
+    def nest(self, loops: Sequence[Loop], point: Point, inner: Callable[[Point], object]) -> None:
+        """`loops` (sequential, of this block) around `inner(point)`."""
+        self._nest(loops, point, [], lambda p, c: inner(p) or [])
+
+    def emit_from(self, start: int, point: Point) -> None:
+        """Everything below the first `start` loops, whose axes `point` has bound (row fusion:
+        another block's loops run those)."""
+        self._from(start, point)
 
     def _from(self, start: int, point: Point) -> None:
         first_r = next((i for i, lp in enumerate(self.loops) if lp.kind == "R"), None)
