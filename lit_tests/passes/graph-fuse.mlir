@@ -56,14 +56,15 @@ func.func @main(%x: tensor<2x3xf32>) -> (tensor<6xf32>, tensor<2xf32>) {
 // Structurally identical groups share one kernel.
 // CHECK-LABEL: func.func @main
 // CHECK-NEXT: %[[A:.*]] = call @fused_sigmoid_mul_0(%arg0)
-// CHECK-NEXT: %[[B:.*]] = call @fused_sigmoid_mul_0(%[[A]])
+// CHECK-NEXT: %[[B:.*]] = call @fused_sigmoid_mul_0(%arg1)
+// CHECK-NEXT: return %[[A]], %[[B]]
 // CHECK-NOT: func.func private @fused_sigmoid_mul_1
-func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+func.func @main(%x: tensor<4xf32>, %y: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
   %s = "graph.sigmoid"(%x) : (tensor<4xf32>) -> tensor<4xf32>
   %m = "graph.mul"(%s, %x) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  %s2 = "graph.sigmoid"(%m) : (tensor<4xf32>) -> tensor<4xf32>
-  %m2 = "graph.mul"(%s2, %m) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  return %m2 : tensor<4xf32>
+  %s2 = "graph.sigmoid"(%y) : (tensor<4xf32>) -> tensor<4xf32>
+  %m2 = "graph.mul"(%s2, %y) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %m, %m2 : tensor<4xf32>, tensor<4xf32>
 }
 
 // -----
