@@ -116,8 +116,20 @@ class Schedule:
         lp = loops[names.index(self.vectorize)]
         if lp is not loops[-1]:
             return [f"vectorized loop '{lp.name}' must be the innermost loop"]
-        if lp.kind != "S":
-            return [f"vectorized loop '{lp.name}' must be a spatial loop"]
+        if lp.kind == "R":
+            # Lanes hold partial results combined once at the end: every spatial loop after the
+            # first reduce loop must be in registers (unrolled), so no partial result is stored.
+            first = next(i for i, x in enumerate(loops) if x.kind == "R")
+            stored = [
+                x.name
+                for x in loops[first:]
+                if x.kind == "S" and self.unroll.get(x.name, 1) < x.trip
+            ]
+            if stored:
+                return [
+                    f"vectorized reduce loop '{lp.name}' needs the spatial loops after the first "
+                    f"reduce loop unrolled, not {stored}"
+                ]
         if lp.trip > MAX_VECTOR_LANES:
             return [
                 f"vectorized loop '{lp.name}' needs at most {MAX_VECTOR_LANES} lanes (trip "

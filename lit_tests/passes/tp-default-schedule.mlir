@@ -216,3 +216,20 @@ func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %J: memref<256x
       out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<300x512xf32>) -> ()
   return
 }
+
+// -----
+
+// A row reduction (a softmax's sum) whose output has no vector axis: the reduce axis, contiguous
+// in the read, is vectorized; its lanes hold partial sums combined once per row.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 8>}, vectorize = "k.1"}
+// AVX512-LABEL: func.func @row_sums
+// AVX512: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 16>}, vectorize = "k.1"}
+func.func @row_sums(%X: memref<512x197xf32>, %O: memref<512x1xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<512x197xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 512, 1, 197>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<512x1xf32>) -> ()
+  return
+}

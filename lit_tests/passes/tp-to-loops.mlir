@@ -320,3 +320,22 @@ func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>)
       schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x16xi32>) -> ()
   return
 }
+
+// -----
+
+// A reduction vectorized along its reduce axis: 8 lanes of partial sums carried by the k loop,
+// the peeled tail (20 = 2 x 8 + 4) combined into lane 0, one horizontal sum per row.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: %[[TAIL:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<4xf32> into f32
+// CHECK: %[[L0:.*]] = vector.extract %[[ACC]][0] : f32 from vector<8xf32>
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<8xf32> into f32
+func.func @row_sums(%X: memref<3x20xf32>, %O: memref<3x1xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<3x20xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 3, 1, 20>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32,
+      schedule = {tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<3x1xf32>) -> ()
+  return
+}

@@ -24,7 +24,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView, Loop
 
 from .body import BodyEmitter, Point
-from .emit_util import apply, broadcast, combine, index_const, scalar_const
+from .emit_util import apply, broadcast, combine, horizontal, index_const, scalar_const
 
 Carried = list[ir.Value]
 Inner = Callable[[Point, Carried], Carried]
@@ -68,6 +68,8 @@ class BlockLowering:
             }  # type: ignore[union-attr]
         )
         self.lanes = self.vec.trip if self.vec is not None else 1
+        # A vectorized reduce loop: accumulators hold partial results per lane.
+        self.vec_reduce = self.vec is not None and self.vec.kind == "R"
         """Lanes of the vectorized loop where code is being emitted (fewer in the peeled tail)."""
 
     # -- entry -----------------------------------------------------------------------------
@@ -303,19 +305,26 @@ class BlockLowering:
             for p, acc in zip(combos, state):
                 q = self._merge(p, rpoint)
                 out.append(
-                    self._guarded(
-                        q,
-                        [acc],
-                        lambda q=q, acc=acc: [self.body.accumulated(self.combiner, acc, q)],
-                    )[0]
+                    self._guarded(q, [acc], lambda q=q, acc=acc: [self._accumulate(acc, q)])[0]
                 )
             return out
 
         accs = self._nest(reduce, point, accs, accumulate)
         for p, acc in zip(combos, accs):
+            if self.vec_reduce:  # lanes of partial results: one value per output element
+                acc, p = horizontal(self.combiner, acc), Point(p.dims, p.terms)
             self._guarded(
                 p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p, final=True) or []
             )
+
+    def _accumulate(self, acc: ir.Value, point: Point) -> ir.Value:
+        """acc combined with the body at `point`. A vectorized reduction's peeled tail (fewer
+        lanes than the accumulator) is combined horizontally into lane 0."""
+        if not self.vec_reduce or point.lanes == ir.VectorType(acc.type).shape[0]:
+            return self.body.accumulated(self.combiner, acc, point)
+        tail = horizontal(self.combiner, self.body.value(point))
+        lane0 = combine(self.combiner, vector.ExtractOp(acc, [], [0]).result, tail)
+        return vector.InsertOp(lane0, acc, [], [0]).result
 
     def _finish(self, acc: ir.Value, point: Point) -> ir.Value:
         """The fused epilogue applied to a finished accumulator (identity without one)."""
@@ -346,12 +355,14 @@ class BlockLowering:
         return p
 
     def _merge(self, spatial: Point, reduce: Point) -> Point:
-        """The spatial point's S-axis terms with the reduce point's dims and R-axis terms."""
+        """The spatial point's S-axis terms with the reduce point's dims and R-axis terms (and
+        its lanes, when the vectorized loop is a reduce loop)."""
         terms = dict(reduce.terms)
         for a, k in zip(self.axes, self.kinds):
             if k == "S":
                 terms[a] = spatial.terms[a]
-        return Point(reduce.dims, terms, spatial.vec_axis, spatial.lanes)
+        vec = reduce if self.vec_reduce else spatial
+        return Point(reduce.dims, terms, vec.vec_axis, vec.lanes)
 
     def _init_value(self, point: Point) -> Callable[[Point], ir.Value]:
         def make(p: Point) -> ir.Value:

@@ -229,3 +229,41 @@ def test_the_vector_tail_is_peeled_not_guarded() -> None:
     mlc.PassManager.parse("builtin.module(tp-to-loops)").run(module)
     text = str(module)
     assert "vector<16xf32>" in text and "vector<5xf32>" in text
+
+
+ROWS = """
+func.func @rows(%X: memref<5x37xf32>, %O: memref<5x1xf32>) attributes {{tp.kernel}} {{
+  "tp.block"(%O) ({{
+    %x = "tp.read"(%X) {{map = affine_map<(i, z, k) -> (i, k)>}} : (memref<5x37xf32>) -> f32
+    gpu.yield %x : f32
+  }}) {{name = "rows", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 5, 1, 37>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "{combiner}", init = {init} : f32,
+      schedule = {sched}}} : (memref<5x1xf32>) -> ()
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "combiner, init, reference",
+    [("add", "0.0", np.sum), ("max", "0xFF800000", np.max), ("mul", "1.0", np.prod)],
+)
+@pytest.mark.parametrize(
+    "sched",
+    [
+        # 16 lanes of partial results over 37 = 2 x 16 + a peeled tail of 5
+        '{tile = {k = array<i64: 16>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}',
+        '{tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1", '
+        'parallel = ["i"]}',
+    ],
+)
+def test_reductions_vectorized_along_the_reduce_axis(
+    sched: str, combiner: str, init: str, reference: object
+) -> None:
+    source = ROWS.format(combiner=combiner, init=init, sched=sched)
+    engine, _ = jit_kernels(source, LOWER.replace("tp-to-loops", "tp-to-loops{threads=2}"))
+    x = np.random.default_rng(4).uniform(0.5, 1.5, (5, 37)).astype(np.float32)
+    out = np.full((5, 1), np.nan, dtype=np.float32)
+    call(engine, "rows", x, out)
+    want = reference(x.astype(np.float64), axis=1, keepdims=True)  # type: ignore[operator]
+    np.testing.assert_allclose(out, want, rtol=1e-5)

@@ -178,13 +178,13 @@ func.func @schedule_bad_tile(%O: memref<8xf32>) {
 
 // -----
 
-func.func @schedule_vectorize_reduce(%O: memref<1xf32>) {
-  // expected-error @+1 {{'tp.block' op schedule: vectorized loop 'k' must be a spatial loop}}
+func.func @schedule_vectorize_reduce_with_stored_rows(%O: memref<2xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: vectorized reduce loop 'k.1' needs the spatial loops after the first reduce loop unrolled, not ['i']}}
   "tp.block"(%O) ({
     %c = arith.constant 1.0 : f32
     gpu.yield %c : f32
-  }) {name = "b", axes = ["k"], kinds = "R", extents = array<i64: 8>, out_map = affine_map<(k) -> (0)>,
-      combiner = "add", init = 0.0 : f32, schedule = {vectorize = "k"}} : (memref<1xf32>) -> ()
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 2, 8>, out_map = affine_map<(i, k) -> (i)>,
+      combiner = "add", init = 0.0 : f32, schedule = {tile = {k = array<i64: 4>}, order = ["k.0", "i", "k.1"], vectorize = "k.1"}} : (memref<2xf32>) -> ()
   return
 }
 
