@@ -26,6 +26,9 @@ class GraphFusePass(ModulePass):
     """Most ops in one group; 1 puts every op in its own kernel (fusion off)."""
     dedup: bool = True
     """Emit structurally identical kernels once and call the shared one."""
+    diamonds: bool = True
+    """Let a value with several uses stay inside a group when all of them join it (x *
+    sigmoid(x), GELU after a matmul); false: a value with several uses ends its group."""
 
     def __post_init__(self) -> None:
         if self.max_group_size < 1:
@@ -43,4 +46,4 @@ class GraphFusePass(ModulePass):
     def partition(self, fn: ir.Operation) -> list[Group]:
         """The fusion groups of `fn`'s ops (opaque ops, e.g. constants, in none)."""
         ops = [o.operation for o in fn.regions[0].blocks[0].operations]
-        return Partitioner(self.max_group_size).run(ops)
+        return Partitioner(self.max_group_size, self.diamonds).run(ops)

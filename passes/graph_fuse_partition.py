@@ -53,10 +53,12 @@ def _users(v: ir.Value) -> list[ir.Operation]:
 
 
 class Partitioner:
-    """Partition of one block's ops into groups of at most `max_size` ops."""
+    """Partition of one block's ops into groups of at most `max_size` ops; `diamonds`: whether
+    a value with several uses may be shared inside a group."""
 
-    def __init__(self, max_size: int) -> None:
+    def __init__(self, max_size: int, diamonds: bool = True) -> None:
         self.max_size = max_size
+        self.diamonds = diamonds
         self._shared_ok: dict[ir.Value, bool] = {}
 
     def run(self, ops: Sequence[ir.Operation]) -> list[Group]:
@@ -133,9 +135,15 @@ class Partitioner:
         if ok is None:
             users = _users(v)
             shape = _shape(v)
-            ok = len(users) == 1 or all(
-                op_kind(u) == "elemwise" and len(u.results) == 1 and _shape(u.results[0]) == shape
-                for u in users
+            ok = (
+                len(users) == 1
+                or self.diamonds
+                and all(
+                    op_kind(u) == "elemwise"
+                    and len(u.results) == 1
+                    and _shape(u.results[0]) == shape
+                    for u in users
+                )
             )
             self._shared_ok[v] = ok
         return ok
