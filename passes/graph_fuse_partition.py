@@ -1,17 +1,19 @@
-"""graph-fuse's partition of a function's ops into single-result fusion groups.
+"""graph-fuse's partition of a function's ops into single-result fusion groups, in two steps.
 
-Ops are visited once, in block order. An elementwise or injective op joins the group that
-produces one of its operands when the group's kind allows it (after a conv/matmul/pool/
-reduction: same-shape elementwise ops only, applied to the anchor's output tile) and no value
-of the group is already used outside it. A value may have several uses inside a group (x *
-sigmoid(x), GELU): the group then stays open until its other users join. Such a value must be
-read at its own index by all of them (elementwise users of its shape), so that the kernel
-evaluates it once per element and keeps it in a register, never recomputes it.
+1. Chains, in block order: an elementwise or injective op joins the group of an operand that
+   is the group's output and has no other use, when the group's kind allows it (after a
+   conv/matmul/pool/reduction: same-shape elementwise ops only, applied to the anchor's output
+   tile). Any other op starts a group; opaque ops (constants) join none.
+2. Diamonds, from the last group to the first: a group whose output is used only by other
+   groups (x and sigmoid(x) -> mul, GELU's branches) merges with all of them when the union
+   still has a single value used outside it (its last op's result), at most `max_size` ops,
+   one anchor at most (the first op), and every value that becomes internal is read by
+   elementwise ops of its own shape: at its own index, so the kernel evaluates it once per
+   element (in a register) and never recomputes it. Consumers are settled before their
+   producers, so one pass finds chains of diamonds (SiLU after SiLU after a conv).
 
-A greedy choice can still leave a group with two values used outside it (a user of an inner
-value could not join: the group was full, or the user joined another group). Such a group is
-cut after its longest prefix with a single escaping value, and the rest is partitioned again.
-Visiting ops and uses is linear in the function's size; a cut costs the size of its group.
+Both steps visit each op and each use a bounded number of times: linear in the function's size
+for a fixed `max_size`.
 """
 
 from __future__ import annotations
@@ -35,8 +37,6 @@ class Group:
 
     root: FusionKind
     ops: list[ir.Operation] = field(default_factory=list)
-    sealed: bool = False
-    """A value of the group is used by an op outside it: nothing more may join."""
 
     @property
     def output(self) -> ir.Value:
@@ -54,126 +54,137 @@ def _users(v: ir.Value) -> list[ir.Operation]:
 
 class Partitioner:
     """Partition of one block's ops into groups of at most `max_size` ops; `diamonds`: whether
-    a value with several uses may be shared inside a group."""
+    groups merge across values with several uses (step 2)."""
 
     def __init__(self, max_size: int, diamonds: bool = True) -> None:
         self.max_size = max_size
         self.diamonds = diamonds
-        self._shared_ok: dict[ir.Value, bool] = {}
+        self._position: dict[ir.Operation, int] = {}
+        self._identity: dict[ir.Value, bool] = {}
 
     def run(self, ops: Sequence[ir.Operation]) -> list[Group]:
-        groups = self._greedy(ops)
-        if self.max_size == 1:
-            return groups
-        return [part for g in groups for part in self._repaired(g)]
+        self._position = {op: i for i, op in enumerate(ops)}
+        groups = self._chains(ops)
+        if self.diamonds and self.max_size > 1:
+            groups = self._merge_diamonds(groups)
+        return groups
 
-    # -- greedy pass -----------------------------------------------------------------------
-    def _greedy(self, ops: Sequence[ir.Operation]) -> list[Group]:
+    # -- step 1: chains --------------------------------------------------------------------
+    def _chains(self, ops: Sequence[ir.Operation]) -> list[Group]:
         group_of: dict[ir.Operation, Group] = {}
         groups: list[Group] = []
         for op in ops:
             kind = op_kind(op)
-            target = None if kind == "opaque" else self._target(op, kind, group_of)
-            if target is None and kind != "opaque":
+            if kind == "opaque":
+                continue
+            target = self._chain_target(op, kind, group_of)
+            if target is None:
                 target = Group(kind)
                 groups.append(target)
-            for v in op.operands:  # values read by another group escape theirs
-                owner = defining_op(v)
-                source = group_of.get(owner) if owner is not None else None
-                if source is not None and source is not target:
-                    source.sealed = True
-            if target is not None:
-                target.ops.append(op)
-                group_of[op] = target
+            target.ops.append(op)
+            group_of[op] = target
         return groups
 
-    def _target(
+    def _chain_target(
         self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]
     ) -> Group | None:
-        """The group `op` joins, if any. A group whose inner (non-output) value `op` reads
-        comes first: that group cannot be closed without `op`."""
         if kind not in FUSIBLE or self.max_size == 1:
             return None
-        best: Group | None = None
         for v in op.operands:
             owner = defining_op(v)
             group = group_of.get(owner) if owner is not None else None
-            if group is None or group.sealed or len(group.ops) >= self.max_size:
+            if group is None or group.output != v or len(list(v.uses)) != 1:
                 continue
-            if not self._may_join(op, kind, group, group_of):
+            if len(group.ops) >= self.max_size:
                 continue
-            if v != group.output:
+            if group.root in FUSIBLE or self._epilogue_op(op, group):
                 return group
-            best = best or group
-        return best
+        return None
 
-    def _may_join(
-        self,
-        op: ir.Operation,
-        kind: FusionKind,
-        group: Group,
-        group_of: dict[ir.Operation, Group],
-    ) -> bool:
-        if group.root not in FUSIBLE:
-            # After a conv/matmul/pool/reduction only same-shape elementwise ops, which the
-            # lowering applies to the kernel's output tile (in place when the type is kept; an
-            # int8 requantization of an i32 accumulator changes it).
-            anchor = _shape(group.ops[0].results[0])
-            if kind != "elemwise" or anchor is None or _shape(op.results[0]) != anchor:
-                return False
-        for v in op.operands:
-            owner = defining_op(v)
-            if owner is not None and group_of.get(owner) is group and not self._shared_ok_for(v):
-                return False
-        return True
+    @staticmethod
+    def _epilogue_op(op: ir.Operation, group: Group) -> bool:
+        """Whether `op` may follow the conv/matmul/pool/reduction that starts `group`: an
+        elementwise op of its output's shape, which the lowering applies to the kernel's output
+        tile (in place when the type is kept; an int8 requantization of an i32 accumulator
+        changes it)."""
+        anchor = _shape(group.ops[0].results[0])
+        return op_kind(op) == "elemwise" and anchor is not None and _shape(op.results[0]) == anchor
 
-    def _shared_ok_for(self, v: ir.Value) -> bool:
-        """Whether every user of `v` may share it inside one group: a value with one use
-        always; with several, only elementwise users of its own shape (each reads it at its
-        own index, so it is computed once per element)."""
-        ok = self._shared_ok.get(v)
-        if ok is None:
-            users = _users(v)
-            shape = _shape(v)
-            ok = (
-                len(users) == 1
-                or self.diamonds
-                and all(
-                    op_kind(u) == "elemwise"
-                    and len(u.results) == 1
-                    and _shape(u.results[0]) == shape
-                    for u in users
+    # -- step 2: diamonds ------------------------------------------------------------------
+    def _merge_diamonds(self, groups: list[Group]) -> list[Group]:
+        group_of = {op: g for g in groups for op in g.ops}
+        live = set(groups)
+        for producer in sorted(groups, key=self._end, reverse=True):
+            if producer not in live:
+                continue
+            consumers = self._consumers(producer, group_of)
+            plan = None if consumers is None else self._plan(producer, consumers)
+            if plan is None:
+                continue
+            merged, rests = plan
+            for g in [producer, *consumers]:
+                live.discard(g)
+            for g in [merged, *rests]:
+                live.add(g)
+                for op in g.ops:
+                    group_of[op] = g
+        return sorted(live, key=lambda g: self._position[g.ops[0]])
+
+    def _end(self, group: Group) -> int:
+        return self._position[group.ops[-1]]
+
+    @staticmethod
+    def _consumers(producer: Group, group_of: dict[ir.Operation, Group]) -> list[Group] | None:
+        """The groups using `producer`'s output; None when an op in no group (a return, an
+        opaque op) uses it too."""
+        out: list[Group] = []
+        for user in _users(producer.output):
+            group = group_of.get(user)
+            if group is None or group is producer:
+                return None
+            if group not in out:
+                out.append(group)
+        return out or None
+
+    def _plan(self, producer: Group, consumers: list[Group]) -> tuple[Group, list[Group]] | None:
+        """The merged group and what stays of the consumers, or None when they cannot merge.
+        After an anchor, a consumer contributes its leading epilogue ops and keeps the rest
+        (the layout transform after a conv's SiLU stays a kernel of its own, as before)."""
+        if any(g.root not in FUSIBLE for g in consumers):
+            return None  # an anchor starts its kernel: no prologue before it
+        members: list[list[ir.Operation]] = [producer.ops]
+        rests: list[Group] = []
+        for g in consumers:
+            k = len(g.ops)
+            if producer.root not in FUSIBLE:
+                k = next(
+                    (i for i, op in enumerate(g.ops) if not self._epilogue_op(op, producer)), k
                 )
+            if k == 0:
+                return None
+            members.append(g.ops[:k])
+            if k < len(g.ops):
+                rests.append(Group(op_kind(g.ops[k]), g.ops[k:]))
+        ops = sorted((op for m in members for op in m), key=self._position.__getitem__)
+        if len(ops) > self.max_size:
+            return None
+        inside = set(ops)
+        if any(not set(_users(op.results[0])) <= inside for op in ops[:-1]):
+            return None  # one result leaves the group: the last op's
+        # What each member passed to the others is now evaluated inside one expression.
+        boundaries = {m[-1].results[0] for m in members} - {ops[-1].results[0]}
+        if not all(self._read_in_place(v) for v in boundaries):
+            return None
+        return Group(producer.root, ops), rests
+
+    def _read_in_place(self, v: ir.Value) -> bool:
+        """Whether every user of `v` is an elementwise op of `v`'s shape (reads it at the
+        element it computes)."""
+        ok = self._identity.get(v)
+        if ok is None:
+            shape = _shape(v)
+            ok = shape is not None and all(
+                op_kind(u) == "elemwise" and _shape(u.results[0]) == shape for u in _users(v)
             )
-            self._shared_ok[v] = ok
+            self._identity[v] = ok
         return ok
-
-    # -- repair ----------------------------------------------------------------------------
-    def _repaired(self, group: Group) -> list[Group]:
-        """`group` if only its output is used outside it; else its longest such prefix, then
-        the rest partitioned again (each piece repaired in turn)."""
-        k = _longest_closed_prefix(group.ops)
-        if k == len(group.ops):
-            return [group]
-        head = Group(group.root, group.ops[:k])
-        tail = self._greedy(group.ops[k:])
-        return [head] + [part for g in tail for part in self._repaired(g)]
-
-
-def _longest_closed_prefix(ops: Sequence[ir.Operation]) -> int:
-    """The largest k such that of ops[:k] only the last op's result is used after ops[:k]."""
-    pending: dict[ir.Value, int] = {}  # value of the prefix -> its uses not in the prefix
-    best = 1
-    for k, op in enumerate(ops, start=1):
-        for v in op.operands:
-            if v in pending:
-                pending[v] -= 1
-                if pending[v] == 0:
-                    del pending[v]
-        for r in op.results:
-            n = len(list(r.uses))
-            if n:
-                pending[r] = n
-        if all(v == op.results[0] for v in pending):
-            best = k
-    return best
