@@ -97,9 +97,9 @@ class GraphSimplifyPass(ModulePass):
     transpose, and two layout transforms into one (each dropped when it becomes the identity)."""
 
     expand_small_powers: bool = True
-    """Rewrite `x ** c` with a literal c in {±1, ±2, ±3, ±4} as multiplications (and a
-    reciprocal when c < 0), with c = ±0.5 as a square root (and its reciprocal): a general
-    power is an exp/log sequence per element."""
+    """Rewrite `x ** c` with a literal c in {±1, ±2, ±3, ±4} as multiplications (of 1 / x
+    when c < 0), with c = ±0.5 as a square root (and its reciprocal): a general power is an
+    exp/log sequence per element."""
 
     def patterns(self) -> list[tuple[str, Pattern, int]]:
         """(root op, pattern, benefit) for the enabled groups."""

@@ -1,11 +1,12 @@
 """graph-simplify pattern `expand-small-powers`: `x ** c` for a literal c in {±1, ±2, ±3, ±4,
-±0.5} becomes multiplications (a reciprocal for c < 0, a square root for ±0.5).
+±0.5} becomes multiplications (of 1 / x for c < 0) or a square root (and its reciprocal).
 
 A general power is exp(c log|x|) with sign rules: in f32, mlc-math-approx runs it in float64,
 ~40 vector instructions per element, where x ** 3 (GPT-2's tanh-GELU) needs two multiplies.
-The products are within ~2 ulp of the correctly rounded power. Two differences remain, both
-outside what models feed: x ** 0.5 at x = -inf is NaN (sqrt) instead of +inf, and
-x ** -c can round to 0 or inf a little earlier when x ** c leaves the normal range.
+The products are within a few ulp of the correctly rounded power; taking 1 / x before the
+products keeps x ** -4 from rounding to 0 where x ** 4 would overflow. What differs is outside
+what models feed: x ** 0.5 at x = -inf is NaN instead of +inf, x ** -0.5 at x = -0 is -inf
+instead of +inf and at x = -inf NaN instead of 0.
 """
 
 from __future__ import annotations
@@ -53,9 +54,11 @@ def expand_small_power(op: ir.Operation, rewriter: PatternRewriter) -> bool:
     if c is None or x.type != op.results[0].type or type_of(x).dtype not in _FLOATS:
         return False
     with rewriter.ip, op.location:
-        value = gb.sqrt(x) if abs(c) == 0.5 else _positive_power(x, int(abs(c)))
-        if c < 0:
-            value = gb.reciprocal(value)
+        if abs(c) == 0.5:
+            value = gb.sqrt(x)
+            value = gb.reciprocal(value) if c < 0 else value
+        else:
+            value = _positive_power(gb.reciprocal(x) if c < 0 else x, int(abs(c)))
     rewriter.replace_op(op, [value])
     erase_if_dead(rewriter, producer(exponent))
     return True

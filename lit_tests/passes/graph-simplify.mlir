@@ -253,8 +253,8 @@ func.func @dense_stays(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
   return %d : tensor<2x4xf32>
 }
 
-// Powers by small literal exponents become multiplications (x ** 4 by squaring), negative
-// ones a reciprocal, +-0.5 a square root; another exponent, or one that broadcasts x, stays.
+// Powers by small literal exponents become multiplications (x ** 4 by squaring), of 1 / x
+// for negative ones, +-0.5 a square root; another exponent, or one that broadcasts x, stays.
 // CHECK-LABEL: func.func @small_powers
 // CHECK-NEXT: %[[C25:.*]] = "graph.constant"() {value = dense<2.500000e+00> : tensor<f32>}
 // CHECK-NEXT: %[[C3V:.*]] = "graph.constant"() {value = dense<3.000000e+00> : tensor<4x2x3xf32>}
@@ -264,8 +264,8 @@ func.func @dense_stays(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
 // CHECK-NEXT: %[[X4:.*]] = "graph.mul"(%[[Y2]], %[[Y2]])
 // CHECK-NEXT: %[[SQ:.*]] = "graph.sqrt"(%arg0)
 // CHECK-NEXT: %[[RS:.*]] = "graph.reciprocal"(%[[SQ]])
-// CHECK-NEXT: %[[Z2:.*]] = "graph.mul"(%arg0, %arg0)
-// CHECK-NEXT: %[[RZ:.*]] = "graph.reciprocal"(%[[Z2]])
+// CHECK-NEXT: %[[R:.*]] = "graph.reciprocal"(%arg0)
+// CHECK-NEXT: %[[RZ:.*]] = "graph.mul"(%[[R]], %[[R]])
 // CHECK-NEXT: %[[P:.*]] = "graph.pow"(%arg0, %[[C25]])
 // CHECK-NEXT: %[[B:.*]] = "graph.pow"(%arg0, %[[C3V]])
 // CHECK-NEXT: return %[[X3]], %[[X4]], %[[RS]], %[[RZ]], %[[P]], %[[B]]
