@@ -18,7 +18,7 @@ from .outline import Outliner
 
 @dataclass(frozen=True)
 class GraphFusePass(ModulePass):
-    """Group ops into kernels: compute/reduce ops with their epilogues; elementwise chains."""
+    """Group ops into kernels: compute/reduce ops with their epilogues; elementwise sub-graphs."""
 
     name: ClassVar[str] = "graph-fuse"
 
@@ -27,8 +27,9 @@ class GraphFusePass(ModulePass):
     dedup: bool = True
     """Emit structurally identical kernels once and call the shared one."""
     diamonds: bool = True
-    """Let a value with several uses stay inside a group when all of them join it (x *
-    sigmoid(x), GELU after a matmul); false: a value with several uses ends its group."""
+    """Merge a group into the groups that use its output when the union keeps one result
+    (x * sigmoid(x), GELU after a matmul: values with several uses inside a kernel); false:
+    only chains through values with a single use fuse."""
 
     def __post_init__(self) -> None:
         if self.max_group_size < 1:

@@ -33,7 +33,9 @@ FUSIBLE: tuple[FusionKind, ...] = ("elemwise", "injective")
 
 @dataclass(eq=False)
 class Group:
-    """Ops of one kernel, in block order; the last op's result is its only value used outside."""
+    """Ops of one kernel, in block order; the last op's result is its only value used outside.
+    `root`: the kind of the op that started it (a group with a conv/matmul/pool/reduction has
+    one, which no other op of the group feeds)."""
 
     root: FusionKind
     ops: list[ir.Operation] = field(default_factory=list)
@@ -103,12 +105,12 @@ class Partitioner:
 
     @staticmethod
     def _epilogue_op(op: ir.Operation, group: Group) -> bool:
-        """Whether `op` may follow the conv/matmul/pool/reduction that starts `group`: an
-        elementwise op of its output's shape, which the lowering applies to the kernel's output
-        tile (in place when the type is kept; an int8 requantization of an i32 accumulator
-        changes it)."""
-        anchor = _shape(group.ops[0].results[0])
-        return op_kind(op) == "elemwise" and anchor is not None and _shape(op.results[0]) == anchor
+        """Whether `op` may join the conv/matmul/pool/reduction of `group`: an elementwise op
+        of its output's shape, which the lowering applies to the kernel's output tile (in place
+        when the type is kept; an int8 requantization of an i32 accumulator changes it)."""
+        anchor = next(o for o in group.ops if op_kind(o) not in FUSIBLE)
+        shape = _shape(anchor.results[0])
+        return op_kind(op) == "elemwise" and shape is not None and _shape(op.results[0]) == shape
 
     # -- step 2: diamonds ------------------------------------------------------------------
     def _merge_diamonds(self, groups: list[Group]) -> list[Group]:

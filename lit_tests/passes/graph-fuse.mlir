@@ -244,3 +244,26 @@ func.func @not_shared(%x: tensor<4x4xf32>, %y: tensor<4xf32>) -> (tensor<4x4xf32
   %b = "graph.add"(%m, %l) : (tensor<4x4xf32>, tensor<4xf32>) -> tensor<4x4xf32>
   return %a, %b : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// The conv's only user joined the group of its other operand (relu(y), computed before the
+// conv): the conv merges into that group, and the relu runs in the conv's epilogue.
+// CHECK-LABEL: func.func @epilogue_operand_first
+// CHECK: %[[K:.*]] = call @fused_relu_conv2d_mul_0(%arg1, %arg0, %{{.*}})
+// CHECK-NEXT: return %[[K]]
+// CHECK-LABEL: func.func private @fused_relu_conv2d_mul_0
+// CHECK-NEXT: %[[R:.*]] = "graph.relu"(%arg0)
+// CHECK-NEXT: %[[C:.*]] = "graph.conv2d"(%arg1, %arg2)
+// CHECK-NEXT: %[[M:.*]] = "graph.mul"(%[[R]], %[[C]])
+// CHECK-NEXT: return %[[M]]
+// DIAMONDS-OFF-LABEL: func.func @epilogue_operand_first
+// DIAMONDS-OFF: %[[C:.*]] = call @fused_conv2d_1(%arg0, %{{.*}})
+// DIAMONDS-OFF-NEXT: call @fused_relu_mul_0(%arg1, %[[C]])
+func.func @epilogue_operand_first(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x4x1x1xf32>
+  %r = "graph.relu"(%y) : (tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %m = "graph.mul"(%r, %c) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %m : tensor<1x4x8x8xf32>
+}

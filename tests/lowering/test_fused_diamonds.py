@@ -5,6 +5,7 @@ register tile before the single store (the loop IR shows it), values as numpy's.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 
 import numpy as np
@@ -12,7 +13,7 @@ import pytest
 from mlir import ir
 
 import mlc
-from helpers.graph_exec import SCHEDULED, build_main, check, rand, run_graph
+from helpers.graph_exec import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
 from mlc.dialects.walk import top_level_funcs, walk
 
@@ -144,3 +145,20 @@ def test_silu_on_conv_accumulators() -> None:
         True,
     )
     assert "math.exp" in text or "arith.divf" in text
+
+
+def test_epilogue_operand_computed_before_the_conv() -> None:
+    """relu(y) comes before the conv in the graph; the conv's kernel computes it in its
+    epilogue, next to SiLU."""
+    x, y = rand((1, 16, 21, 21), seed=7), rand((1, 16, 19, 19), seed=8)
+    w, b = rand((16, 16, 3, 3), seed=9, scale=0.2), rand((16,), seed=10)
+
+    def body(v: ir.Value, u: ir.Value, w_: ir.Value, b_: ir.Value) -> ir.Value:
+        r = g.relu(u)
+        return g.mul(r, _silu(g.conv2d(v, w_, b_)))
+
+    names = re.findall(r"func.func private @(\w+)", lower_to_tp(body, [x, y, w, b]))
+    assert names == ["fused_relu_conv2d_sigmoid_etc_0"], names  # one kernel
+    got, interp = run_graph(body, [x, y, w, b], pipeline=SIMPLIFIED)
+    want = (np.maximum(y, 0) * ACTIVATIONS["silu"][1](_conv_np(x, w, b))).astype(np.float32)
+    check(got[0], interp[0], want, rtol=1e-4, atol=1e-5, what="relu(y) * silu(conv)")
