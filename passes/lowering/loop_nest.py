@@ -508,7 +508,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         return False
     lowering = BlockLowering(block)
     first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
-    if first_r is None or lowering.inexact or not _register_mode(lowering, first_r):
+    if first_r is None or not _register_mode(lowering, first_r):
         return False
     for op in nxt.body.operations:
         op = op.operation
