@@ -8,6 +8,7 @@ lib.export_library("resnet50.tar")
 
 from __future__ import annotations
 
+import logging
 import pathlib
 import re
 from collections.abc import Mapping
@@ -21,7 +22,10 @@ from mlc.errors import MlcError
 from mlc.npz import npz_bytes, read_npz
 
 if TYPE_CHECKING:
+    from mlc.passes.diagnostics import Diag
     from mlc.runtime import CompiledLibrary, SourceModel
+
+_log = logging.getLogger(__name__)
 
 _TARGET = re.compile(r"^\s*llvm(\s+-mcpu=(native|host))?\s*$")
 
@@ -70,12 +74,15 @@ def build(
     *,
     options: BuildOptions | None = None,
     source: SourceModel | None = None,
+    diagnostics: list[Diag] | None = None,
     **kwargs: object,
 ) -> CompiledLibrary:
     """Compile `module` (graph dialect, entry @main) with `params` into a CompiledLibrary.
 
     Keyword arguments are BuildOptions fields (`threads=2`, `pipeline=...`); an unknown one is
     an error. Raises PassFailedError / PipelineParseError / MlcError with located diagnostics.
+    Warnings and remarks of the passes (tp-apply-records' coverage, records that do not fit) are
+    appended to `diagnostics` when given, else warnings are logged (logger `mlc.compiler`).
     """
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
@@ -109,6 +116,12 @@ def build(
     if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
         raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     pm.run(work, params=table)
+    if diagnostics is not None:
+        diagnostics.extend(pm.diagnostics)
+    else:
+        for d in pm.diagnostics:
+            if d.severity == "warning":
+                _log.warning("%s", d.format())
     return CompiledLibrary.from_module(work, table, pipeline=str(pm), source=source)
 
 
@@ -124,6 +137,7 @@ def compile_model(
     options: BuildOptions,
     shape_dict: Mapping[str, list[int]] | None = None,
     params_path: str | pathlib.Path | None = None,
+    diagnostics: list[Diag] | None = None,
 ) -> CompiledLibrary:
     """`mlc compile`: an .onnx model (or a graph-dialect .mlir with its params .npz) to a
     package `.tar`, a shared library `.so` (+ manifest.json, params.npz) or an object `.o`."""
@@ -143,7 +157,7 @@ def compile_model(
 
         module, params = from_onnx(model, shape_dict=shape_dict)
         source = source_model(model)
-    lib = build(module, params, options=options, source=source)
+    lib = build(module, params, options=options, source=source, diagnostics=diagnostics)
     output.parent.mkdir(parents=True, exist_ok=True)
     if output.suffix == ".tar":
         lib.export_library(output)

@@ -39,7 +39,9 @@ class MlcDefaultPipeline(NamedPipeline):
     def expand(self) -> str:
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = (
-            f"tp-apply-records{{file={format_option_value(self.records)}}}," if self.records else ""
+            f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
+            if self.records
+            else ""
         )
         return ",".join(
             [

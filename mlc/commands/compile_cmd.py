@@ -10,8 +10,12 @@ import argparse
 import pathlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from mlc.commands.common import parse_input_shapes
+
+if TYPE_CHECKING:
+    from mlc.passes.diagnostics import Diag
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -74,13 +78,20 @@ def drive(args: argparse.Namespace) -> int:
         print_ir_after_all=args.print_ir_after_all,
     )
     start = time.perf_counter()
+    diagnostics: list[Diag] = []
     lib = compile_model(
         args.model,
         args.output,
         options=options,
         shape_dict=args.input_shapes,
         params_path=args.params,
+        diagnostics=diagnostics,
     )
+    for d in diagnostics:
+        if d.severity == "warning":
+            sys.stderr.write(f"mlc compile: warning: {d.message}\n")
+        else:  # tp-apply-records' coverage line
+            sys.stdout.write(d.message.removeprefix("tp-apply-records: ") + "\n")
     m = lib.manifest
     sys.stdout.write(
         f"compiled {args.model} -> {args.output} in {time.perf_counter() - start:.1f} s "

@@ -26,7 +26,7 @@ FOLDERS = {
     "tuner": "tuner",
     "mlc": "mlc",
 }
-LEAVES = {"mlc.errors", "mlc.version", "mlc.contract", "mlc.npz"}
+LEAVES = {"mlc.errors", "mlc.version", "mlc.contract", "mlc.npz", "mlc.target"}
 """Leaf modules of the root package: imported by every layer, importing only each other."""
 ALLOWED = {
     "leaf": set(),
