@@ -36,17 +36,21 @@ class MlcDefaultPipeline(NamedPipeline):
         if self.layout_block == 1 or self.layout_block < 0:
             raise ValueError("layout-block must be 0 (off) or >= 2")
 
-    def expand(self) -> str:
+    def stages(self) -> tuple[str, str, str]:
+        """The body in three parts: the graph passes; graph-to-tp and scheduling (records,
+        defaults); tp to the LLVM dialect. The tuner extracts kernels after the second part and
+        lowers its candidates with the third."""
         alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
             if self.records
             else ""
         )
-        return ",".join(
-            [
-                GRAPH_STAGE % (alter, self.max_group_size),
-                TP_STAGE % (records, self.threads),
-                LOOP_STAGE % (self.threads, self.threads),
-            ]
+        return (
+            GRAPH_STAGE % (alter, self.max_group_size),
+            TP_STAGE % (records, self.threads),
+            LOOP_STAGE % (self.threads, self.threads),
         )
+
+    def expand(self) -> str:
+        return ",".join(self.stages())
