@@ -13,10 +13,10 @@ import os
 import sys
 import traceback
 
-from mlc.commands import compile_cmd, import_cmd, run_cmd
+from mlc.commands import compile_cmd, import_cmd, run_cmd, tune_cmd
 from mlc.errors import MissingDependencyError, MlcError
 
-COMMANDS = (import_cmd, compile_cmd, run_cmd)
+COMMANDS = (import_cmd, compile_cmd, run_cmd, tune_cmd)
 
 EXIT_USAGE, EXIT_ERROR, EXIT_MISSING_DEP, EXIT_INTERNAL = 1, 4, 5, 70
 

@@ -27,7 +27,7 @@ template cannot express a block's default, the block's space is that default alo
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 import numpy as np
@@ -44,7 +44,7 @@ BODY_MAX = 512
 """Most vector operations an unrolled reduction body (register tile x reduce unrolls) may have."""
 MAX_UNROLL_TRIP = 16
 """Reduce loops with at most this many iterations get an unroll knob."""
-MAX_MIDS = 3
+MAX_MIDS = 2
 """Cache-tile sizes offered per register size of a row axis."""
 
 
@@ -74,6 +74,8 @@ class BlockFacts:
     extents: tuple[int, ...]
     elem_bits: int
     reads: tuple[tuple[tuple[int | None, ...], ...], ...]
+    writes: tuple[tuple[int | None, ...], ...]
+    """Coefficients of each axis in each index of the output map."""
     default: Schedule
     threads: int
     registers: int
@@ -91,6 +93,9 @@ class BlockFacts:
                         for e in amap.results
                     )
                 )
+        writes = tuple(
+            tuple(linear_coeff(e, i) for i in range(len(view.axes))) for e in view.out_map.results
+        )
         elem = ir.MemRefType(view.out.type).element_type
         registers, bits = vector_registers(target)
         return cls(
@@ -100,6 +105,7 @@ class BlockFacts:
             extents=tuple(view.extents),
             elem_bits=getattr(elem, "width", 32),
             reads=tuple(reads),
+            writes=writes,
             default=default,
             threads=threads,
             registers=registers,
@@ -447,13 +453,27 @@ def nest_constraints(f: BlockFacts) -> list[Constraint]:
         lead = np.where(sliced, np.where(rc, counts["R"], counts["C"]), total)
         return depth <= lead
 
-    out = [Constraint("parallel loops lead the nest", parallel_prefix)]
+    tile_knobs = tuple(f"tile_{a}" for a in tiled) + ((vec_name,) if vec_name else ())
+    unroll_knobs = tuple(f"unroll_{r}" for r in f.reduce)
+    slice_knobs = (f"tile_{f.reduce[0]}",) if f.reduce else ()
+    every = tile_knobs + unroll_knobs + slice_knobs + ("reorder", "parallel")
+    out = [Constraint("parallel loops lead the nest", every, parallel_prefix)]
     if f.register_tiled:
         out += [
-            Constraint("accumulators + operands fit the vector registers", registers),
-            Constraint(f"unrolled body of at most {BODY_MAX} vector ops", body),
-            Constraint("a cache tile of rows needs rows outside columns (RC)", mid_needs_rc),
-            Constraint("a blocked reduce axis is not unrolled", slice_not_unrolled),
+            Constraint("accumulators + operands fit the registers", tile_knobs, registers),
+            Constraint(
+                f"unrolled body of at most {BODY_MAX} vector ops", tile_knobs + unroll_knobs, body
+            ),
+            Constraint(
+                "a cache tile of rows needs rows outside columns (RC)",
+                tile_knobs + ("reorder",),
+                mid_needs_rc,
+            ),
+            Constraint(
+                "a blocked reduce axis is not unrolled",
+                slice_knobs + unroll_knobs[:1],
+                slice_not_unrolled,
+            ),
         ]
     return out
 
@@ -520,11 +540,16 @@ def block_space(f: BlockFacts) -> ConfigSpace:
         try:
             knobs = [k for gen in generators for k in gen(f)]
             space = ConfigSpace(knobs, constraints(f), template(f), note=name)
-            if space.schedule(space.default_index) == f.default:
+            if _canonical(space.schedule(space.default_index)) == _canonical(f.default):
                 return space
         except (KeyError, IndexError, TypeError, ValueError, AssertionError):
             continue  # this template does not fit the block
     return fixed_space(f.default, "no template reproduces the default schedule")
+
+
+def _canonical(schedule: Schedule) -> Schedule:
+    """Without no-op knobs (unroll factor 1), which the default schedule sometimes spells out."""
+    return replace(schedule, unroll={k: v for k, v in schedule.unroll.items() if v > 1})
 
 
 def fixed_space(schedule: Schedule, note: str) -> ConfigSpace:

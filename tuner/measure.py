@@ -5,7 +5,7 @@ options say how.
 Timing follows `mlc.runtime.benchmark.time_function`: `warmup` untimed calls; `number` grown
 until one sample lasts `min_repeat_ms`; then `repeat` samples of `number` back-to-back calls,
 each sample that duration / `number`. The kernel is therefore invoked
-(warmup + calibration + number x repeat) times; a record's cost is the median sample. With
+(warmup + calibration + number x repeat) times; a record's cost is the fastest sample. With
 `flush_cache` a buffer larger than the last-level cache is written before every sample
 (AutoTVM's `enable_cpu_cache_flush`: the kernel then starts cold, as it often does inside a
 model; set `number=1` for it to matter).
@@ -48,7 +48,7 @@ class MeasureOptions:
     number: int = 1
     """Calls per timed sample (the starting point when min_repeat_ms grows it)."""
     repeat: int = 3
-    """Timed samples; the record's cost is their median."""
+    """Timed samples; the record's cost is the fastest."""
     min_repeat_ms: float = 20.0
     """Grow `number` until one sample lasts at least this long (0: never)."""
     warmup: int = 1

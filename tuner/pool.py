@@ -25,8 +25,9 @@ from typing import Any
 class Worker:
     """One worker process; `request` never raises for what a candidate does to it."""
 
-    def __init__(self, log: pathlib.Path) -> None:
+    def __init__(self, log: pathlib.Path, env: dict[str, str] | None = None) -> None:
         self.log_path = log
+        self.env = dict(os.environ, PYTHONUNBUFFERED="1", **(env or {}))
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
 
@@ -40,7 +41,7 @@ class Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=log,
-                env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                env=self.env,
             )
             log.close()
         return self.proc

@@ -13,7 +13,8 @@ Fields: `workload` is a hash of the kernel's tp program with every schedule clea
 dropped, so a record applies to every structurally identical kernel in any model; `block` names
 the tuned block inside it; `config` holds the knob values (`mlc.tuner.space`) and `schedule` the
 MLIR text of the block's schedule attribute they produce (what the compiler applies); `cost_ms`
-is the median of the timed samples `costs_ms` (one per repeat), null for an error record, whose
+is the fastest of the timed samples `costs_ms` (one per repeat: other processes only add
+time), null for an error record, whose
 `error` says what went wrong (`build: ...`, `run: crashed ...`, `run: timed out ...`,
 `wrong output: ...`); `default` marks the measurement of the default schedule (the baseline);
 `target` is the CPU the code was generated and timed on (`mlc.target.host_target`), `threads`

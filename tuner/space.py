@@ -17,6 +17,7 @@ the value indices of the whole product, so that the legal points are enumerated 
 from __future__ import annotations
 
 import math
+import zlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -44,10 +45,16 @@ class Knob:
     def feature(self, value: Value) -> float:
         if self.numeric is not None:
             return float(self.numeric(value))
-        if isinstance(value, str):
-            return float(self.values.index(value))
-        size = math.prod(value) if isinstance(value, tuple) else value
-        return math.log2(size) if size > 0 else -1.0
+        return value_feature(value)
+
+
+def value_feature(value: Value) -> float:
+    """A knob value as one number, the same from a Knob or from a record's config: log2 of a
+    size (of the product of a split), -1 for 0 (off), a stable code for a name."""
+    if isinstance(value, str):
+        return (zlib.crc32(value.encode()) % 1000) / 1000.0
+    size = math.prod(value) if isinstance(value, (tuple, list)) else value
+    return math.log2(size) if size > 0 else -1.0
 
 
 class Columns:
@@ -74,9 +81,11 @@ class Columns:
 @dataclass(frozen=True)
 class Constraint:
     """A predicate over the candidate points: `test(cols)` returns a boolean mask of the legal
-    ones (`Columns.map` gives the knob values it needs as numpy arrays)."""
+    ones (`Columns.map` gives the values of the knobs it names as numpy arrays). It is applied
+    as soon as every one of its knobs that the space has is enumerated."""
 
     why: str
+    knobs: tuple[str, ...]
     test: Callable[[Columns], np.ndarray]
 
 
@@ -181,15 +190,22 @@ def _tuplify(value: Value) -> Value:
 
 
 def _enumerate(knobs: Sequence[Knob], constraints: Sequence[Constraint]) -> np.ndarray:
-    """Every legal point as a row of value indices (int16), in lexicographic order."""
-    sizes = [len(k.values) for k in knobs]
-    total = math.prod(sizes)
-    assert total <= MAX_POINTS, f"knob product {total} is too large: {sizes}"
-    if not knobs:
-        return np.zeros((1, 0), dtype=np.int16)
-    grid = np.stack(np.unravel_index(np.arange(total), sizes), axis=1).astype(np.int16)
-    cols = Columns(knobs, grid)
-    keep = np.ones(len(grid), dtype=bool)
-    for c in constraints:
-        keep &= np.asarray(c.test(cols), dtype=bool)
-    return grid[keep]
+    """Every legal point as a row of value indices (int16), in lexicographic order. Knobs are
+    added one at a time and each constraint prunes as soon as its knobs are all there, so the
+    full product is never materialized."""
+    names = [k.name for k in knobs]
+    ready = [max((names.index(n) for n in c.knobs if n in names), default=-1) for c in constraints]
+    grid = np.zeros((1, 0), dtype=np.int16)
+    for j, knob in enumerate(knobs):
+        n = len(knob.values)
+        grid = np.hstack(
+            [np.repeat(grid, n, axis=0), np.tile(np.arange(n, dtype=np.int16), len(grid))[:, None]]
+        )
+        cols = Columns(knobs[: j + 1], grid)
+        keep = np.ones(len(grid), dtype=bool)
+        for c, at in zip(constraints, ready):
+            if at == j:
+                keep &= np.asarray(c.test(cols), dtype=bool)
+        grid = grid[keep]
+        assert len(grid) <= MAX_POINTS, f"{len(grid)} points after knob {knob.name}: too many"
+    return grid
