@@ -29,7 +29,6 @@ from .measure import MeasureOptions
 from .pool import Worker, WorkerPool
 from .task import Task
 
-
 TIMING_BLOCKTIME = os.environ.get("KMP_BLOCKTIME", "0")
 """OpenMP workers of the timing process sleep at once after a parallel region (unless the user
 set KMP_BLOCKTIME): on a busy machine, workers spinning for the default 200 ms took the core
