@@ -5,8 +5,8 @@ One record per line, appended as soon as the candidate is measured (schema 2):
     {"schema": 2, "workload": "3f2a...", "kernel": "fused_conv2d_relu_4", "block": "conv2d_1",
      "config": {"tile_ow": [4], "unroll_ic": 8, ...}, "schedule": "{tile = {...}, ...}",
      "cost_ms": 0.41, "costs_ms": [0.41, 0.42, 0.40], "error": "",
-     "default": false, "target": {"triple": "x86_64-unknown-linux-gnu", "cpu": "znver3",
-     "features": ["avx", "avx2", "fma", ...]}, "threads": 2, "pipeline": "9c1e...",
+     "default": false, "remeasured": false, "target": {"triple": "x86_64-unknown-linux-gnu",
+     "cpu": "znver3", "features": ["avx", "avx2", "fma", ...]}, "threads": 2, "pipeline": "9c1e...",
      "mlc_version": "0.1.0", "tuner": "xgb", "seed": 0, "timestamp": 1764590000.0}
 
 Fields: `workload` is a hash of the kernel's tp program with every schedule cleared and its name
@@ -16,7 +16,9 @@ MLIR text of the block's schedule attribute they produce (what the compiler appl
 is the fastest of the timed samples `costs_ms` (one per repeat: other processes only add
 time), null for an error record, whose
 `error` says what went wrong (`build: ...`, `run: crashed ...`, `run: timed out ...`,
-`wrong output: ...`); `default` marks the measurement of the default schedule (the baseline);
+`wrong output: ...`); `default` marks the measurement of the default schedule (the baseline),
+`remeasured` a second measurement of a schedule already in the log (the best few of a task are
+timed again at its end);
 `target` is the CPU the code was generated and timed on (`mlc.target.host_target`), `threads`
 the thread count of the kernel, `pipeline` a hash of the passes that lowered it (`tp-to-loops`
 to LLVM), `tuner` and `seed` what proposed it, `timestamp` when it was measured (seconds).
@@ -67,6 +69,7 @@ class Record:
     costs_ms: tuple[float, ...] = ()
     error: str = ""
     default: bool = False
+    remeasured: bool = False
     target: dict[str, Any] = field(default_factory=dict)
     threads: int = 1
     pipeline: str = ""
@@ -98,6 +101,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "costs_ms": (list,),
     "error": (str,),
     "default": (bool,),
+    "remeasured": (bool,),
     "target": (dict,),
     "threads": (int,),
     "pipeline": (str,),
@@ -243,6 +247,20 @@ def best_records(
 
 
 # -- writing -------------------------------------------------------------------------------------
+def drop_incomplete_line(path: str | pathlib.Path) -> bool:
+    """Cut an unterminated last line (a run killed while writing it) so that records appended
+    next start on a line of their own; True if there was one."""
+    p = pathlib.Path(path)
+    if not p.is_file():
+        return False
+    data = p.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    with open(p, "r+b") as f:
+        f.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
 def append_records(path: str | pathlib.Path, records: Iterable[Record]) -> None:
     """Append records and force them to disk: a run killed later loses none of them."""
     with open(path, "a") as f:

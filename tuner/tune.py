@@ -34,6 +34,7 @@ from .records import (
     RecordError,
     append_records,
     append_workload,
+    drop_incomplete_line,
     read_records,
     read_workloads,
     target_dict,
@@ -136,9 +137,11 @@ def tune(
     report = TuneReport(str(path))
     target = host_target()
     old: list[Record] = []
+    if drop_incomplete_line(path):
+        report.problems.append(f"{path}: removed an incomplete last line (a run killed mid-write)")
     if path.exists():
         log = read_records(path)
-        old, report.problems = log.records, log.problems
+        old, report.problems = log.records, report.problems + log.problems
     table_path = workload_table_path(path)
     table = read_workloads(table_path)
     by_workload = {t.workload: t for t in tasks}
@@ -156,14 +159,19 @@ def tune(
             table[task.workload] = (task.kernel, task.ir)
         deadline = None
         if deadline_all is not None:
-            left = deadline_all - time.monotonic()
-            rest = sum(shares[i:])
-            deadline = time.monotonic() + (left * shares[i] / rest if rest > 0 else 0.0)
+            deadline = time.monotonic() + allot(deadline_all - time.monotonic(), shares[i:])
         report.tasks.append(
             _tune_task(task, i, len(tunable), runner, path, old, pool, options, deadline, progress)
         )
     report.seconds = time.monotonic() - start
     return report
+
+
+def allot(seconds_left: float, shares: Sequence[float]) -> float:
+    """Seconds for the first of `shares` (the tasks not tuned yet): the time left in proportion
+    to its share of theirs. Time a task leaves unused is thereby spread over the later ones."""
+    rest = sum(shares)
+    return max(seconds_left, 0.0) * shares[0] / rest if rest > 0 else 0.0
 
 
 def _add_prior(pool: ExamplePool, prior: str, tasks: dict[str, Task], report: TuneReport) -> None:
@@ -192,19 +200,19 @@ def _tune_task(
     target = host_target()
     report = TaskReport(task)
     mine = matching(old, task, target)
-    write = _writer(task, path, options, pool)
+    write = _writer(task, path, options, pool, remeasured=False)
     default = Candidate.of(task, task.default_index)
     if not any(r.default for r in mine):
         assert task.default_ms is not None
         write(default, MeasureResult(costs=(task.default_ms / 1e3,), timestamp=time.time()))
-    history = [p for p in measured_points(mine, task) if p[0] != task.default_index]
-    report.resumed = len(history)
+    history = measured_points(mine, task)
+    report.resumed = len({i for i, _ in history if i != task.default_index})
     extra: dict[str, object] = {}
     if options.tuner == "xgb":
         extra["history"] = pool.others(task.workload, task.block)
     tuner = create_tuner(options.tuner, task, seed=options.seed, **extra)
     tuner.load_history([(task.default_index, task.default_ms / 1e3)] + history)  # type: ignore[operator]
-    n_trial = max(0, options.trials - len(history))
+    n_trial = max(0, options.trials - report.resumed)
     progress.start(task, index, count, n_trial)
     if deadline is not None and deadline - time.monotonic() < MIN_TASK_SECONDS:
         report.stopped = "no time left"
@@ -221,7 +229,8 @@ def _tune_task(
             callbacks=[progress.update],
         )
         report.stopped = _why(tuner, options, n_trial, deadline)
-        _confirm(task, tuner, runner, write)
+        if tuner.trials:
+            _confirm(task, tuner, runner, _writer(task, path, options, pool, remeasured=True))
     report.default_ms = tuner.costs[task.default_index] * 1e3
     report.trials = tuner.trials
     report.errors = tuner.errors
@@ -265,7 +274,7 @@ def _why(tuner: Tuner, options: TuneOptions, n_trial: int, deadline: float | Non
 
 
 def _writer(
-    task: Task, path: pathlib.Path, options: TuneOptions, pool: ExamplePool
+    task: Task, path: pathlib.Path, options: TuneOptions, pool: ExamplePool, *, remeasured: bool
 ) -> Callable[[Candidate, MeasureResult], None]:
     target = target_dict(host_target())
 
@@ -280,6 +289,7 @@ def _writer(
             costs_ms=tuple(c * 1e3 for c in result.costs),
             error=result.error,
             default=cand.index == task.default_index,
+            remeasured=remeasured,
             target=target,
             threads=task.threads,
             pipeline=task.pipeline,
