@@ -2,11 +2,14 @@
 
     python bench/bench_models.py                       # all nine models, 1 and 2 threads
     python bench/bench_models.py resnet50 vgg19 --threads 1 --rounds 5 --write bench/RESULTS.md
+    python bench/bench_models.py resnet50 --threads 2 --tuning-records r.jsonl   # + tuned mlc
 
 Both peers stay loaded in this process and are timed in alternating rounds (each round: one
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
-mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
+mlc is faster). With `--tuning-records`, mlc is built twice, with its default schedules and
+with the records (`mlc tune`), and the three peers take turns. onnxruntime runs with
+ORT_ENABLE_ALL and intra_op_num_threads = threads.
 Between the peers' turns the process sleeps SETTLE_S: both peers' worker threads keep spinning
 after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
 otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
@@ -43,43 +46,69 @@ def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
     return ort.InferenceSession(model.SerializeToString(), options)  # type: ignore[attr-defined]
 
 
-def bench_model(name: str, threads: int, rounds: int, number: int) -> dict[str, object]:
+def bench_model(
+    name: str, threads: int, rounds: int, number: int, records: str | None = None
+) -> dict[str, object]:
     model = load_light_model(name, seed=0)
     start = time.perf_counter()
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
     compile_s = time.perf_counter() - start
+    peers = {"mlc": gm}
+    coverage = ""
+    if records:
+        diagnostics: list = []
+        lib = mlc.build(
+            module, params, threads=threads, tuning_records=records, diagnostics=diagnostics
+        )
+        peers["tuned"] = GraphModule(lib.jit())
+        coverage = next(
+            (d.message.split(": ", 1)[1] for d in diagnostics if "applied tuned" in d.message), ""
+        )
     ((input_name, info),) = gm.get_input_info().items()
     x = np.random.default_rng(0).standard_normal(info.shape).astype(np.float32)
-    gm.set_input(input_name, x)
+    for peer in peers.values():
+        peer.set_input(input_name, x)
     session = _ort_session(model, threads)
     feed = {session.get_inputs()[0].name: x}
-    mlc_samples: list[float] = []
-    ort_samples: list[float] = []
+    samples: dict[str, list[float]] = {k: [] for k in [*peers, "ort"]}
     for _ in range(rounds):
-        mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
-        time.sleep(SETTLE_S)
-        ort_samples += time_function(
+        for key, peer in peers.items():
+            samples[key] += time_function(peer.run, number=1, repeat=number, warmup=1).samples
+            time.sleep(SETTLE_S)
+        samples["ort"] += time_function(
             lambda: session.run(None, feed), number=1, repeat=number, warmup=1
         ).samples
         time.sleep(SETTLE_S)
-    gm.run()
-    got, want = gm.get_output(0), session.run(None, feed)[0]
-    error = float(np.abs(got - want).max() / max(float(np.abs(want).max()), 1e-30))
-    mlc_ms, ort_ms = 1e3 * float(np.median(mlc_samples)), 1e3 * float(np.median(ort_samples))
-    return {
+    want = session.run(None, feed)[0]
+    errors = []
+    for peer in peers.values():
+        peer.run()
+        got = peer.get_output(0)
+        errors.append(float(np.abs(got - want).max() / max(float(np.abs(want).max()), 1e-30)))
+    ms = {k: 1e3 * float(np.median(v)) for k, v in samples.items()}
+    row: dict[str, object] = {
         "model": name,
         "threads": threads,
-        "mlc_ms": mlc_ms,
-        "ort_ms": ort_ms,
-        "ratio": ort_ms / mlc_ms,
+        "mlc_ms": ms["mlc"],
+        "ort_ms": ms["ort"],
+        "ratio": ms["ort"] / ms["mlc"],
         "compile_s": compile_s,
-        "rel_error": error,
-        "samples": len(mlc_samples),
+        "rel_error": max(errors),
+        "samples": len(samples["mlc"]),
     }
+    if records:
+        row.update(
+            tuned_ms=ms["tuned"],
+            tuned_ratio=ms["ort"] / ms["tuned"],
+            speedup=ms["mlc"] / ms["tuned"],
+            coverage=coverage,
+        )
+    return row
 
 
 def markdown(rows: list[dict[str, object]], command: str) -> str:
+    tuned = any("tuned_ms" in r for r in rows)
     lines = [
         f"Command: `{command}`  ",
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; machine: "
@@ -88,6 +117,21 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
         "Ratio = onnxruntime latency / mlc latency in the same run (> 1: mlc faster). "
         "Median of all timed calls.",
         "",
+    ]
+    if tuned:
+        lines += [
+            "| model | threads | mlc (ms) | mlc tuned (ms) | onnxruntime (ms) | ratio | "
+            "ratio tuned | tuned / untuned | max rel. error | records applied |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows:
+            lines.append(
+                f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['tuned_ms']:.1f} | "
+                f"{r['ort_ms']:.1f} | {r['ratio']:.2f} | {r['tuned_ratio']:.2f} | "
+                f"{r['speedup']:.2f}x | {r['rel_error']:.1e} | {r['coverage']} |"
+            )
+        return "\n".join(lines) + "\n"
+    lines += [
         "| model | threads | mlc (ms) | onnxruntime (ms) | ratio | compile (s) | max rel. error |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -112,15 +156,23 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--number", type=int, default=5, help="timed calls per peer per round")
     parser.add_argument("--write", help="write the markdown table to this file (appends a section)")
+    parser.add_argument(
+        "--tuning-records", help="also time mlc built with these records (from mlc tune)"
+    )
     args = parser.parse_args()
     command = "python bench/bench_models.py " + shlex.join(sys.argv[1:])
     rows = []
     for name in args.models:
         for threads in args.threads:
-            row = bench_model(name, threads, args.rounds, args.number)
+            row = bench_model(name, threads, args.rounds, args.number, args.tuning_records)
             rows.append(row)
+            tuned = (
+                f"tuned {row['tuned_ms']:8.1f} ms (ratio {row['tuned_ratio']:.2f})  "
+                if "tuned_ms" in row
+                else ""
+            )
             print(
-                f"{name:14s} threads={threads} mlc {row['mlc_ms']:8.1f} ms  "
+                f"{name:14s} threads={threads} mlc {row['mlc_ms']:8.1f} ms  {tuned}"
                 f"ort {row['ort_ms']:8.1f} ms  "
                 f"ratio {row['ratio']:.2f}  (compile {row['compile_s']:.1f} s)",
                 flush=True,

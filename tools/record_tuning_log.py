@@ -1,7 +1,8 @@
 """Measure every point of one kernel's knob space into a record file (test data for the
 tuners: tests/tuner/test_tuners.py replays it to compare search strategies).
 
-    python -m tools.record_tuning_log squeezenet fused_conv2d_relu_4 tests/tuner/data/squeezenet_conv4.jsonl
+    python -m tools.record_tuning_log squeezenet fused_conv2d_relu_4 \\
+        tests/tuner/data/squeezenet_conv4.jsonl
 
 The kernel is taken from a light-zoo model compiled for one thread; the records and the
 workload table (`*.workloads.jsonl`) are written beside each other.
@@ -33,7 +34,7 @@ def main() -> int:
     if task is None:
         print(f"no kernel {args.kernel}: {', '.join(t.kernel for t in tasks)}", file=sys.stderr)
         return 1
-    options = MeasureOptions(repeat=3, min_repeat_ms=10, parallel=2)
+    options = MeasureOptions(parallel=2)
     with LocalRunner(options) as runner:
         (task,) = runner.measure_defaults([task])
         tune([task], runner, args.output, TuneOptions(tuner="gridsearch", trials=len(task.space)))

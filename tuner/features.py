@@ -5,9 +5,9 @@ inform the model of another (transfer learning): for each of the innermost LOOP_
 (innermost first) its trip count, kind, unroll factor, whether it is vectorized or parallel,
 and the bytes its body touches (every read and the output, from the affine index maps); then
 whole-nest figures: iterations, vector lanes, register-tile accumulators, unrolled body size,
-parallel trips and their balance over the threads, loop count. Knob values are hashed by name
-into KNOB_SLOTS slots (AutoTVM's knob features; the same knob name means the same thing in
-every conv, so they transfer too). Sizes are log2(1 + x).
+parallel trips and their balance over the threads, loop count. Knob values go to slots chosen
+by their names (AutoTVM's knob features; the same knob name means the same thing in every
+conv, so they transfer too). Sizes are log2(1 + x).
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ LOOP_SLOTS = 8
 PER_LOOP = 6
 GLOBAL = 9
 KNOB_SLOTS = 16
-LENGTH = LOOP_SLOTS * PER_LOOP + GLOBAL + KNOB_SLOTS
+"""Knobs per feature vector; each takes two numbers (a split's inner and outer size)."""
+LENGTH = LOOP_SLOTS * PER_LOOP + GLOBAL + 2 * KNOB_SLOTS
 
 
 def _lg(x: float) -> float:
@@ -91,10 +92,21 @@ def nest_features(f: BlockFacts, schedule: Schedule) -> list[float]:
 
 
 def knob_features(config: Mapping[str, Value]) -> list[float]:
-    """Knob values hashed by name into KNOB_SLOTS slots (NaN: no such knob)."""
-    out = [math.nan] * KNOB_SLOTS
+    """Knob values in slots chosen by a hash of the knob's name (the next free slot on a
+    collision), two numbers each: the value (log2 of a split's innermost size) and, for a
+    two-level split, log2 of its outer size (NaN: no such knob)."""
+    out = [math.nan] * (2 * KNOB_SLOTS)
+    taken: set[int] = set()
     for name, value in sorted(config.items()):
-        out[zlib.crc32(name.encode()) % KNOB_SLOTS] = value_feature(value)
+        slot = zlib.crc32(name.encode()) % KNOB_SLOTS
+        while slot in taken and len(taken) < KNOB_SLOTS:
+            slot = (slot + 1) % KNOB_SLOTS
+        taken.add(slot)
+        if isinstance(value, (tuple, list)):
+            out[2 * slot] = value_feature(value[-1])
+            out[2 * slot + 1] = value_feature(value[0]) if len(value) > 1 else 0.0
+        else:
+            out[2 * slot] = value_feature(value)
     return out
 
 

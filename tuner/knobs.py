@@ -388,6 +388,11 @@ def nest_template(f: BlockFacts) -> Callable[[Draft], Schedule]:
     return finish
 
 
+def _has_outer(extent: int) -> Callable[[Value], bool]:
+    """Whether a tile value leaves the axis an outer loop (not all of it in registers)."""
+    return lambda v: v[-1] != extent
+
+
 def nest_constraints(f: BlockFacts) -> list[Constraint]:
     """Register pressure, body size, and the couplings of the nest template's knobs."""
     vec_name = f"tile_{f.vec}" if f.vec else ""
@@ -423,6 +428,18 @@ def nest_constraints(f: BlockFacts) -> list[Constraint]:
         for a in f.rows:
             ok &= (cols.map(f"tile_{a}", lambda v: len(v) == 2) == 0) | rc
         return ok
+
+    def reorder_matters(cols: Columns) -> np.ndarray:
+        """RC only when both groups have loops to swap (else it is CR's schedule again)."""
+        rc = cols.map("reorder", lambda v: v == "RC", missing=0.0) > 0
+        col_loops = cols.map(vec_name, lambda v: v != f.extent(f.vec), missing=0.0) if f.vec else 0
+        row_loops = np.zeros(cols.size)
+        for a in f.columns:
+            col_loops = col_loops + cols.map(f"tile_{a}", _has_outer(f.extent(a)))
+        for a in f.rows:
+            if f.extent(a) > 1:
+                row_loops += cols.map(f"tile_{a}", _has_outer(f.extent(a)))
+        return ~rc | ((col_loops > 0) & (row_loops > 0))
 
     def slice_not_unrolled(cols: Columns) -> np.ndarray:
         if not f.reduce:
@@ -469,6 +486,7 @@ def nest_constraints(f: BlockFacts) -> list[Constraint]:
                 tile_knobs + ("reorder",),
                 mid_needs_rc,
             ),
+            Constraint("rows and columns to swap", tile_knobs + ("reorder",), reorder_matters),
             Constraint(
                 "a blocked reduce axis is not unrolled",
                 slice_knobs + unroll_knobs[:1],

@@ -47,9 +47,10 @@ class MeasureOptions:
 
     number: int = 1
     """Calls per timed sample (the starting point when min_repeat_ms grows it)."""
-    repeat: int = 3
-    """Timed samples; the record's cost is the fastest."""
-    min_repeat_ms: float = 20.0
+    repeat: int = 10
+    """Timed samples; the record's cost is the fastest. Many short samples rather than a few
+    long ones: on a busy machine a short one is more likely to run undisturbed."""
+    min_repeat_ms: float = 2.0
     """Grow `number` until one sample lasts at least this long (0: never)."""
     warmup: int = 1
     """Untimed calls before calibration."""

@@ -77,12 +77,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--number", type=_positive(int), default=1, help="calls per timed sample (default 1)"
     )
-    p.add_argument("--repeat", type=_positive(int), default=3, help="timed samples (default 3)")
+    p.add_argument(
+        "--repeat",
+        type=_positive(int),
+        default=10,
+        help="timed samples; the fastest counts (default 10)",
+    )
     p.add_argument(
         "--min-repeat-ms",
         type=float,
-        default=20.0,
-        help="grow --number until a sample lasts this long (default 20)",
+        default=2.0,
+        help="grow --number until a sample lasts this long (default 2)",
     )
     p.add_argument(
         "--timeout",

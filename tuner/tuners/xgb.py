@@ -20,6 +20,10 @@ from ..task import Task
 from .base import Tuner
 from .sa import anneal
 
+EXHAUSTIVE = 20_000
+"""Spaces up to this size are scored whole (features are cached per point); larger ones are
+searched by simulated annealing."""
+
 Example = tuple[Sequence[float], float, int]
 """A measurement of another task: (features, seconds per call, group id)."""
 
@@ -35,6 +39,7 @@ class XGBTuner(Tuner):
         cost_model: CostModel | None = None,
         diversity: float = 3.0,
         epsilon: float = 0.1,
+        warmup: int = 16,
         history: Sequence[Example] = (),
     ) -> None:
         super().__init__(task, seed=seed)
@@ -43,6 +48,9 @@ class XGBTuner(Tuner):
         """The batch is picked among the best `diversity x batch size` predicted points."""
         self.epsilon = epsilon
         """Share of each batch chosen at random (exploration)."""
+        self.warmup = warmup
+        """Points measured at random before the model proposes (unless other tasks' records
+        trained it already)."""
         self.features = FeatureCache(task.facts, task.space)
         self.history = list(history)
         if self.history:
@@ -73,19 +81,24 @@ class XGBTuner(Tuner):
 
     # -- proposals ---------------------------------------------------------------------------
     def next_batch(self, size: int) -> list[int]:
-        if not self.model.trained:
+        if not self.model.trained or (not self.history and len(self.costs) < self.warmup):
             return self.random_unvisited(size)
         explore = int(round(size * self.epsilon))
         keep = max(size, int(size * self.diversity))
-        starts = sorted(self.costs, key=lambda i: self.costs[i])[: keep // 2]
-        top = anneal(
-            self.space,
-            self.predict,
-            keep=keep,
-            visited=self.visited,
-            starts=starts,
-            rng=self.rng,
-        )
+        if len(self.space) <= EXHAUSTIVE:
+            free = np.array([i for i in range(len(self.space)) if i not in self.visited])
+            scores = self.predict(free)
+            top = [int(free[k]) for k in np.argsort(-scores, kind="stable")[:keep]]
+        else:
+            starts = sorted(self.costs, key=lambda i: self.costs[i])[: keep // 2]
+            top = anneal(
+                self.space,
+                self.predict,
+                keep=keep,
+                visited=self.visited,
+                starts=starts,
+                rng=self.rng,
+            )
         picked = self._diverse(top, size - explore)
         picked += self.random_unvisited(size - len(picked), exclude=set(picked))
         return picked
