@@ -17,6 +17,7 @@ import math
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -117,11 +118,18 @@ class Task:
 
     def schedule_text(self, index: int) -> str:
         """The MLIR text of the schedule of point `index` (what records and builds carry)."""
-        with make_context():
+        with _printing_context():
             return str(self.space.schedule(index).to_attr())
 
     def gflops(self, ms: float) -> float:
         return self.flops / (ms * 1e6) if ms > 0 else 0.0
+
+
+@lru_cache(maxsize=1)
+def _printing_context() -> ir.Context:
+    """One context to print schedules in (a schedule is builtin attributes only; creating a
+    context per candidate cost 30-60 ms)."""
+    return ir.Context()
 
 
 def _name(op: ir.Operation) -> str:

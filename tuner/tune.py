@@ -150,6 +150,7 @@ def tune(
         pool.add_records(old, by_workload, table)
         for prior in options.prior_records:
             _add_prior(pool, prior, by_workload, report)
+    session = _Session(runner, path, old, pool, options, progress)
     tunable = [t for t in tasks if t.default_ms is not None]
     shares = [t.weight * (t.default_ms or 0.0) for t in tunable]
     deadline_all = start + options.time_budget * 60 if options.time_budget else None
@@ -160,9 +161,7 @@ def tune(
         deadline = None
         if deadline_all is not None:
             deadline = time.monotonic() + allot(deadline_all - time.monotonic(), shares[i:])
-        report.tasks.append(
-            _tune_task(task, i, len(tunable), runner, path, old, pool, options, deadline, progress)
-        )
+        report.tasks.append(session.tune_task(task, i, len(tunable), deadline))
     report.seconds = time.monotonic() - start
     return report
 
@@ -184,62 +183,95 @@ def _add_prior(pool: ExamplePool, prior: str, tasks: dict[str, Task], report: Tu
     _log.info("%d records of %s warm-start the cost model", added, prior)
 
 
-def _tune_task(
-    task: Task,
-    index: int,
-    count: int,
-    runner: Runner,
-    path: pathlib.Path,
-    old: list[Record],
-    pool: ExamplePool,
-    options: TuneOptions,
-    deadline: float | None,
-    progress: Progress,
-) -> TaskReport:
-    start = time.monotonic()
-    target = host_target()
-    report = TaskReport(task)
-    mine = matching(old, task, target)
-    write = _writer(task, path, options, pool, remeasured=False)
-    default = Candidate.of(task, task.default_index)
-    if not any(r.default for r in mine):
-        assert task.default_ms is not None
-        write(default, MeasureResult(costs=(task.default_ms / 1e3,), timestamp=time.time()))
-    history = measured_points(mine, task)
-    report.resumed = len({i for i, _ in history if i != task.default_index})
-    extra: dict[str, object] = {}
-    if options.tuner == "xgb":
-        extra["history"] = pool.others(task.workload, task.block)
-    tuner = create_tuner(options.tuner, task, seed=options.seed, **extra)
-    tuner.load_history([(task.default_index, task.default_ms / 1e3)] + history)  # type: ignore[operator]
-    n_trial = max(0, options.trials - report.resumed)
-    progress.start(task, index, count, n_trial)
-    if deadline is not None and deadline - time.monotonic() < MIN_TASK_SECONDS:
-        report.stopped = "no time left"
-    elif len(task.space) <= 1:
-        report.stopped = "nothing to tune"
-    else:
-        tuner.tune(
-            runner,
-            n_trial=n_trial,
-            batch_size=options.batch_size,
-            early_stopping=options.early_stopping,
-            deadline=deadline,
-            on_result=write,
-            callbacks=[progress.update],
-        )
-        report.stopped = _why(tuner, options, n_trial, deadline)
-        if tuner.trials:
-            _confirm(task, tuner, runner, _writer(task, path, options, pool, remeasured=True))
-    report.default_ms = tuner.costs[task.default_index] * 1e3
-    report.trials = tuner.trials
-    report.errors = tuner.errors
-    if tuner.best_index is not None and math.isfinite(tuner.best_cost):
-        report.best_ms = tuner.best_cost * 1e3
-        report.best_schedule = task.schedule_text(tuner.best_index)
-    report.seconds = time.monotonic() - start
-    progress.finish(report)
-    return report
+@dataclass
+class _Session:
+    """What every task of one `tune` call shares."""
+
+    runner: Runner
+    path: pathlib.Path
+    old: list[Record]
+    pool: ExamplePool
+    options: TuneOptions
+    progress: Progress
+
+    def tune_task(self, task: Task, index: int, count: int, deadline: float | None) -> TaskReport:
+        start = time.monotonic()
+        options = self.options
+        report = TaskReport(task)
+        mine = matching(self.old, task, host_target())
+        write = self.writer(task, remeasured=False)
+        if not any(r.default for r in mine):
+            assert task.default_ms is not None
+            write(
+                Candidate.of(task, task.default_index),
+                MeasureResult(costs=(task.default_ms / 1e3,), timestamp=time.time()),
+            )
+        history = measured_points(mine, task)
+        report.resumed = len({i for i, _ in history if i != task.default_index})
+        extra: dict[str, object] = {}
+        if options.tuner == "xgb":
+            extra["history"] = self.pool.others(task.workload, task.block)
+        tuner = create_tuner(options.tuner, task, seed=options.seed, **extra)
+        tuner.load_history([(task.default_index, (task.default_ms or math.inf) / 1e3)] + history)
+        n_trial = max(0, options.trials - report.resumed)
+        self.progress.start(task, index, count, n_trial)
+        if deadline is not None and deadline - time.monotonic() < MIN_TASK_SECONDS:
+            report.stopped = "no time left"
+        elif len(task.space) <= 1:
+            report.stopped = "nothing to tune"
+        else:
+            tuner.tune(
+                self.runner,
+                n_trial=n_trial,
+                batch_size=options.batch_size,
+                early_stopping=options.early_stopping,
+                deadline=deadline,
+                on_result=write,
+                callbacks=[self.progress.update],
+            )
+            report.stopped = _why(tuner, options, n_trial, deadline)
+            if tuner.trials:
+                _confirm(task, tuner, self.runner, self.writer(task, remeasured=True))
+        report.default_ms = tuner.costs[task.default_index] * 1e3
+        report.trials = tuner.trials
+        report.errors = tuner.errors
+        if tuner.best_index is not None and math.isfinite(tuner.best_cost):
+            report.best_ms = tuner.best_cost * 1e3
+            report.best_schedule = task.schedule_text(tuner.best_index)
+        report.seconds = time.monotonic() - start
+        self.progress.finish(report)
+        return report
+
+    def writer(self, task: Task, *, remeasured: bool) -> Callable[[Candidate, MeasureResult], None]:
+        """Appends the record of each measured candidate (and feeds the example pool)."""
+        target = target_dict(host_target())
+        options = self.options
+
+        def write(cand: Candidate, result: MeasureResult) -> None:
+            record = Record(
+                workload=task.workload,
+                block=task.block,
+                schedule=cand.schedule,
+                cost_ms=result.cost * 1e3 if result.ok else None,
+                kernel=task.kernel,
+                config=dict(cand.config),
+                costs_ms=tuple(c * 1e3 for c in result.costs),
+                error=result.error,
+                default=cand.index == task.default_index,
+                remeasured=remeasured,
+                target=target,
+                threads=task.threads,
+                pipeline=task.pipeline,
+                mlc_version=__version__,
+                tuner=options.tuner,
+                seed=options.seed,
+                timestamp=result.timestamp or time.time(),
+            )
+            append_records(self.path, [record])
+            if options.tuner == "xgb":
+                self.pool.add(task.facts, record, task.space.schedule(cand.index))
+
+        return write
 
 
 CONFIRM = 3
@@ -249,9 +281,9 @@ CONFIRM = 3
 def _confirm(
     task: Task, tuner: Tuner, runner: Runner, write: Callable[[Candidate, MeasureResult], None]
 ) -> None:
-    """Time the best few points again, with the default: a point that looked fast because the
-    machine was quiet for a moment meets its rivals under the same conditions, and the
-    speedup is measured within seconds (each point keeps its fastest measurement)."""
+    """Time the best few points and the default again, side by side: each keeps its fastest
+    measurement, so the speedup reported (and the costs tp-apply-records compares) rests on
+    two windows of a busy machine, the last two taken seconds apart."""
     ranked = sorted((i for i in tuner.costs if math.isfinite(tuner.costs[i])), key=tuner.costs.get)
     picks = [i for i in ranked if i != task.default_index][:CONFIRM] + [task.default_index]
     if len(picks) < 2:
@@ -271,35 +303,3 @@ def _why(tuner: Tuner, options: TuneOptions, n_trial: int, deadline: float | Non
     if deadline is not None and time.monotonic() >= deadline:
         return "time budget"
     return "no new candidates"
-
-
-def _writer(
-    task: Task, path: pathlib.Path, options: TuneOptions, pool: ExamplePool, *, remeasured: bool
-) -> Callable[[Candidate, MeasureResult], None]:
-    target = target_dict(host_target())
-
-    def write(cand: Candidate, result: MeasureResult) -> None:
-        record = Record(
-            workload=task.workload,
-            block=task.block,
-            schedule=cand.schedule,
-            cost_ms=result.cost * 1e3 if result.ok else None,
-            kernel=task.kernel,
-            config=dict(cand.config),
-            costs_ms=tuple(c * 1e3 for c in result.costs),
-            error=result.error,
-            default=cand.index == task.default_index,
-            remeasured=remeasured,
-            target=target,
-            threads=task.threads,
-            pipeline=task.pipeline,
-            mlc_version=__version__,
-            tuner=options.tuner,
-            seed=options.seed,
-            timestamp=result.timestamp or time.time(),
-        )
-        append_records(path, [record])
-        if options.tuner == "xgb":
-            pool.add(task.facts, record, task.space.schedule(cand.index))
-
-    return write
