@@ -1,8 +1,8 @@
 """Measure every point of one kernel's knob space into a record file (test data for the
 tuners: tests/tuner/test_tuners.py replays it to compare search strategies).
 
-    python -m tools.record_tuning_log squeezenet fused_conv2d_relu_4 \\
-        tests/tuner/data/squeezenet_conv4.jsonl
+    python -m tools.record_tuning_log squeezenet fused_conv2d_relu_1 \\
+        tests/tuner/data/squeezenet_conv1.jsonl
 
 The kernel is taken from a light-zoo model compiled for one thread; the records and the
 workload table (`*.workloads.jsonl`) are written beside each other.

@@ -1,7 +1,8 @@
-"""The search strategies on a recorded measurement log (tests/tuner/data: every point of one
-squeezenet conv's space, measured by tools/record_tuning_log.py): replayed, so the comparison
-is deterministic. xgb reaches a near-best point in fewer trials than random search; every
-tuner proposes each point once; the time budget is split by latency share."""
+"""The search strategies on a recorded measurement log (tests/tuner/data: every point of the
+space of squeezenet's first conv, one thread, measured by tools/record_tuning_log.py):
+replayed, so the comparison is deterministic. xgb reaches one of the three fastest points in
+fewer trials than random search; every tuner proposes each point once; the time budget is
+split by latency share."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ from mlc.tuner.task import Task
 from mlc.tuner.tune import allot
 from mlc.tuner.tuners import TUNERS, create_tuner
 
-LOG = pathlib.Path(__file__).parent / "data" / "squeezenet_conv4.jsonl"
-NEAR = 1.05  # "reaching the best": within 5 % of the fastest point of the log
+LOG = pathlib.Path(__file__).parent / "data" / "squeezenet_conv1.jsonl"
+TOP = 3  # "reaching the best": reaching a point as fast as the third fastest of the log
 
 
 def _key(config: dict[str, object]) -> tuple[tuple[str, object], ...]:
@@ -108,7 +109,7 @@ def replay() -> tuple[Task, dict[int, float]]:
 
 
 def trials_to_near_best(kind: str, seed: int, task: Task, costs: dict[int, float]) -> int:
-    target = min(costs.values()) * NEAR
+    target = sorted(costs.values())[TOP - 1]
     tuner = create_tuner(kind, task, seed=seed)
     tuner.load_history([(task.space.default_index, costs[task.space.default_index])])
     runner = ReplayRunner(costs)
@@ -119,8 +120,9 @@ def trials_to_near_best(kind: str, seed: int, task: Task, costs: dict[int, float
 
 def test_the_log_is_a_whole_space(replay: tuple[Task, dict[int, float]]) -> None:
     task, costs = replay
-    assert len(task.space) == len(costs) >= 300
-    assert sum(c <= min(costs.values()) * NEAR for c in costs.values()) <= 5  # a hard target
+    assert len(task.space) == len(costs) >= 250
+    ordered = sorted(costs.values())
+    assert ordered[-1] > 2 * ordered[0]  # schedules matter: the slowest takes twice as long
 
 
 def test_xgb_reaches_the_best_in_fewer_trials_than_random(
@@ -128,10 +130,10 @@ def test_xgb_reaches_the_best_in_fewer_trials_than_random(
 ) -> None:
     pytest.importorskip("xgboost")
     task, costs = replay
-    seeds = range(5)
+    seeds = range(8)
     xgb = [trials_to_near_best("xgb", s, task, costs) for s in seeds]
     rand = [trials_to_near_best("random", s, task, costs) for s in seeds]
-    print(f"trials to within 5% of the best: xgb {xgb}, random {rand}")
+    print(f"trials to reach a top-{TOP} point: xgb {xgb}, random {rand}")
     assert np.mean(xgb) < 0.6 * np.mean(rand), (xgb, rand)
     assert xgb == [trials_to_near_best("xgb", s, task, costs) for s in seeds]  # deterministic
 
