@@ -18,6 +18,8 @@ import mlc
 from mlc.contract import TargetInfo
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
+from mlc.tuner.features import LENGTH
+from mlc.tuner.history import ExamplePool
 from mlc.tuner.knobs import BlockFacts
 from mlc.tuner.records import Record, load_records, read_workloads, workload_table_path
 from mlc.tuner.runner import Candidate, MeasureResult, OnResult, Runner
@@ -25,6 +27,7 @@ from mlc.tuner.space import ConfigSpace, Constraint, Draft, Knob
 from mlc.tuner.task import Task
 from mlc.tuner.tune import allot
 from mlc.tuner.tuners import TUNERS, create_tuner
+from mlc.tuner.tuners.xgb import XGBTuner
 
 LOG = pathlib.Path(__file__).parent / "data" / "squeezenet_conv1.jsonl"
 TOP = 3  # "reaching the best": reaching a point as fast as the third fastest of the log
@@ -162,3 +165,33 @@ def test_time_budget_follows_latency_shares() -> None:
     assert allot(60.0, [3.0, 1.0]) == 45.0
     assert allot(45.0, [1.0]) == 45.0
     assert allot(-1.0, [1.0]) == 0.0 and allot(10.0, [0.0]) == 0.0
+
+
+def test_records_of_another_run_warm_start_the_cost_model(
+    replay: tuple[Task, dict[int, float]],
+) -> None:
+    """Transfer learning: records read back with their workload table become training examples
+    (features from the kernel's IR), and a tuner given them proposes from the model at once."""
+    pytest.importorskip("xgboost")
+    task, costs = replay
+    records = load_records(LOG)
+    pool = ExamplePool(1, _target(records[0]))
+    added = pool.add_records(records, {}, read_workloads(workload_table_path(LOG)))
+    assert added == len(records) and len({e[2] for e in pool.examples}) == 1
+    assert all(len(e[0]) == LENGTH for e in pool.examples)
+    target = sorted(costs.values())[TOP - 1]
+    cold, warm = [], []
+    for seed in range(4):
+        for history, out in (([], cold), (pool.examples, warm)):
+            tuner = XGBTuner(task, seed=seed, history=history)
+            tuner.load_history([(task.space.default_index, costs[task.space.default_index])])
+            assert tuner.model.trained == bool(history)
+            while tuner.best_cost > target:
+                tuner.tune(ReplayRunner(costs), n_trial=8, batch_size=8)
+            out.append(tuner.trials)
+    assert max(warm) <= 8 and np.mean(warm) < np.mean(cold), (warm, cold)
+
+
+def _target(record: Record) -> TargetInfo:
+    t = record.target
+    return TargetInfo(t["triple"], t["cpu"], tuple(t["features"]))
