@@ -52,14 +52,16 @@ class BuildOptions:
     extra: dict[str, object] = field(default_factory=dict)
 
     def pipeline_text(self) -> str:
+        """`pipeline`, or mlc-default as chosen for the host (`MlcDefaultPipeline.for_target`)."""
         if self.pipeline:
             return self.pipeline
-        from mlc.passes.base import format_option_value
+        from mlc.passes.mlc_default import MlcDefaultPipeline
+        from mlc.target import host_target
 
-        records = (
-            f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
+        default = MlcDefaultPipeline.for_target(
+            host_target(), threads=self.threads, records=self.tuning_records or ""
         )
-        return f"builtin.module(mlc-default{{threads={self.threads}{records}}})"
+        return f"builtin.module({default})"
 
 
 def _copy(module: ir.Module) -> ir.Module:

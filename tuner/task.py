@@ -167,10 +167,9 @@ def _scratch_bytes(kernel: ir.Operation) -> int:
     return end
 
 
-def pipeline_hash(threads: int) -> str:
-    """A hash of mlc-default's passes for `threads` (kernels, schedules and their lowering)."""
-    text = MlcDefaultPipeline(threads=threads).expand()
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+def pipeline_hash(pipeline: MlcDefaultPipeline) -> str:
+    """A hash of mlc-default's passes (kernels, schedules and their lowering)."""
+    return hashlib.sha256(pipeline.expand().encode()).hexdigest()[:16]
 
 
 def extract_tasks(
@@ -182,10 +181,12 @@ def extract_tasks(
     target: TargetInfo | None = None,
 ) -> list[Task]:
     """One task per distinct tp kernel of a graph-dialect model, as `mlc compile` will build
-    it for `threads`. With a runner, each task's default latency is measured and the tasks are
-    ordered by share of the model's latency (weight x default ms), largest first; without one,
-    by weight x FLOPs."""
-    graph, schedule, _ = MlcDefaultPipeline(threads=threads).stages()
+    it for `threads` on `target` (the host by default). With a runner, each task's default
+    latency is measured and the tasks are ordered by share of the model's latency (weight x
+    default ms), largest first; without one, by weight x FLOPs."""
+    target = target or host_target()
+    pipeline = MlcDefaultPipeline.for_target(target, threads=threads)
+    graph, schedule, _ = pipeline.stages()
     work = ir.Module.parse(module.operation.get_asm(enable_debug_info=True), module.context)
     PassManager.parse(f"builtin.module({graph},{schedule})").run(work, params=dict(params or {}))
     calls: Counter[str] = Counter()
@@ -197,7 +198,7 @@ def extract_tasks(
             names = nodes.setdefault(callee, [])
             names += [n for n in node_names(op.location) if n not in names]
     found: dict[str, Task] = {}
-    digest = pipeline_hash(threads)
+    digest = pipeline_hash(pipeline)
     for key, name, kernel in workloads(work.operation):
         if key in found:  # structurally identical kernels emitted twice: one task
             t = found[key]
