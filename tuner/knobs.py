@@ -40,8 +40,9 @@ from mlc.dialects.walk import walk
 
 from .space import Columns, ConfigSpace, Constraint, Draft, Knob, Value
 
-BODY_MAX = 512
-"""Most vector operations an unrolled reduction body (register tile x reduce unrolls) may have."""
+BODY_MAX = 256
+"""Most vector operations an unrolled reduction body (register tile x reduce unrolls) may have
+(bigger bodies took seconds to compile and were never the fastest in the runs seen)."""
 MAX_UNROLL_TRIP = 16
 """Reduce loops with at most this many iterations get an unroll knob."""
 MAX_MIDS = 2
@@ -293,11 +294,14 @@ NEST_GENERATORS: tuple[Callable[[BlockFacts], list[Knob]], ...] = (
 
 
 def _reorder_of(f: BlockFacts) -> str:
+    """Which group of outer loops the default puts first ("CR" when there is nothing to swap)."""
     if not f.register_tiled:
         return ""
-    order = [n.split(".")[0] for n in f.default.order]
-    cols = [order.index(a) for a in f.columns + [f.vec] if a in order]
-    rows = [order.index(a) for a in f.rows if a in order and f.extent(a) > 1]
+    loops = f.default.loops(f.axes, f.kinds, f.extents)
+    first_r = next((i for i, lp in enumerate(loops) if lp.kind == "R"), len(loops))
+    outer = [lp for lp in loops[:first_r] if lp.trip > 1]
+    cols = [i for i, lp in enumerate(outer) if lp.axis in f.columns or lp.axis == f.vec]
+    rows = [i for i, lp in enumerate(outer) if lp.axis in f.rows]
     if not cols or not rows:
         return "CR"
     return "CR" if min(cols) < min(rows) else "RC"

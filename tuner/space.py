@@ -121,10 +121,9 @@ class ConfigSpace:
         self.template = template
         self.note = note
         """Why the space is what it is (e.g. the default schedule had no template)."""
-        self.points = _enumerate(self.knobs, constraints)
-        self._index = {tuple(row): i for i, row in enumerate(self.points.tolist())}
         default = tuple(k.values.index(k.default) for k in self.knobs)
-        assert default in self._index, f"the default point {default} violates a constraint"
+        self.points = _enumerate(self.knobs, constraints, default)
+        self._index = {tuple(row): i for i, row in enumerate(self.points.tolist())}
         self.default_index = self._index[default]
 
     # -- points ------------------------------------------------------------------------------
@@ -189,10 +188,13 @@ def _tuplify(value: Value) -> Value:
     return tuple(value) if isinstance(value, list) else value
 
 
-def _enumerate(knobs: Sequence[Knob], constraints: Sequence[Constraint]) -> np.ndarray:
+def _enumerate(
+    knobs: Sequence[Knob], constraints: Sequence[Constraint], default: tuple[int, ...]
+) -> np.ndarray:
     """Every legal point as a row of value indices (int16), in lexicographic order. Knobs are
     added one at a time and each constraint prunes as soon as its knobs are all there, so the
-    full product is never materialized."""
+    full product is never materialized. The default point is always kept (tuning must be able
+    to end where it started, whatever a constraint says)."""
     names = [k.name for k in knobs]
     ready = [max((names.index(n) for n in c.knobs if n in names), default=-1) for c in constraints]
     grid = np.zeros((1, 0), dtype=np.int16)
@@ -206,6 +208,7 @@ def _enumerate(knobs: Sequence[Knob], constraints: Sequence[Constraint]) -> np.n
         for c, at in zip(constraints, ready):
             if at == j:
                 keep &= np.asarray(c.test(cols), dtype=bool)
+        keep |= np.all(grid == np.array(default[: j + 1], dtype=np.int16), axis=1)
         grid = grid[keep]
         assert len(grid) <= MAX_POINTS, f"{len(grid)} points after knob {knob.name}: too many"
     return grid

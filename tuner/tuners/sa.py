@@ -68,7 +68,7 @@ def anneal(
                 proposal[c] = index
         new = score(proposal)
         accept = (new >= scores) | (
-            rng.random(len(new)) < np.exp((new - scores) / max(temperature, 1e-9))
+            rng.random(len(new)) < np.exp(np.minimum(new - scores, 0.0) / max(temperature, 1e-9))
         )
         current = np.where(accept, proposal, current)
         scores = np.where(accept, new, scores)

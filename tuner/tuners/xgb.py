@@ -82,7 +82,10 @@ class XGBTuner(Tuner):
     # -- proposals ---------------------------------------------------------------------------
     def next_batch(self, size: int) -> list[int]:
         if not self.model.trained or (not self.history and len(self.costs) < self.warmup):
-            return self.random_unvisited(size)
+            # Until the model knows something: half the batch one knob away from the best
+            # point so far (the default, at first), half anywhere.
+            near = self._neighbors_of_best(size // 2)
+            return near + self.random_unvisited(size - len(near), exclude=set(near))
         explore = int(round(size * self.epsilon))
         keep = max(size, int(size * self.diversity))
         if len(self.space) <= EXHAUSTIVE:
@@ -102,6 +105,14 @@ class XGBTuner(Tuner):
         picked = self._diverse(top, size - explore)
         picked += self.random_unvisited(size - len(picked), exclude=set(picked))
         return picked
+
+    def _neighbors_of_best(self, size: int) -> list[int]:
+        if self.best_index is None or size <= 0:
+            return []
+        free = [i for i in self.space.neighbors(self.best_index) if i not in self.visited]
+        if len(free) <= size:
+            return free
+        return [int(i) for i in self.rng.choice(free, size=size, replace=False)]
 
     def _diverse(self, ranked: list[int], size: int) -> list[int]:
         """Greedy pick among `ranked` (best first): predicted rank plus how many knob values the
