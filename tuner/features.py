@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 from mlc.dialects.tp import Schedule
 
-from .knobs import BlockFacts
+from .facts import BlockFacts
 from .space import ConfigSpace, Value, value_feature
 
 LOOP_SLOTS = 8

@@ -18,8 +18,8 @@ from mlc.dialects.context import make_context
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
 
+from .facts import BlockFacts
 from .features import features
-from .knobs import BlockFacts
 from .records import Record, same_target
 from .task import Task
 from .tuners.xgb import Example

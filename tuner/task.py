@@ -33,10 +33,11 @@ from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.passes.pass_manager import PassManager
 from mlc.target import host_target
 
+from .facts import BlockFacts
 from .harness import arg_specs
-from .knobs import BlockFacts, block_space
 from .records import workload_key, workloads
 from .space import ConfigSpace
+from .templates import block_space
 
 if TYPE_CHECKING:
     from .runner import Runner

@@ -193,6 +193,9 @@ class _Session:
     pool: ExamplePool
     options: TuneOptions
     progress: Progress
+    per_candidate: float = 0.0
+    """Seconds a candidate took (build + timing) in the tasks tuned so far: a task whose share
+    of the time budget is less than half a batch is not started."""
 
     def tune_task(self, task: Task, index: int, count: int, deadline: float | None) -> TaskReport:
         start = time.monotonic()
@@ -215,7 +218,9 @@ class _Session:
         tuner.load_history([(task.default_index, (task.default_ms or math.inf) / 1e3)] + history)
         n_trial = max(0, options.trials - report.resumed)
         self.progress.start(task, index, count, n_trial)
-        if deadline is not None and deadline - time.monotonic() < MIN_TASK_SECONDS:
+        batch_seconds = self.per_candidate * options.batch_size
+        left = math.inf if deadline is None else deadline - time.monotonic()
+        if left < max(MIN_TASK_SECONDS, batch_seconds / 2):
             report.stopped = "no time left"
         elif len(task.space) <= 1:
             report.stopped = "nothing to tune"
@@ -228,10 +233,16 @@ class _Session:
                 deadline=deadline,
                 on_result=write,
                 callbacks=[self.progress.update],
+                batch_seconds=batch_seconds,
             )
             report.stopped = _why(tuner, options, n_trial, deadline)
             if tuner.trials:
                 _confirm(task, tuner, self.runner, self.writer(task, remeasured=True))
+                measured = tuner.trials + CONFIRM + 1
+                spent = (time.monotonic() - start) / measured
+                self.per_candidate = (
+                    spent if not self.per_candidate else (0.7 * self.per_candidate + 0.3 * spent)
+                )
         report.default_ms = tuner.costs[task.default_index] * 1e3
         report.trials = tuner.trials
         report.errors = tuner.errors

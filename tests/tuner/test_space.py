@@ -15,9 +15,10 @@ from mlc.contract import TargetInfo
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
 from mlc.passes.mlc_default import MlcDefaultPipeline
+from mlc.tuner.facts import BlockFacts, vector_registers
 from mlc.tuner.harness import harness, kernel_of, lowering_pipeline, set_schedule
-from mlc.tuner.knobs import BlockFacts, block_space, vector_registers
 from mlc.tuner.space import Columns, ConfigSpace, Constraint, Draft, Knob
+from mlc.tuner.templates import block_space
 
 AVX2 = TargetInfo("x86_64-unknown-linux-gnu", "znver3", ("avx", "avx2", "fma"))
 AVX512 = TargetInfo("x86_64-unknown-linux-gnu", "znver5", ("avx", "avx2", "avx512f", "fma"))

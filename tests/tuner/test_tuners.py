@@ -18,9 +18,9 @@ import mlc
 from mlc.contract import TargetInfo
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
+from mlc.tuner.facts import BlockFacts
 from mlc.tuner.features import LENGTH
 from mlc.tuner.history import ExamplePool
-from mlc.tuner.knobs import BlockFacts
 from mlc.tuner.records import Record, load_records, read_workloads, workload_table_path
 from mlc.tuner.runner import Candidate, MeasureResult, OnResult, Runner
 from mlc.tuner.space import ConfigSpace, Constraint, Draft, Knob

@@ -108,12 +108,14 @@ class Tuner(abc.ABC):
         deadline: float | None = None,
         on_result: OnResult | None = None,
         callbacks: Sequence[BatchCallback] = (),
+        batch_seconds: float = 0.0,
     ) -> None:
         """Measure up to `n_trial` more points, in batches; stop early after `early_stopping`
-        trials without a better point, or at `deadline` (time.monotonic())."""
+        trials without a better point, or at `deadline` (time.monotonic()). A batch expected to
+        take `batch_seconds` is not started when less than half of that is left."""
         start = self.trials
         while self.has_next() and self.trials - start < n_trial:
-            if deadline is not None and time.monotonic() >= deadline:
+            if deadline is not None and time.monotonic() + batch_seconds / 2 >= deadline:
                 break
             size = min(batch_size, n_trial - (self.trials - start))
             batch = self.next_batch(size)
