@@ -1,25 +1,35 @@
-"""mlc vs onnxruntime latency on the light model zoo, 1 and 2 threads, measured in one run.
+"""mlc vs onnxruntime latency and outputs, 1 and 2 threads, measured in one run.
 
-    python bench/bench_models.py                       # all nine models, 1 and 2 threads
-    python bench/bench_models.py resnet50 vgg19 --threads 1 --rounds 5 --write bench/RESULTS.md
+    python bench/bench_models.py                       # the light suite, 1 and 2 threads
+    python bench/bench_models.py --suite modern --rounds 3 --number 5
+    python bench/bench_models.py --suite holdout --write bench/RESULTS.md
+    python bench/bench_models.py resnet50 vit_b_16 --threads 1 --rounds 5
+    python bench/bench_models.py --suite modern --pipeline 'builtin.module(...{threads}...)'
     python bench/bench_models.py resnet50 --threads 2 --tuning-records r.jsonl   # + tuned mlc
+
+Suites: `light` (the nine models shipped with the onnx wheel, `mlc.frontend.onnx.zoo`), `modern`
+and `holdout` (exported from torch with seeded weights by `bench/modern_models.py`, built on first
+use; they need `pip install -e '.[bench]'`). Model names from any suite may be given directly.
 
 Both peers stay loaded in this process and are timed in alternating rounds (each round: one
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
-mlc is faster). With `--tuning-records`, mlc is built twice, with its default schedules and
-with the records (`mlc tune`), and the three peers take turns. onnxruntime runs with
-ORT_ENABLE_ALL and intra_op_num_threads = threads.
+mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
 Between the peers' turns the process sleeps SETTLE_S: both peers' worker threads keep spinning
 after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
 otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
 than wall time right after onnxruntime's turn).
+
+Every output is compared with onnxruntime's (max |mlc - ort| / max |ort| over all outputs; the bar
+is 1e-3). A model that fails to import, compile or run is reported with its error on one line,
+and the run goes on with the next model.
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime
+import pathlib
 import platform
 import shlex
 import sys
@@ -32,7 +42,26 @@ from mlc.frontend.onnx.zoo import light_model_names, load_light_model
 from mlc.runtime import GraphModule
 from mlc.runtime.benchmark import time_function
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import modern_models  # noqa: E402  (a sibling script, not a package)
+
 SETTLE_S = 0.3
+SUITES = ("light", "modern", "holdout")
+ERROR_BAR = 1e-3
+
+
+def suite_models(suite: str) -> list[str]:
+    return light_model_names() if suite == "light" else modern_models.suite_names(suite)
+
+
+def load_model(name: str):  # type: ignore[no-untyped-def]
+    """The ONNX ModelProto of a light-zoo or modern/holdout model (exported on first use)."""
+    import onnx
+
+    if name in modern_models.MODELS:
+        modern_models.ensure_built([name])
+        return onnx.load(str(modern_models.model_path(name)))
+    return load_light_model(name, seed=0)
 
 
 def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
@@ -46,69 +75,98 @@ def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
     return ort.InferenceSession(model.SerializeToString(), options)  # type: ignore[attr-defined]
 
 
+def one_line(error: BaseException) -> str:
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    return f"{type(error).__name__}: {' | '.join(lines)}"
+
+
+def max_rel_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
+    """max |got - want| / max |want| over all outputs."""
+    error = 0.0
+    for g, w in zip(got, want, strict=True):
+        scale = max(float(np.abs(w).max()), 1e-30)
+        error = max(error, float(np.abs(g.astype(np.float64) - w).max()) / scale)
+    return error
+
+
 def bench_model(
-    name: str, threads: int, rounds: int, number: int, records: str | None = None
+    name: str, threads: int, rounds: int, number: int, pipeline: str = "", records: str = ""
 ) -> dict[str, object]:
-    model = load_light_model(name, seed=0)
-    start = time.perf_counter()
-    module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, threads=threads).jit())
-    compile_s = time.perf_counter() - start
-    peers = {"mlc": gm}
-    coverage = ""
-    if records:
-        diagnostics: list = []
-        lib = mlc.build(
-            module, params, threads=threads, tuning_records=records, diagnostics=diagnostics
+    """One model at one thread count; a failure is returned as a row with its stage and error.
+
+    `pipeline`, when given, replaces mlc-default; `{threads}` in it becomes the thread count.
+    `records` (from mlc tune) adds a third peer: mlc built with them.
+    """
+    row: dict[str, object] = {"model": name, "threads": threads}
+    stage = "load"
+    try:
+        model = load_model(name)
+        feed = modern_models.input_feed(model)
+        stage = "import"
+        start = time.perf_counter()
+        module, params = mlc.from_onnx(model)
+        stage = "compile"
+        options: dict[str, object] = (
+            {"pipeline": pipeline.replace("{threads}", str(threads))}
+            if pipeline
+            else {"threads": threads}
         )
-        peers["tuned"] = GraphModule(lib.jit())
-        coverage = next(
-            (d.message.split(": ", 1)[1] for d in diagnostics if "applied tuned" in d.message), ""
-        )
-    ((input_name, info),) = gm.get_input_info().items()
-    x = np.random.default_rng(0).standard_normal(info.shape).astype(np.float32)
-    for peer in peers.values():
-        peer.set_input(input_name, x)
-    session = _ort_session(model, threads)
-    feed = {session.get_inputs()[0].name: x}
-    samples: dict[str, list[float]] = {k: [] for k in [*peers, "ort"]}
-    for _ in range(rounds):
-        for key, peer in peers.items():
-            samples[key] += time_function(peer.run, number=1, repeat=number, warmup=1).samples
+        gm = GraphModule(mlc.build(module, params, **options).jit())
+        row["compile_s"] = time.perf_counter() - start
+        peers = {"mlc": gm}
+        if records:
+            stage = "compile with records"
+            diagnostics: list = []
+            lib = mlc.build(
+                module, params, threads=threads, tuning_records=records, diagnostics=diagnostics
+            )
+            peers["tuned"] = GraphModule(lib.jit())
+            row["coverage"] = next(
+                (d.message.split(": ", 1)[1] for d in diagnostics if "applied tuned" in d.message),
+                "",
+            )
+        stage = "run"
+        for peer in peers.values():
+            for input_name, value in feed.items():
+                peer.set_input(input_name, value)
+        session = _ort_session(model, threads)
+        samples: dict[str, list[float]] = {k: [] for k in [*peers, "ort"]}
+        for _ in range(rounds):
+            for key, peer in peers.items():
+                samples[key] += time_function(peer.run, number=1, repeat=number, warmup=1).samples
+                time.sleep(SETTLE_S)
+            samples["ort"] += time_function(
+                lambda: session.run(None, feed), number=1, repeat=number, warmup=1
+            ).samples
             time.sleep(SETTLE_S)
-        samples["ort"] += time_function(
-            lambda: session.run(None, feed), number=1, repeat=number, warmup=1
-        ).samples
-        time.sleep(SETTLE_S)
-    want = session.run(None, feed)[0]
-    errors = []
-    for peer in peers.values():
-        peer.run()
-        got = peer.get_output(0)
-        errors.append(float(np.abs(got - want).max() / max(float(np.abs(want).max()), 1e-30)))
+        want = session.run(None, feed)
+        errors = []
+        for peer in peers.values():
+            peer.run()
+            got = [peer.get_output(i) for i in range(peer.get_num_outputs())]
+            errors.append(max_rel_error(got, want))
+        row["rel_error"] = max(errors)
+    except Exception as error:  # noqa: BLE001  (report and go on with the next model)
+        row.update(status=f"{stage} failed", error=one_line(error))
+        return row
     ms = {k: 1e3 * float(np.median(v)) for k, v in samples.items()}
-    row: dict[str, object] = {
-        "model": name,
-        "threads": threads,
-        "mlc_ms": ms["mlc"],
-        "ort_ms": ms["ort"],
-        "ratio": ms["ort"] / ms["mlc"],
-        "compile_s": compile_s,
-        "rel_error": max(errors),
-        "samples": len(samples["mlc"]),
-    }
+    row.update(
+        status="ok",
+        mlc_ms=ms["mlc"],
+        ort_ms=ms["ort"],
+        ratio=ms["ort"] / ms["mlc"],
+        samples=len(samples["mlc"]),
+    )
     if records:
         row.update(
             tuned_ms=ms["tuned"],
             tuned_ratio=ms["ort"] / ms["tuned"],
             speedup=ms["mlc"] / ms["tuned"],
-            coverage=coverage,
         )
     return row
 
 
 def markdown(rows: list[dict[str, object]], command: str) -> str:
-    tuned = any("tuned_ms" in r for r in rows)
     lines = [
         f"Command: `{command}`  ",
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; machine: "
@@ -118,28 +176,41 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
         "Median of all timed calls.",
         "",
     ]
+    tuned = any("tuned_ms" in r for r in rows)
     if tuned:
         lines += [
             "| model | threads | mlc (ms) | mlc tuned (ms) | onnxruntime (ms) | ratio | "
             "ratio tuned | tuned / untuned | max rel. error | records applied |",
             "|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for r in rows:
+    else:
+        lines += [
+            "| model | threads | mlc (ms) | onnxruntime (ms) | ratio | compile (s) | "
+            "max rel. error |",
+            "|---|---|---|---|---|---|---|",
+        ]
+    failures = []
+    for r in rows:
+        if r["status"] != "ok":
+            lines.append(f"| {r['model']} | {r['threads']} | {r['status']} | | | | |")
+            failure = f"- {r['model']}, {r['status']}: `{r['error']}`"
+            if failure not in failures:
+                failures.append(failure)
+            continue
+        flag = "" if float(r["rel_error"]) <= ERROR_BAR else " (over 1e-3)"  # type: ignore[arg-type]
+        if tuned:
             lines.append(
                 f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['tuned_ms']:.1f} | "
                 f"{r['ort_ms']:.1f} | {r['ratio']:.2f} | {r['tuned_ratio']:.2f} | "
-                f"{r['speedup']:.2f}x | {r['rel_error']:.1e} | {r['coverage']} |"
+                f"{r['speedup']:.2f}x | {r['rel_error']:.1e}{flag} | {r['coverage']} |"
             )
-        return "\n".join(lines) + "\n"
-    lines += [
-        "| model | threads | mlc (ms) | onnxruntime (ms) | ratio | compile (s) | max rel. error |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
+            continue
         lines.append(
             f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['ort_ms']:.1f} | "
-            f"{r['ratio']:.2f} | {r['compile_s']:.1f} | {r['rel_error']:.1e} |"
+            f"{r['ratio']:.2f} | {r['compile_s']:.1f} | {r['rel_error']:.1e}{flag} |"
         )
+    if failures:
+        lines += ["", "Failures:", ""] + failures
     return "\n".join(lines) + "\n"
 
 
@@ -149,34 +220,61 @@ def _ort_version() -> str:
     return str(ort.__version__)
 
 
+def _print_row(r: dict[str, object]) -> None:
+    if r["status"] != "ok":
+        print(f"{r['model']:22s} threads={r['threads']} {r['status']}: {r['error']}", flush=True)
+        return
+    tuned = (
+        f"tuned {r['tuned_ms']:8.1f} ms (ratio {r['tuned_ratio']:.2f})  " if "tuned_ms" in r else ""
+    )
+    print(
+        f"{r['model']:22s} threads={r['threads']} mlc {r['mlc_ms']:8.1f} ms  {tuned}"
+        f"ort {r['ort_ms']:8.1f} ms  ratio {r['ratio']:.2f}  "
+        f"(compile {r['compile_s']:.1f} s, max rel. error {r['rel_error']:.1e})",
+        flush=True,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("models", nargs="*", default=light_model_names())
+    parser.add_argument("models", nargs="*", help="model names from any suite")
+    parser.add_argument(
+        "--suite",
+        choices=SUITES,
+        action="append",
+        help="add a suite's models (repeatable; default: light)",
+    )
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--number", type=int, default=5, help="timed calls per peer per round")
     parser.add_argument("--write", help="write the markdown table to this file (appends a section)")
     parser.add_argument(
-        "--tuning-records", help="also time mlc built with these records (from mlc tune)"
+        "--pipeline",
+        default="",
+        help="an mlc pass pipeline instead of mlc-default; {threads} is replaced "
+        "by the thread count",
+    )
+    parser.add_argument(
+        "--tuning-records", default="", help="also time mlc built with these records (mlc tune)"
     )
     args = parser.parse_args()
+    known = set(light_model_names()) | set(modern_models.MODELS)
+    unknown = [n for n in args.models if n not in known]
+    if unknown:
+        parser.error(f"unknown model(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    names = list(args.models)
+    for suite in args.suite or ([] if names else ["light"]):
+        names += [n for n in suite_models(suite) if n not in names]
     command = "python bench/bench_models.py " + shlex.join(sys.argv[1:])
     rows = []
-    for name in args.models:
+    for name in names:
         for threads in args.threads:
-            row = bench_model(name, threads, args.rounds, args.number, args.tuning_records)
-            rows.append(row)
-            tuned = (
-                f"tuned {row['tuned_ms']:8.1f} ms (ratio {row['tuned_ratio']:.2f})  "
-                if "tuned_ms" in row
-                else ""
+            rows.append(
+                bench_model(
+                    name, threads, args.rounds, args.number, args.pipeline, args.tuning_records
+                )
             )
-            print(
-                f"{name:14s} threads={threads} mlc {row['mlc_ms']:8.1f} ms  {tuned}"
-                f"ort {row['ort_ms']:8.1f} ms  "
-                f"ratio {row['ratio']:.2f}  (compile {row['compile_s']:.1f} s)",
-                flush=True,
-            )
+            _print_row(rows[-1])
     text = markdown(rows, command)
     print(text)
     if args.write:

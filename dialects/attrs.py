@@ -23,6 +23,9 @@ def to_attr(kind: AttrKind, value: object) -> ir.Attribute:
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))  # type: ignore[arg-type]
     if kind == "float":
         return ir.FloatAttr.get(ir.F32Type.get(), float(value))  # type: ignore[arg-type]
+    if kind == "floats":
+        assert isinstance(value, Sequence), value
+        return ir.DenseF32ArrayAttr.get([float(v) for v in value])
     if kind == "str":
         return ir.StringAttr.get(str(value))
     if kind == "strs":
@@ -35,6 +38,8 @@ def from_attr(attr: ir.Attribute) -> object:
     """Attribute -> plain Python value where one exists; otherwise the attribute itself."""
     if isinstance(attr, ir.DenseI64ArrayAttr):
         return tuple(attr)
+    if isinstance(attr, ir.DenseF32ArrayAttr):
+        return tuple(float(v) for v in attr)
     if isinstance(attr, ir.BoolAttr):
         return bool(attr.value)
     if isinstance(attr, ir.IntegerAttr):

@@ -4,6 +4,9 @@ module, params = mlc.from_onnx("resnet50.onnx")
 lib = mlc.build(module, params, threads=2)
 gm = mlc.runtime.GraphModule(lib.jit())
 lib.export_library("resnet50.tar")
+
+`compile_model` is `mlc compile`: every path is checked before the (possibly long) work starts,
+the stages are reported through `mlc.progress`, and every output is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -12,14 +15,22 @@ import logging
 import pathlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 from mlir import ir
 
+from mlc import progress
+from mlc.contract import is_c_identifier
 from mlc.errors import MlcError
-from mlc.npz import npz_bytes, read_npz
+from mlc.files import (
+    check_input_file,
+    check_output_directory,
+    check_output_file,
+    write_text_atomic,
+)
+from mlc.npz import read_npz, write_npz
 
 if TYPE_CHECKING:
     from mlc.passes.diagnostics import Diag
@@ -28,6 +39,7 @@ if TYPE_CHECKING:
 _log = logging.getLogger(__name__)
 
 _TARGET = re.compile(r"^\s*llvm(\s+-mcpu=(native|host))?\s*$")
+OUTPUT_KINDS = {".tar": "package", ".so": "shared library", ".o": "object file"}
 
 
 def check_target(target: str) -> None:
@@ -41,15 +53,41 @@ def check_target(target: str) -> None:
 
 @dataclass(frozen=True)
 class BuildOptions:
-    """How `build` compiles. `pipeline` replaces the default (`mlc-default`) entirely."""
+    """How `build` compiles. `pipeline` replaces the default (`mlc-default`) entirely, so the
+    options that configure the default pipeline (`threads`, `tuning_records`) are refused with
+    it rather than ignored. Checked when made: a bad value is an MlcError naming the flag."""
 
     target: str = "llvm -mcpu=native"
-    threads: int = 1
+    threads: int | None = None
+    """Worker threads of the default pipeline (None: 1)."""
     pipeline: str | None = None
     tuning_records: str | None = None
     save_temps: str | None = None
     print_ir_after_all: bool = False
-    extra: dict[str, object] = field(default_factory=dict)
+    entry_name: str | None = None
+    """The model's entry symbol (default `mlc_main`; `compile_model` derives one from the
+    model's name): distinct names let several models link into one program."""
+
+    def __post_init__(self) -> None:
+        check_target(self.target)
+        if self.threads is not None and self.threads < 1:
+            raise MlcError(f"threads (--threads) must be >= 1, got {self.threads}")
+        if self.pipeline and self.threads is not None:
+            raise MlcError(
+                f"--threads {self.threads} configures the default pipeline, which "
+                "--pass-pipeline replaces; set it in your pipeline instead: "
+                f"builtin.module(mlc-default{{threads={self.threads}}})"
+            )
+        if self.pipeline and self.tuning_records:
+            raise MlcError(
+                "--tuning-records applies to the default pipeline; with --pass-pipeline add "
+                "tp-apply-records{file=...} after graph-to-tp yourself"
+            )
+        if self.entry_name is not None and not is_c_identifier(self.entry_name):
+            raise MlcError(
+                f"entry name (--entry-name) '{self.entry_name}' is not a C identifier: use "
+                "letters, digits and '_', not starting with a digit"
+            )
 
     def pipeline_text(self) -> str:
         """`pipeline`, or mlc-default as chosen for the host (`MlcDefaultPipeline.for_target`)."""
@@ -59,7 +97,7 @@ class BuildOptions:
         from mlc.target import host_target
 
         default = MlcDefaultPipeline.for_target(
-            host_target(), threads=self.threads, records=self.tuning_records or ""
+            host_target(), threads=self.threads or 1, records=self.tuning_records or ""
         )
         return f"builtin.module({default})"
 
@@ -77,14 +115,16 @@ def build(
     options: BuildOptions | None = None,
     source: SourceModel | None = None,
     diagnostics: list[Diag] | None = None,
+    filename: str = "-",
     **kwargs: object,
 ) -> CompiledLibrary:
     """Compile `module` (graph dialect, entry @main) with `params` into a CompiledLibrary.
 
     Keyword arguments are BuildOptions fields (`threads=2`, `pipeline=...`); an unknown one is
-    an error. Raises PassFailedError / PipelineParseError / MlcError with located diagnostics.
-    Warnings and remarks of the passes (tp-apply-records' coverage, records that do not fit) are
-    appended to `diagnostics` when given, else warnings are logged (logger `mlc.compiler`).
+    an error. `filename` names the module's source file in diagnostics. Raises
+    PassFailedError / PipelineParseError / MlcError with located diagnostics. Warnings and
+    remarks of the passes (tp-apply-records' coverage, records that do not fit) are appended to
+    `diagnostics` when given, else warnings are logged (logger `mlc.compiler`).
     """
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
@@ -96,9 +136,8 @@ def build(
         options = BuildOptions(**kwargs)  # type: ignore[arg-type]
     elif kwargs:
         raise TypeError("pass either options= or keyword options, not both")
-    check_target(options.target)
-    if options.threads < 1:
-        raise MlcError(f"threads must be >= 1, got {options.threads}")
+    if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
+        raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     work = _copy(module)
     table = dict(params or {})
     pm = PassManager.parse(options.pipeline_text())
@@ -106,30 +145,32 @@ def build(
         pm.enable_ir_printing()
     if options.save_temps:
         pm.save_temps(pathlib.Path(options.save_temps))
-        _write(
-            pathlib.Path(options.save_temps) / "00-input.mlir",
-            module.operation.get_asm(enable_debug_info=True),
-        )
-    if options.tuning_records and options.pipeline:
-        raise MlcError(
-            "--tuning-records applies to the default pipeline; with --pass-pipeline add "
-            "tp-apply-records{file=...} after graph-to-tp yourself"
-        )
-    if options.tuning_records and not pathlib.Path(options.tuning_records).is_file():
-        raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
-    pm.run(work, params=table)
+        pm.save_temp("00-input.mlir", module.operation.get_asm(enable_debug_info=True))
+    with progress.stage(f"running {sum(1 for _ in pm.steps())} passes"):
+        pm.run(work, params=table, filename=filename)
     if diagnostics is not None:
         diagnostics.extend(pm.diagnostics)
     else:
         for d in pm.diagnostics:
             if d.severity == "warning":
                 _log.warning("%s", d.format())
-    return CompiledLibrary.from_module(work, table, pipeline=str(pm), source=source)
+    return CompiledLibrary.from_module(
+        work, table, pipeline=str(pm), source=source, entry=options.entry_name
+    )
 
 
-def _write(path: pathlib.Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
+def default_entry_name(model: str | pathlib.Path) -> str:
+    """`mlc_<model file stem>` as a C identifier (`resnet50-v1.onnx` -> `mlc_resnet50_v1`)."""
+    stem = re.sub(r"[^A-Za-z0-9_]+", "_", pathlib.Path(model).stem).strip("_")
+    return f"mlc_{stem}" if stem else "mlc_main"
+
+
+def output_files(output: pathlib.Path) -> list[pathlib.Path]:
+    """Every file `compile_model` writes for `output`: a package alone, or a `.so`/`.o` with
+    its `<stem>.manifest.json` and `<stem>.params.npz`."""
+    from mlc.runtime.package import sidecar_files
+
+    return [output] if output.suffix == ".tar" else [output, *sidecar_files(output)]
 
 
 def compile_model(
@@ -142,41 +183,107 @@ def compile_model(
     diagnostics: list[Diag] | None = None,
 ) -> CompiledLibrary:
     """`mlc compile`: an .onnx model (or a graph-dialect .mlir with its params .npz) to a
-    package `.tar`, a shared library `.so` (+ manifest.json, params.npz) or an object `.o`."""
+    package `.tar`, or a shared library `.so` / object `.o` with its manifest and params
+    beside it. The entry symbol defaults to `default_entry_name(model)`."""
     from mlc.runtime.target import source_model
 
-    model = pathlib.Path(model)
-    output = pathlib.Path(output)
-    if output.suffix not in (".tar", ".so", ".o"):
-        raise MlcError(
-            f"output '{output}' must end in .tar (package), .so (shared library) or .o (object)"
-        )
-    if model.suffix == ".mlir":
-        module, params = _load_mlir(model, params_path)
+    model, output = pathlib.Path(model), pathlib.Path(output)
+    is_mlir = model.suffix == ".mlir"
+    params_path = _check_paths(model, output, options, shape_dict, params_path, is_mlir)
+    if options.entry_name is None:
+        options = replace(options, entry_name=default_entry_name(model))
+    if is_mlir:
+        shown = f" with parameters {params_path}" if params_path else ""
+        with progress.stage(f"reading {model}{shown}"):
+            module, params = _load_mlir(model, params_path)
         source = None
     else:
         from mlc.frontend import from_onnx
 
-        module, params = from_onnx(model, shape_dict=shape_dict)
+        with progress.stage(f"importing {model}"):
+            module, params = from_onnx(model, shape_dict=shape_dict)
         source = source_model(model)
-    lib = build(module, params, options=options, source=source, diagnostics=diagnostics)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    if output.suffix == ".tar":
-        lib.export_library(output)
-    elif output.suffix == ".so":
-        lib.export_shared(output)
-        (output.parent / "manifest.json").write_text(lib.manifest.to_json())
-
-        (output.parent / "params.npz").write_bytes(
-            npz_bytes({p.name: lib.params[p.name] for p in lib.manifest.params})
-        )
-    else:
-        lib.export_object(output)
+    lib = build(
+        module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics
+    )
+    _write_outputs(lib, output)
     return lib
 
 
+def _check_paths(
+    model: pathlib.Path,
+    output: pathlib.Path,
+    options: BuildOptions,
+    shape_dict: Mapping[str, list[int]] | None,
+    params_path: str | pathlib.Path | None,
+    is_mlir: bool,
+) -> pathlib.Path | None:
+    """Check every input and output before compiling; the params file a .mlir model uses."""
+    if output.suffix not in OUTPUT_KINDS:
+        raise MlcError(
+            f"output '{output}' must end in .tar (package), .so (shared library) or .o (object)"
+        )
+    check_input_file(model, "model")
+    if is_mlir and shape_dict:
+        raise MlcError(
+            f"--input-shapes applies to ONNX models; the shapes of {model} are fixed in it "
+            "(import the ONNX model again with mlc import --input-shapes)"
+        )
+    if not is_mlir and params_path is not None:
+        raise MlcError(
+            f"--params applies to a .mlir model; the ONNX model {model} carries its parameters"
+        )
+    if is_mlir:
+        if params_path is not None:
+            params_path = check_input_file(params_path, "--params")
+        elif model.with_name(model.name + ".npz").is_file():
+            params_path = model.with_name(model.name + ".npz")  # where `mlc import` writes them
+            _log.info("using the parameters %s found beside %s", params_path, model)
+    for path in output_files(output):
+        check_output_file(path, "output")
+    if options.tuning_records:
+        check_input_file(options.tuning_records, "--tuning-records")
+    if options.save_temps:
+        from mlc.passes.pass_manager import prepare_temps_dir
+
+        check_output_directory(options.save_temps, "--save-temps")
+        prepare_temps_dir(pathlib.Path(options.save_temps))
+    return pathlib.Path(params_path) if params_path is not None else None
+
+
+def _write_outputs(lib: CompiledLibrary, output: pathlib.Path) -> None:
+    if output.suffix == ".tar":
+        lib.export_library(output)
+        return
+    if output.suffix == ".so":
+        lib.export_shared(output)
+    else:
+        lib.export_object(output)
+    manifest_path, params_path = output_files(output)[1:]
+    with progress.stage(f"writing {manifest_path.name} and {params_path.name}"):
+        write_text_atomic(manifest_path, lib.manifest.to_json())
+        write_npz(params_path, {p.name: lib.params[p.name] for p in lib.manifest.params})
+
+
+def referenced_params(module: ir.Module) -> list[str]:
+    """Names of the `#graph.param<"...">` constants of a graph-dialect module, in order."""
+    from mlc.dialects.attrs import param_name
+
+    names: list[str] = []
+
+    def visit(op: ir.Operation) -> ir.WalkResult:
+        if op.name == "graph.constant" and "value" in op.attributes:
+            name = param_name(op.attributes["value"])
+            if name is not None and name not in names:
+                names.append(name)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    return names
+
+
 def _load_mlir(
-    path: pathlib.Path, params_path: str | pathlib.Path | None
+    path: pathlib.Path, params_path: pathlib.Path | None
 ) -> tuple[ir.Module, dict[str, np.ndarray]]:
     import mlc
     from mlc.passes.diagnostics import format_error_diagnostics
@@ -189,7 +296,19 @@ def _load_mlir(
         module = ir.Module.parse(text, mlc.Context())
     except ir.MLIRError as e:  # malformed input
         raise MlcError("\n".join(format_error_diagnostics(e, str(path)))) from None
-    params: dict[str, np.ndarray] = {}
-    if params_path is not None:
-        params = read_npz(params_path, "parameters")
+    params = read_npz(params_path, "parameters") if params_path is not None else {}
+    missing = [n for n in referenced_params(module) if n not in params]
+    if missing:
+        shown = ", ".join(missing[:5]) + (
+            f" and {len(missing) - 5} more" if len(missing) > 5 else ""
+        )
+        given = (
+            f"the parameters {params_path} lack them"
+            if params_path is not None
+            else f"no parameters were given and there is no {path.name}.npz beside it"
+        )
+        raise MlcError(
+            f"{path} uses {len(missing)} parameters ({shown}) but {given}; pass the .npz that "
+            f"mlc import wrote with --params FILE.npz"
+        )
     return module, params

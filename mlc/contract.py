@@ -14,7 +14,10 @@ package's `manifest.json`.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -54,6 +57,14 @@ DTYPES = tuple(NUMPY_DTYPES.values())
 
 MLIR_TYPES = {v: k for k, v in NUMPY_DTYPES.items()}
 """numpy dtype name -> graph element type (MLIR name)."""
+
+
+_C_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_c_identifier(name: str) -> bool:
+    """An entry symbol must be a C identifier: ASCII letters, digits, '_', no leading digit."""
+    return _C_IDENTIFIER.fullmatch(name) is not None
 
 
 def aligned(nbytes: int) -> int:
@@ -139,6 +150,8 @@ class Manifest:
     runtime_libs: tuple[str, ...] = ()
     """MLIR runtime libraries the code calls into, by short name (`mlir_async_runtime`)."""
     source: SourceModel | None = None
+    params_sha256: str | None = None
+    """`params_digest` of the parameters the module was compiled with: a loader refuses others."""
     schema: int = SCHEMA_VERSION
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     """Unknown top-level keys, kept so that a newer writer's fields survive a round trip."""
@@ -184,6 +197,7 @@ class Manifest:
             source=None
             if source is None
             else SourceModel(source.text("path"), source.text("sha256")),
+            params_sha256=d.optional_str("params_sha256"),
             schema=schema,
             extra={k: v for k, v in d.data.items() if k not in _KNOWN_KEYS},
         )
@@ -192,7 +206,7 @@ class Manifest:
 
     def validate(self) -> None:
         """Check internal consistency; raises ManifestError naming the first fault."""
-        if not self.entry.isidentifier():
+        if not is_c_identifier(self.entry):
             raise ManifestError(f"manifest entry {self.entry!r} is not a valid symbol name")
         if not self.outputs:
             raise ManifestError("manifest lists no outputs")
@@ -235,7 +249,7 @@ class Manifest:
             params_size=self.params_size,
             workspace_size=self.workspace_size,
         )
-        for key in ("pipeline", "mlc_version", "mlir_version"):
+        for key in ("pipeline", "mlc_version", "mlir_version", "params_sha256"):
             if getattr(self, key) is not None:
                 out[key] = getattr(self, key)
         if self.target is not None:
@@ -277,7 +291,18 @@ _KNOWN_KEYS = {
     "mlir_version",
     "runtime_libs",
     "source",
+    "params_sha256",
 }
+
+
+def params_digest(manifest: Manifest, params: Mapping[str, np.ndarray]) -> str:
+    """sha256 over every manifest parameter (name, dtype, shape, bytes) in manifest order."""
+    digest = hashlib.sha256()
+    for spec in manifest.params:
+        value = np.ascontiguousarray(params[spec.name])
+        digest.update(f"{spec.name}\0{value.dtype.str}\0{list(value.shape)}\0".encode())
+        digest.update(memoryview(value.reshape(-1).view(np.uint8)))
+    return digest.hexdigest()
 
 
 def _spec_dict(spec: TensorSpec) -> dict[str, Any]:

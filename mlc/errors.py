@@ -87,6 +87,10 @@ class ModelLoadError(MlcError):
     """A file that is not a readable ONNX model (corrupt, missing external data, ...)."""
 
 
+class InputShapeError(UnsupportedOpError):
+    """Input shapes that are missing (dynamic dims) or do not fit the model's inputs."""
+
+
 class MissingDependencyError(MlcError):
     """An optional package is not installed; the message carries the pip command."""
 

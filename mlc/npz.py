@@ -16,6 +16,7 @@ from typing import BinaryIO
 import numpy as np
 
 from mlc.errors import MlcError
+from mlc.files import atomic_output
 
 PathLike = str | os.PathLike[str]
 
@@ -60,7 +61,16 @@ def read_npz(
 
 
 def write_npz(target: PathLike | BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
-    """Write `arrays` as an uncompressed .npz, entry by entry (large models are not buffered)."""
+    """Write `arrays` as an uncompressed .npz, entry by entry (large models are not buffered);
+    a path is written under a temporary name and renamed once complete."""
+    if isinstance(target, (str, os.PathLike)):
+        with atomic_output(target) as tmp:
+            _write(tmp, arrays)
+    else:
+        _write(target, arrays)
+
+
+def _write(target: PathLike | BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
         for name, array in arrays.items():
             with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:

@@ -1,6 +1,9 @@
 """mlc-opt: run pass pipelines over `.mlir` files, following mlir-opt's conventions.
 
     mlc-opt in.mlir --pass-pipeline='builtin.module(graph-verify,func.func(canonicalize,cse))'
+    mlc-opt in.mlir -p 'builtin.module(mlc-dce)'        # -p, or -pass-pipeline= (one dash)
+    mlc-opt in.mlir --graph-verify --canonicalize --cse  # pass flags, run in this order
+    mlc-opt in.mlir --canonicalize=max-iterations=2      # a pass flag with options
 
 Exit status 0 on success, 1 on any error (diagnostics as `file:line:col: error: ...` on stderr).
 User errors never print a Python traceback; set MLC_DEBUG=1 to see one for internal errors.
@@ -16,6 +19,7 @@ import traceback
 from dataclasses import dataclass, field
 
 from mlc.errors import MlcError, PassFailedError
+from mlc.files import check_output_file, terminate_as_interrupt, write_text_atomic
 
 _SPLIT = re.compile(r"^// -----.*$", re.M)
 
@@ -32,10 +36,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("input", nargs="?", default="-", help="input .mlir file ('-' for stdin)")
     p.add_argument("-o", dest="output", default="-", help="output file ('-' for stdout)")
     p.add_argument(
+        "-p",
         "--pass-pipeline",
         default="",
         metavar="PIPELINE",
-        help="textual pipeline, e.g. 'builtin.module(graph-verify,func.func(cse))'",
+        help="textual pipeline, e.g. 'builtin.module(graph-verify,func.func(cse))'; or give "
+        "passes as flags instead: --graph-verify --cse --canonicalize=max-iterations=2 (any "
+        "mlc or upstream pass or pipeline, see --list-passes)",
     )
     p.add_argument(
         "--split-input-file",
@@ -158,6 +165,17 @@ def _run(args: argparse.Namespace) -> int:
     from mlc.passes.pass_manager import PassManager
     from mlc.verify_diagnostics import check, parse_expectations
 
+    if args.output != "-":
+        check_output_file(args.output, "output (-o)")
+    if args.params_out:
+        check_output_file(args.params_out, "--params-out")
+    if not args.pass_pipeline:
+        for flag in ("mlir_timing", "mlir_print_ir_after_all", "mlir_print_ir_before_all"):
+            if getattr(args, flag):
+                sys.stderr.write(
+                    f"mlc-opt: warning: --{flag.replace('_', '-')} has no effect without "
+                    "passes (--pass-pipeline or pass flags)\n"
+                )
     pipeline = None
     if args.pass_pipeline:
         pipeline = PassManager.parse(args.pass_pipeline)
@@ -195,7 +213,7 @@ def _run(args: argparse.Namespace) -> int:
 def _load_params(path: str) -> dict[str, object]:
     from mlc.npz import read_npz
 
-    return dict(read_npz(path, "parameters"))
+    return dict(read_npz(path, "--params"))
 
 
 def _save_params(path: str, params: dict[str, object]) -> None:
@@ -223,14 +241,52 @@ def _write_output(path: str, text: str) -> None:
         sys.stdout.flush()
         return
     try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(text)
+        write_text_atomic(path, text)
     except OSError as e:
         raise MlcError(f"cannot write output file '{path}': {e}") from None
 
 
+def _is_pass_name(name: str) -> bool:
+    from mlc.passes import registry
+
+    return bool(
+        name in registry.all_passes()
+        or name in registry.ALL_PIPELINES
+        or name in registry.upstream_pass_names()
+    )
+
+
+def split_pass_flags(argv: list[str], parser: argparse.ArgumentParser) -> tuple[list[str], str]:
+    """mlir-opt habits: any long flag with one dash (`-pass-pipeline=...`), and a pass or
+    pipeline given as a flag (`--cse`, `--canonicalize=max-iterations=2`). Returns the other
+    arguments (long flags with two dashes) and the pipeline the pass flags make ('' if none)."""
+    flags = {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
+    rest: list[str] = []
+    passes: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            rest += argv[i:]
+            break
+        name, eq, value = arg.lstrip("-").partition("=")
+        dashes = len(arg) - len(arg.lstrip("-"))
+        if dashes == 1 and len(name) > 1 and (f"--{name}" in flags or _is_pass_name(name)):
+            arg, dashes = "-" + arg, 2
+        if dashes == 2 and f"--{name}" not in flags and _is_pass_name(name):
+            passes.append(f"{name}{{{value}}}" if eq and value else name)
+            continue
+        rest.append(arg)
+    return rest, f"builtin.module({','.join(passes)})" if passes else ""
+
+
 def _main(argv: list[str]) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv, flag_pipeline = split_pass_flags(argv, parser)
+    args = parser.parse_args(argv)
+    if flag_pipeline and args.pass_pipeline:
+        parser.error(
+            "--pass-pipeline cannot be combined with pass flags (--cse ...); use one of them"
+        )
+    args.pass_pipeline = args.pass_pipeline or flag_pipeline
     try:
         if args.list_passes:
             from mlc.pass_listing import list_passes
@@ -242,11 +298,13 @@ def _main(argv: list[str]) -> int:
 
             sys.stdout.write(version_text() + "\n")
             return 0
-        return _run(args)
+        with terminate_as_interrupt():
+            return _run(args)
     except MlcError as e:
         sys.stderr.write(f"mlc-opt: {e}\n" if not str(e).startswith("pass pipeline") else f"{e}\n")
         return 1
     except KeyboardInterrupt:
+        sys.stderr.write("mlc-opt: interrupted (outputs not written)\n")
         return 130
     except Exception as e:  # noqa: BLE001 - an internal error must not end in a bare traceback
         if os.environ.get("MLC_DEBUG"):

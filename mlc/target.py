@@ -1,10 +1,12 @@
-"""The host CPU as LLVM's code generation sees it (a leaf module: passes and runtime both use it).
+"""The host CPU as LLVM's code generation sees it, and the vector unit schedules may assume.
 
-The ExecutionEngine generates code for the host CPU. `host_target()` names it the way LLVM does
-(`llc --version` of the pinned wheel: "Host CPU: znver3", the default triple) together with the
-SIMD-relevant ISA extensions of `/proc/cpuinfo`. Packages record it (the runtime refuses to load
-one whose extensions the host lacks), and so do tuning records (`tp-apply-records` applies only
-the records measured on the same target).
+A leaf module: the schedules (`tp-default-schedule`, `graph-alter-layout`) size vectors and
+register tiles from it, the runtime records and checks the extensions a package was built for,
+and tuning records carry the target they were measured on (`tp-apply-records` applies only
+records of the same target). The JIT and object export target the host CPU, so the host is the
+default target everywhere. `host_target()` names it the way LLVM does (`llc --version` of the
+pinned wheel: "Host CPU: znver5", the default triple) with the SIMD-relevant ISA extensions of
+`/proc/cpuinfo`.
 """
 
 from __future__ import annotations
@@ -14,45 +16,55 @@ import pathlib
 import platform
 import re
 import subprocess
+from dataclasses import dataclass
 from functools import lru_cache
 
 from mlc.contract import TargetInfo
 
 ISA_FEATURES = frozenset(
     {
-        "sse2",
-        "ssse3",
-        "sse4_1",
-        "sse4_2",
-        "popcnt",
-        "avx",
-        "avx2",
-        "fma",
-        "f16c",
-        "bmi1",
-        "bmi2",
-        "movbe",
-        "avx512f",
-        "avx512cd",
-        "avx512bw",
-        "avx512dq",
-        "avx512vl",
-        "avx512ifma",
-        "avx512vbmi",
-        "avx512_vnni",
-        "avx512_bf16",
-        "avx512_fp16",
-        "avx_vnni",
-        "amx_tile",
-        "amx_bf16",
-        "amx_int8",
-        "neon",
-        "asimd",
-        "sve",
-        "sve2",
+        "sse2", "ssse3", "sse4_1", "sse4_2", "popcnt", "avx", "avx2", "fma", "f16c", "bmi1",
+        "bmi2", "movbe", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl", "avx512ifma",
+        "avx512vbmi", "avx512_vnni", "avx512_bf16", "avx512_fp16", "avx_vnni", "amx_tile",
+        "amx_bf16", "amx_int8", "neon", "asimd", "sve", "sve2",
     }
-)
+)  # fmt: skip
 """ISA extensions that matter to generated code (names as in /proc/cpuinfo flags)."""
+
+
+@dataclass(frozen=True)
+class VectorUnit:
+    """What a schedule may assume about the SIMD registers: their width and how many there are."""
+
+    bits: int
+    registers: int
+
+    def lanes(self, element_bits: int) -> int:
+        """Elements of `element_bits` per register (0 without vectors)."""
+        return self.bits // element_bits if self.bits else 0
+
+
+SCALAR = VectorUnit(0, 16)
+AVX2 = VectorUnit(256, 16)
+AVX512 = VectorUnit(512, 32)
+NEON = VectorUnit(128, 32)
+
+
+def vector_unit_of(features: frozenset[str]) -> VectorUnit:
+    """The widest vector unit the extensions provide (AVX-512 needs F and VL: masked 256-bit ops
+    are used for partial vectors)."""
+    if {"avx512f", "avx512vl"} <= features:
+        return AVX512
+    if {"avx2", "fma"} <= features:
+        return AVX2
+    if features & {"neon", "asimd"}:
+        return NEON
+    return SCALAR
+
+
+def vector_unit_for_bits(bits: int) -> VectorUnit:
+    """The unit of an explicit register width (a pass option): AVX-512 has 32 registers."""
+    return {0: SCALAR, 256: AVX2, 512: AVX512}.get(bits, VectorUnit(bits, 16))
 
 
 @lru_cache(maxsize=1)
@@ -62,6 +74,7 @@ def host_target() -> TargetInfo:
     return TargetInfo(triple=triple, cpu=cpu, features=tuple(sorted(host_features())))
 
 
+@lru_cache(maxsize=1)
 def host_features() -> frozenset[str]:
     """The ISA extensions (of ISA_FEATURES) this host reports; empty where unknown."""
     try:
@@ -70,6 +83,22 @@ def host_features() -> frozenset[str]:
         return frozenset()
     m = re.search(r"^(?:flags|Features)\s*:(.*)$", text, re.MULTILINE)
     return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
+
+
+def host_vector_unit() -> VectorUnit:
+    return vector_unit_of(host_features())
+
+
+def int8_dot_bits(features: frozenset[str]) -> int:
+    """The widest x86 int8 dot product (vpdpbusd) the extensions provide: 512 with AVX512-VNNI
+    (and F, VL for the narrower forms), 256 with AVX-VNNI, 0 without."""
+    if {"avx512_vnni", "avx512f", "avx512vl"} <= features:
+        return 512
+    return 256 if "avx_vnni" in features else 0
+
+
+def host_int8_dot_bits() -> int:
+    return int8_dot_bits(host_features())
 
 
 def host_arch() -> str:

@@ -8,7 +8,7 @@ with the weights packed by graph ops on the constant (graph-fold-constants evalu
 Then the transforms back to NCHW sink through the ops that do not care about the layout
 (elementwise ops, per-channel constants, pooling, channel concatenation) and cancel against the
 next conv's transform to the blocked layout, so a chain of convs stays blocked end to end: the
-vectors run along the 8 output channels of a block, which every channel count here divides.
+vectors run along the output channels of a block (as many as a SIMD register holds floats).
 """
 
 from __future__ import annotations
@@ -23,9 +23,14 @@ from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph import op_kind
 from mlc.dialects.graph.spec import layout_block
 from mlc.dialects.walk import defining_op, walk
+from mlc.target import host_vector_unit
 
 from .base import ModulePass, PassContext
+from .graph_simplify_common import is_constant
 from .mlc_dce import erase_dead
+
+# Float and integer convolutions share their attributes and layouts.
+CONVOLUTIONS = ("graph.conv2d", "graph.conv2d_integer")
 
 
 def _attr(op: ir.Operation, name: str) -> object:
@@ -50,6 +55,36 @@ def pack_weights(w: ir.Value, bi: int, bo: int, loc: ir.Location) -> ir.Value:
     return gb.transpose(split, perm=(0, 2, 4, 5, 3, 1), loc=loc)
 
 
+def pack_dot4_weights(w: ir.Value, bi: int, bo: int, loc: ir.Location) -> ir.Value:
+    """OIHW -> OIHW<bi/4>i<bo>o4i: [O/bo, I/bi, KH, KW, bi/4, bo, 4], four consecutive input
+    channels innermost (one 32-bit word per output channel and group of four)."""
+    o, i, kh, kw = _shape(w)
+    split = gb.reshape(w, shape=(o // bo, bo, i // bi, bi // 4, 4, kh, kw), loc=loc)
+    return gb.transpose(split, perm=(0, 2, 5, 6, 3, 1, 4), loc=loc)
+
+
+def _dot4_types(a: ir.Value, b: ir.Value) -> bool:
+    """uint8 activations times int8 weights: what a 4-way dot product (vpdpbusd) multiplies."""
+    ta, tb = tensor_t(a.type), tensor_t(b.type)
+    return ta is not None and tb is not None and (ta.dtype, tb.dtype) == ("ui8", "i8")
+
+
+def _pack_dot4_matmul(op: ir.Operation) -> None:
+    """matmul_integer(A, B) with a constant [K, N] int8 B (K a multiple of 4) and uint8 A:
+    B stored [K/4, N, 4] (folded once), so that a 32-bit word holds four consecutive k."""
+    a, b = op.operands
+    shape = _shape(b)
+    if _attr(op, "rhs_layout") != "KN" or len(shape) != 2 or shape[0] % 4 or not _dot4_types(a, b):
+        return
+    if not is_constant(b):
+        return
+    k, n = shape
+    with ir.InsertionPoint(op), op.location:
+        packed = gb.transpose(gb.reshape(b, shape=(k // 4, 4, n)), perm=(0, 2, 1))
+        new = gb.matmul_integer(a, packed, rhs_layout="KN4k")
+    _replace(op, new)
+
+
 def to_blocked(v: ir.Value, block: int, loc: ir.Location) -> ir.Value:
     return gb.layout_transform(v, src_layout="NCHW", dst_layout=f"NCHW{block}c", loc=loc)
 
@@ -68,18 +103,30 @@ class GraphAlterLayoutPass(ModulePass):
 
     name: ClassVar[str] = "graph-alter-layout"
 
-    block: int = 8
-    """Channels per block: the SIMD width in floats (8 for AVX2)."""
+    block: int | None = None
+    """Channels per block; none: the host's SIMD width in floats (16 with AVX-512, 8 with AVX2)."""
+
+    int8_dot: bool = False
+    """Pack the int8 weights of uint8 x int8 integer convs and matmuls for 4-way dot products
+    (OIHW<q>i<o>o4i, KN4k): what x86 VNNI multiplies (tp-to-loops{vnni-bits=...})."""
 
     def __post_init__(self) -> None:
-        if self.block < 2:
+        if self.block is not None and self.block < 2:
             raise ValueError(f"block must be >= 2, got {self.block}")
 
+    @property
+    def channels(self) -> int:
+        """The block size in use."""
+        return self.block or max(host_vector_unit().lanes(32), 8)
+
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        for op in [o for o in walk(module) if o.name == "graph.conv2d"]:
+        for op in [o for o in walk(module) if o.name in CONVOLUTIONS]:
             self._convert(op)
         for op in [o for o in walk(module) if o.name == "graph.dense"]:
             _weights_row_major(op)
+        if self.int8_dot:
+            for op in [o for o in walk(module) if o.name == "graph.matmul_integer"]:
+                _pack_dot4_matmul(op)
         # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
         # back-transform right before it, where the later consumers will meet it.
         for op in list(walk(module)):
@@ -95,43 +142,63 @@ class GraphAlterLayoutPass(ModulePass):
             "NCHW",
         ):
             return
+        # The widest block that fits this conv: 1000 classes take 8-channel blocks where 16 do
+        # not divide (a scalar NCHW conv was 100x slower than a blocked one).
+        for block in _halvings(self.channels):
+            blocks = self._input_block(op, block)
+            if blocks is not None:
+                self._rewrite(op, block, *blocks)
+                return
+
+    @staticmethod
+    def _input_block(op: ir.Operation, block: int) -> tuple[int, int] | None:
+        """(kernel input block, data block) for output blocks of `block` channels, or None."""
         x, w = op.operands[0], op.operands[1]
         channels, out_channels = _shape(x)[1], _shape(w)[0]
         group = int(_attr(op, "group"))  # type: ignore[arg-type]
         per_group_in, per_group_out = channels // group, out_channels // group
         if group == channels == out_channels:  # depthwise: block the channels, one input each
-            bi = 1 if channels % self.block == 0 else 0
+            bi = 1 if channels % block == 0 else 0
         elif group == 1:
-            bi = (
-                self.block
-                if channels % self.block == 0
-                else channels
-                if channels < self.block
-                else 0
-            )
+            bi = block if channels % block == 0 else channels if channels < block else 0
         else:  # grouped: blocks must not straddle groups
-            bi = (
-                self.block
-                if per_group_in % self.block == 0 and per_group_out % self.block == 0
-                else 0
-            )
-        if not bi or out_channels % self.block:
-            return
-        data_block = self.block if bi == 1 else bi
+            bi = block if per_group_in % block == 0 and per_group_out % block == 0 else 0
+        if not bi or out_channels % block:
+            return None
+        return bi, block if bi == 1 else bi
+
+    def _rewrite(self, op: ir.Operation, block: int, bi: int, data_block: int) -> None:
+        x, w = op.operands[0], op.operands[1]
         loc = op.location
+        dot4 = (
+            self.int8_dot
+            and op.name == "graph.conv2d_integer"
+            and _dot4_types(x, w)
+            and bi % 4 == 0
+        )
         with ir.InsertionPoint(op), loc:
-            attrs = {k: _attr(op, k) for k in ("strides", "pads", "dilations", "group")}
-            y = gb.conv2d(
+            keys = ("strides", "pads", "dilations", "group", "pad_value")
+            attrs = {k: _attr(op, k) for k in keys if k in op.attributes}
+            y = gb.make(
+                op.name.removeprefix("graph."),
                 to_blocked(x, data_block, loc),
-                pack_weights(w, bi, self.block, loc),
+                (pack_dot4_weights if dot4 else pack_weights)(w, bi, block, loc),
                 *(list(op.operands)[2:]),
                 data_layout=f"NCHW{data_block}c",
-                kernel_layout=f"OIHW{bi}i{self.block}o",
-                out_layout=f"NCHW{self.block}c",
+                kernel_layout=f"OIHW{bi // 4}i{block}o4i" if dot4 else f"OIHW{bi}i{block}o",
+                out_layout=f"NCHW{block}c",
                 **attrs,
             )
-            back = gb.layout_transform(y, src_layout=f"NCHW{self.block}c", dst_layout="NCHW")
+            back = gb.layout_transform(y, src_layout=f"NCHW{block}c", dst_layout="NCHW")
         _replace(op, back)
+
+
+def _halvings(block: int) -> list[int]:
+    """`block`, then half of it while it stays a multiple of 8 (the narrowest useful vector)."""
+    out = [block]
+    while out[-1] % 16 == 0:
+        out.append(out[-1] // 2)
+    return out
 
 
 def _weights_row_major(op: ir.Operation) -> None:

@@ -2,33 +2,23 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from mlir import ir
 
-from mlc.dialects.attrs import tensor_t
-from mlc.dialects.graph import KERNEL_ATTR, FusionKind, op_kind
-from mlc.dialects.walk import defining_op, top_level_funcs
+from mlc.dialects.graph import KERNEL_ATTR
+from mlc.dialects.walk import top_level_funcs
 
 from .base import ModulePass, PassContext
+from .graph_fuse_partition import Group, Partitioner
 from .mlc_dce import erase_dead
 from .outline import Outliner
 
 
-@dataclass
-class Group:
-    root: FusionKind
-    ops: list[ir.Operation] = field(default_factory=list)
-
-    @property
-    def output(self) -> ir.Value:
-        return self.ops[-1].results[0]
-
-
 @dataclass(frozen=True)
 class GraphFusePass(ModulePass):
-    """Group ops into kernels: compute/reduce ops with their epilogues; elementwise chains."""
+    """Group ops into kernels: compute/reduce ops with their epilogues; elementwise sub-graphs."""
 
     name: ClassVar[str] = "graph-fuse"
 
@@ -36,6 +26,10 @@ class GraphFusePass(ModulePass):
     """Most ops in one group; 1 puts every op in its own kernel (fusion off)."""
     dedup: bool = True
     """Emit structurally identical kernels once and call the shared one."""
+    diamonds: bool = True
+    """Merge a group into the groups that use its output when the union keeps one result
+    (x * sigmoid(x), GELU after a matmul: values with several uses inside a kernel); false:
+    only chains through values with a single use fuse."""
 
     def __post_init__(self) -> None:
         if self.max_group_size < 1:
@@ -51,36 +45,6 @@ class GraphFusePass(ModulePass):
                 outliner.outline(group.ops, group.output)
 
     def partition(self, fn: ir.Operation) -> list[Group]:
-        group_of: dict[ir.Operation, Group] = {}
-        groups: list[Group] = []
-        for op in [o.operation for o in fn.regions[0].blocks[0].operations]:
-            kind = op_kind(op)
-            if kind == "opaque":
-                continue
-            target = self._target(op, kind, group_of)
-            if target is None:
-                target = Group(kind)
-                groups.append(target)
-            target.ops.append(op)
-            group_of[op] = target
-        return groups
-
-    def _target(
-        self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]
-    ) -> Group | None:
-        if kind not in ("elemwise", "injective") or self.max_group_size == 1:
-            return None
-        for v in op.operands:
-            owner = defining_op(v)
-            group = group_of.get(owner) if owner is not None else None
-            if group is None or group.output != v or len(list(v.uses)) != 1:
-                continue
-            if len(group.ops) >= self.max_group_size:
-                continue
-            if group.root in ("elemwise", "injective"):
-                return group
-            # After a conv/matmul/pool/reduction only same-shape elementwise ops, which the
-            # lowering applies in place on the kernel's output.
-            if kind == "elemwise" and tensor_t(op.results[0].type) == tensor_t(v.type):
-                return group
-        return None
+        """The fusion groups of `fn`'s ops (opaque ops, e.g. constants, in none)."""
+        ops = [o.operation for o in fn.regions[0].blocks[0].operations]
+        return Partitioner(self.max_group_size, self.diamonds).run(ops)

@@ -13,6 +13,7 @@ constant CSE and region simplification off: only the patterns below change the I
 |                      | pad, ... ; add, sub, mul, div   | `x + 0`, `x * 1` ... with literal 0 / 1 |
 | merge-data-movement  | reshape-likes, transpose,       | one op (or none) for two in a row       |
 |                      | layout_transform                |                                         |
+| expand-small-powers  | pow                             | x ** 3 -> x * x * x; ** 0.5 -> sqrt ... |
 
 New weights and biases are graph ops on the constants; run graph-fold-constants afterwards to
 turn them into parameters (`graph-simplify,graph-fold-constants`).
@@ -50,6 +51,7 @@ from .graph_simplify_identity import (
     remove_identity,
     remove_neutral_operand,
 )
+from .graph_simplify_power import expand_small_power
 
 
 def _adapt(pattern: Pattern):  # type: ignore[no-untyped-def]
@@ -94,6 +96,11 @@ class GraphSimplifyPass(ModulePass):
     """Merge consecutive reshape-like ops into one reshape, a transpose of a transpose into one
     transpose, and two layout transforms into one (each dropped when it becomes the identity)."""
 
+    expand_small_powers: bool = True
+    """Rewrite `x ** c` with a literal c in {±1, ±2, ±3, ±4} as multiplications (of 1 / x
+    when c < 0), with c = ±0.5 as a square root (and its reciprocal): a general power is an
+    exp/log sequence per element."""
+
     def patterns(self) -> list[tuple[str, Pattern, int]]:
         """(root op, pattern, benefit) for the enabled groups."""
         out: list[tuple[str, Pattern, int]] = []
@@ -117,6 +124,8 @@ class GraphSimplifyPass(ModulePass):
                 ("graph.transpose", merge_transposes, 1),
                 ("graph.layout_transform", merge_layout_transforms, 1),
             ]
+        if self.expand_small_powers:
+            out.append(("graph.pow", expand_small_power, 1))
         return out
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:

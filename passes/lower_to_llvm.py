@@ -12,12 +12,13 @@ Runtime = Literal["openmp", "async"]
 RUNTIMES = get_args(Runtime)
 
 # Order matters: vector transfers become scf loops before scf is lowered; ub.poison appears
-# after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails.
+# after vectorization, so convert-ub-to-llvm is needed or the ExecutionEngine fails. llvm-verify
+# turns whatever no conversion lowered (graph or tp ops, tensors) into an error.
 _TAIL = (
     "convert-vector-to-scf,convert-linalg-to-loops,expand-strided-metadata,lower-affine,"
     "arith-expand,convert-scf-to-cf,convert-vector-to-llvm,finalize-memref-to-llvm,convert-math-to-llvm,"
     "convert-arith-to-llvm,convert-index-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
-    "convert-ub-to-llvm,reconcile-unrealized-casts"
+    "convert-ub-to-llvm,reconcile-unrealized-casts,llvm-verify"
 )
 
 
@@ -33,6 +34,10 @@ class LowerToLlvmPipeline(NamedPipeline):
     """What runs scf.parallel on threads: `openmp` (libiomp5; its workers spin briefly after a
     region, so the next one starts at once) or `async` (MLIR's async runtime; its workers sleep,
     and waking them cost 20-30 us per region here)."""
+    approx_math: bool = True
+    """Replace f32 (and, extended to f32, f16/bf16) exp, expm1, log, log1p, tanh, erf, sin, cos and
+    powf with inline vector polynomials (mlc-math-approx, within a few ulp) instead of one libm
+    call per lane."""
 
     def __post_init__(self) -> None:
         if self.threads < 1:
@@ -42,9 +47,12 @@ class LowerToLlvmPipeline(NamedPipeline):
 
     def expand(self) -> str:
         # LLVM intrinsics where LLVM has them (exp, log, sqrt, fma, floor...); libm calls for
-        # the rest (erf, tanh, ...), vectors unrolled into scalar calls.
+        # the rest (erf, tanh, ...), vectors unrolled into scalar calls: ~5-20 ns per element
+        # for exp/erf/tanh, hence mlc-math-approx first (~0.3-1 ns).
         # Integer powers (math.ipowi) have neither: convert-math-to-funcs outlines them first.
         head = ["convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm"]
+        if self.approx_math:
+            head = ["math-extend-to-supported-types", "mlc-math-approx"] + head
         tail = _TAIL
         if self.threads > 1 and self.runtime == "async":
             head += [

@@ -6,15 +6,22 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlc.contract import TargetInfo
+from mlc.target import (
+    host_int8_dot_bits,
+    host_vector_unit,
+    int8_dot_bits,
+    vector_unit_for_bits,
+    vector_unit_of,
+)
 
 from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = (
-    "graph-verify,graph-simplify,graph-fold-constants,%s"
+    "graph-verify,%sgraph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
-TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d},tp-verify"
-LOOP_STAGE = "tp-to-loops{threads=%d},func.func(canonicalize,cse),lower-to-llvm{threads=%d}"
+TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d vector-bits=%d},tp-verify"
+LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 
 @dataclass(frozen=True)
@@ -27,42 +34,77 @@ class MlcDefaultPipeline(NamedPipeline):
     """Worker threads for parallel loops (1: sequential, no threading runtime)."""
     max_group_size: int = 32
     """Most ops per fused kernel (1 turns fusion off)."""
-    layout_block: int = 8
-    """Run convolutions in NCHW<layout-block>c (0 keeps NCHW)."""
+    layout_block: int | None = None
+    """Run convolutions in NCHW<layout-block>c (0 keeps NCHW); none: floats per SIMD register."""
+    vector_bits: int | None = None
+    """SIMD register width the schedules assume; none: the host's (512 with AVX-512, 256 with
+    AVX2). The expansion names the resolved values, so a recorded pipeline replays exactly."""
     records: str = ""
     """Tuning records (JSON lines) whose best schedules replace the default ones."""
+    approx_math: bool = True
+    """Inline vector polynomials for f32 exp/log/tanh/erf/sin/cos/... instead of libm calls
+    (lower-to-llvm's approx-math)."""
+    fuse_qdq: bool = True
+    """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    vnni_bits: int | None = None
+    """Widest x86 VNNI int8 dot product (vpdpbusd) to use: 0 none, 256 (AVX-VNNI, or AVX512-VNNI
+    with VL), 512 (AVX512-VNNI); none: the host's. Nonzero packs uint8 x int8 kernels for it."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
             raise ValueError("threads and max-group-size must be >= 1")
-        if self.layout_block == 1 or self.layout_block < 0:
+        if self.layout_block is not None and (self.layout_block == 1 or self.layout_block < 0):
             raise ValueError("layout-block must be 0 (off) or >= 2")
+        if self.vector_bits is not None and (self.vector_bits < 0 or self.vector_bits % 64):
+            raise ValueError(f"vector-bits must be 0 or a multiple of 64, got {self.vector_bits}")
+        if self.vnni_bits not in (None, 0, 256, 512):
+            raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
 
     @classmethod
     def for_target(
         cls, target: TargetInfo, *, threads: int = 1, records: str = ""
     ) -> MlcDefaultPipeline:
-        """The pipeline `mlc compile` and `mlc tune` use for a target: convolutions in NCHW16c
-        where a 16-lane f32 vector is one register (AVX-512), NCHW8c elsewhere. On an AVX-512
-        host (znver5) tuned 3x3 and 1x1 convs of ResNet-50 ran 1.5-1.7x faster in NCHW16c than
-        the best NCHW8c schedules (8 lanes use half of each 512-bit FMA)."""
-        block = 16 if "avx512f" in target.features else 8
-        return cls(threads=threads, layout_block=block, records=records)
+        """The pipeline `mlc compile` and `mlc tune` use for a target, with its vector width and
+        int8 dot product named: convolutions in NCHW16c where a 16-lane f32 vector is one register
+        (AVX-512), NCHW8c elsewhere. On an AVX-512 host (znver5) tuned 3x3 and 1x1 convs of
+        ResNet-50 ran 1.5-1.7x faster in NCHW16c than the best NCHW8c schedules."""
+        features = frozenset(target.features)
+        return cls(
+            threads=threads,
+            records=records,
+            vector_bits=vector_unit_of(features).bits,
+            vnni_bits=int8_dot_bits(features),
+        )
 
     def stages(self) -> tuple[str, str, str]:
         """The body in three parts: the graph passes; graph-to-tp and scheduling (records,
         defaults); tp to the LLVM dialect. The tuner extracts kernels after the second part and
         lowers its candidates with the third."""
-        alter = f"graph-alter-layout{{block={self.layout_block}}}," if self.layout_block else ""
+        unit = (
+            host_vector_unit()
+            if self.vector_bits is None
+            else vector_unit_for_bits(self.vector_bits)
+        )
+        block = max(unit.lanes(32), 8) if self.layout_block is None else self.layout_block
+        vnni = host_int8_dot_bits() if self.vnni_bits is None else self.vnni_bits
+        dot = " int8-dot=true" if vnni else ""
+        alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
+        qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
             if self.records
             else ""
         )
         return (
-            GRAPH_STAGE % (alter, self.max_group_size),
-            TP_STAGE % (records, self.threads),
-            LOOP_STAGE % (self.threads, self.threads),
+            GRAPH_STAGE % (qdq, alter, self.max_group_size),
+            TP_STAGE % (records, self.threads, unit.bits),
+            LOOP_STAGE
+            % (
+                self.threads,
+                f" vnni-bits={vnni}" if vnni else "",
+                self.threads,
+                "" if self.approx_math else " approx-math=false",
+            ),
         )
 
     def expand(self) -> str:

@@ -18,7 +18,8 @@ from collections.abc import Iterator
 
 from mlir import ir
 
-from mlc.errors import DiagnosticError, PassFailedError
+from mlc import progress
+from mlc.errors import DiagnosticError, MlcError, PassFailedError
 
 from ._mlir_adapter import print_ir_dump, run_upstream
 from .base import ModulePass, PassContext
@@ -95,9 +96,22 @@ class PassManager:
         self.timing = True
 
     def save_temps(self, directory: pathlib.Path) -> None:
-        """Write the pipeline, the IR after every step, and on failure a reproducer to a dir."""
-        directory.mkdir(parents=True, exist_ok=True)
+        """Write the pipeline, the IR after every step, and on failure a reproducer to a dir.
+
+        A folder that holds the files of an earlier run (it has the `.mlc-save-temps` marker)
+        is emptied of them first, so that two runs never mix; a non-empty folder without the
+        marker is refused rather than written into."""
+        prepare_temps_dir(directory)
         self.temps_dir = directory
+
+    def save_temp(self, name: str, text: str) -> None:
+        """Write one file into the --save-temps folder (an MlcError naming it if that fails)."""
+        assert self.temps_dir is not None
+        path = self.temps_dir / name
+        try:
+            path.write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise MlcError(f"--save-temps: cannot write {path}: {e.strerror or e}") from None
 
     def steps(self) -> Iterator[Element]:
         """What runs, in order: named pipelines expanded, each nested pass as its own nest."""
@@ -123,37 +137,49 @@ class PassManager:
         self.internal_error = None
         start = time.perf_counter()
         if self.temps_dir is not None:
-            (self.temps_dir / "pipeline.txt").write_text(str(self) + "\n")
+            self.save_temp("pipeline.txt", str(self) + "\n")
+        steps = list(self.steps())
         try:
-            for i, step in enumerate(self.steps(), start=1):
+            for i, step in enumerate(steps, start=1):
                 t0 = time.perf_counter()
                 before = op.get_asm(enable_debug_info=True) if self.temps_dir is not None else ""
                 try:
-                    if isinstance(step, PassEntry) and step.kind == "mlc":
-                        assert step.instance is not None
-                        self._run_mlc(op, step.instance, ctx, filename)
-                    else:
-                        self._run_upstream(op, step, filename)
+                    with progress.step(i, len(steps), str(step)):
+                        if isinstance(step, PassEntry) and step.kind == "mlc":
+                            assert step.instance is not None
+                            self._run_mlc(op, step.instance, ctx, filename)
+                        else:
+                            self._run_upstream(op, step, filename)
                 except PassFailedError:
-                    self._reproducer(step, before)
+                    self._reproducer(step, before, ctx.params)
                     raise
                 self.timings.append((str(step), time.perf_counter() - t0))
                 if self.temps_dir is not None:
                     name = re.sub(r"[^\w.-]+", "_", str(step))[:60]
-                    (self.temps_dir / f"{i:02d}-{name}.mlir").write_text(
-                        op.get_asm(enable_debug_info=True)
-                    )
+                    self.save_temp(f"{i:02d}-{name}.mlir", op.get_asm(enable_debug_info=True))
         finally:
             if self.timing:
                 _print_timing(self.timings, time.perf_counter() - start)
 
-    def _reproducer(self, step: Element, before: str) -> None:
+    def _reproducer(self, step: Element, before: str, params: dict[str, object] | None) -> None:
+        """reproducer.mlir (and reproducer.npz with the params at that point, if any): the
+        command in its header uses absolute paths, so it runs from any folder."""
         if self.temps_dir is None:
             return
-        pipeline = f"{self.anchor}({step})"
-        (self.temps_dir / "reproducer.mlir").write_text(
-            f"// The input of the failing step; reproduce with:\n"
-            f"//   mlc-opt reproducer.mlir --pass-pipeline='{pipeline}'\n{before}"
+        folder = self.temps_dir.resolve()
+        command = f"mlc-opt {folder / 'reproducer.mlir'}"
+        if params:
+            from mlc.npz import write_npz
+
+            try:
+                write_npz(folder / "reproducer.npz", params)  # type: ignore[arg-type]
+            except OSError as e:
+                raise MlcError(f"--save-temps: cannot write reproducer.npz: {e}") from None
+            command += f" --params {folder / 'reproducer.npz'}"
+        command += f" --pass-pipeline='{self.anchor}({step})'"
+        self.save_temp(
+            "reproducer.mlir",
+            f"// The input of the failing step; reproduce with:\n//   {command}\n{before}",
         )
 
     def _run_upstream(self, op: ir.Operation, step: Element, filename: str) -> None:
@@ -221,6 +247,32 @@ class PassManager:
                 errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
                 filename,
             )
+
+
+TEMPS_MARKER = ".mlc-save-temps"
+_TEMP_FILE = re.compile(r"^(\d\d+-.*\.mlir|pipeline\.txt|reproducer\.(mlir|npz))$")
+
+
+def prepare_temps_dir(directory: pathlib.Path) -> None:
+    """Make `directory` ready for one run's temporary files (see `PassManager.save_temps`)."""
+    where = f"--save-temps folder '{directory}'"
+    try:
+        if directory.is_dir() and any(directory.iterdir()):
+            if not (directory / TEMPS_MARKER).is_file():
+                raise MlcError(
+                    f"{where} is not empty and holds no earlier --save-temps run; give a new "
+                    "or empty folder (its files would be mixed with this run's)"
+                )
+            for old in directory.iterdir():
+                if _TEMP_FILE.match(old.name) and old.is_file():
+                    old.unlink()
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / TEMPS_MARKER).write_text(
+            "This folder holds the files of one mlc --save-temps run; the next run into it "
+            "replaces them.\n"
+        )
+    except OSError as e:
+        raise MlcError(f"{where}: cannot create it or write into it ({e.strerror or e})") from None
 
 
 def _failed(

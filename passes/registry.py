@@ -33,10 +33,13 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
     "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
+    "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
     "tp-apply-records": _lazy("tp_apply_records", "TpApplyRecordsPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
+    "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
+    "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),
 }
 
 # Named pipelines: a frozen dataclass like a pass, whose `expand()` gives a pipeline body string.

@@ -1,11 +1,13 @@
 """tp-default-schedule: give every unscheduled tp.block a reasonable schedule.
 
 The heuristic mirrors a hand-written CPU kernel: vectorize the output's contiguous axis, and for
-reductions keep a register tile of `unroll x lanes` accumulators across the reduce loops, where
-the unrolled axis is one the vector loads do not depend on (so each vector load is reused by
-every unrolled row: `a[i,k]` broadcasts against `b[k,j:j+8]` in a matmul, one input vector
-against four output channels in an NCHW convolution). The outermost spatial loop runs in
-parallel when the block has enough work. Knob values chosen here are what a tuner later overrides.
+reductions keep a register tile of `rows x vectors` accumulators across the reduce loops, where
+the rows are an axis the vector loads do not depend on (so each vector load is reused by every
+row: `a[i,k]` broadcasts against `b[k,j:j+16]` in a matmul, one input vector against the output
+channels of a conv). Tiles need not divide their axes: the last row tile is guarded, the last
+vector tile runs on narrower vectors (a 197-token attention: 14-row tiles, 16 vectors of 16 and a
+tail of 5). The outer spatial loops run in parallel when the block has enough work. Knob values
+chosen here are what a tuner later overrides.
 """
 
 from __future__ import annotations
@@ -17,127 +19,45 @@ from mlir import ir
 
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.tp.affine import linear_coeff
+from mlc.dialects.tp.schedule import MAX_VECTOR_LANES
 from mlc.dialects.walk import walk
+from mlc.target import VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
+from .schedule_reads import (
+    companion_axis,
+    elem_bytes,
+    gather_axis,
+    lanes_of,
+    reads_using,
+    row_axis,
+    shares_index,
+    vector_axis,
+    vector_only_axes,
+)
 
-REGISTERS = 16  # vector registers (AVX2)
+_VECTOR_COMBINERS = ("add", "mul", "max", "min", "maxui", "minui")
 STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
-PANEL_BYTES = 64 << 10  # a vector-operand panel larger than this gets its reduction blocked...
-PANEL_TARGET = 48 << 10  # ...into slices of at most this size
+PANEL_BYTES = 256 << 10  # a vector-operand panel larger than this gets its reduction blocked...
+PANEL_TARGET = 128 << 10  # ...into slices of at most this size (L2 is 1 MiB on Zen 4/5)
 
 
-def _elem_bytes(view: BlockView) -> int:
-    return getattr(ir.MemRefType(view.out.type).element_type, "width", 32) // 8
+@dataclass(frozen=True)
+class RegisterTile:
+    """The accumulators a reduction keeps in registers: `rows` of an axis no vector read
+    depends on, times `companions` of an axis only they depend on, times `vectors` registers
+    along the vectorized axis."""
+
+    row: str | None
+    rows: int
+    companion: str | None
+    companions: int
+    vectors: int
 
 
-def _lanes(elem: ir.Type, width_bits: int) -> int:
-    bits = getattr(elem, "width", 0)
-    return width_bits // bits if bits in (16, 32, 64) else 0
-
-
-def vector_axis(view: BlockView) -> str | None:
-    """The spatial axis that walks the output's last dim with unit stride, if any."""
-    amap = view.out_map
-    if not amap.results:
-        return None
-    last = amap.results[-1].maybe_downcast()
-    if not isinstance(last, ir.AffineDimExpr):
-        return None
-    axis = view.axes[last.position]
-    return axis if view.kinds[last.position] == "S" else None
-
-
-def _reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
-    pos = view.axes.index(axis)
-    maps = []
-    for op in walk(view.op):
-        if op.name in ("tp.read", "tp.read_padded"):
-            amap = ir.AffineMapAttr(op.attributes["map"]).value
-            if any(linear_coeff(e, pos) != 0 for e in amap.results):
-                maps.append(amap)
-    return maps
-
-
-def _row_axis(view: BlockView, vec: str) -> str | None:
-    """A spatial axis no vector read depends on, with the largest extent (> 1)."""
-    vector_reads = _reads_using(view, vec)
-    best = None
-    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
-        if kind != "S" or axis == vec or extent < 2:
-            continue
-        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results):
-            continue
-        if best is None or extent >= view.extents[view.axes.index(best)]:
-            best = axis
-    return best
-
-
-def _companion_axis(view: BlockView, vec: str) -> str | None:
-    """A spatial axis only the vector reads depend on (a conv's output-channel block index):
-    unrolling it gives each broadcast operand more vector FMAs."""
-    vector_reads = _reads_using(view, vec)
-    all_reads = [
-        ir.AffineMapAttr(op.attributes["map"]).value
-        for op in walk(view.op)
-        if op.name in ("tp.read", "tp.read_padded")
-    ]
-    other_reads = [m for m in all_reads if m not in vector_reads]
-    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
-        if kind != "S" or axis == vec or extent % 2:
-            continue
-        used_by_vector = any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results)
-        used_by_other = any(linear_coeff(e, i) != 0 for m in other_reads for e in m.results)
-        if used_by_vector and not used_by_other and other_reads:
-            return axis
-    return None
-
-
-def _vector_only_axes(view: BlockView, vec: str) -> set[str]:
-    """Spatial axes the vector reads depend on and the other reads do not (vec included)."""
-    vector_reads = _reads_using(view, vec)
-    others = [
-        ir.AffineMapAttr(op.attributes["map"]).value
-        for op in walk(view.op)
-        if op.name in ("tp.read", "tp.read_padded")
-    ]
-    others = [m for m in others if m not in vector_reads]
-    out = set()
-    for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
-        if kind != "S":
-            continue
-        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results) and not any(
-            linear_coeff(e, i) != 0 for m in others for e in m.results
-        ):
-            out.add(axis)
-    return out
-
-
-def _shares_index(view: BlockView, a: str, b: str) -> bool:
-    """Whether some read index depends on both axes (e.g. `ow + kw`)."""
-    ia, ib = view.axes.index(a), view.axes.index(b)
-    for op in walk(view.op):
-        if op.name in ("tp.read", "tp.read_padded"):
-            for e in ir.AffineMapAttr(op.attributes["map"]).value.results:
-                if linear_coeff(e, ia) != 0 and linear_coeff(e, ib) != 0:
-                    return True
-    return False
-
-
-def _gather_axis(view: BlockView, lanes: int) -> str | None:
-    """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
-    reads = sum(1 for op in walk(view.op) if op.name in ("tp.read", "tp.read_padded"))
-    best: tuple[int, int, str] | None = None
-    for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
-        if kind != "S" or extent % lanes:
-            continue
-        gathered = len(_reads_using(view, axis))
-        if gathered >= reads:
-            continue  # nothing is reused across lanes: gathers would only add work
-        key = (-gathered, extent, axis)
-        if best is None or key > best:
-            best = key
-    return best[2] if best else None
+def _coverage(extent: int, tile: int) -> float:
+    """The useful fraction of the tiles covering `extent` (the last one may be partial)."""
+    return extent / (-(-extent // tile) * tile)
 
 
 @dataclass(frozen=True)
@@ -146,10 +66,12 @@ class TpDefaultSchedulePass(ModulePass):
 
     name: ClassVar[str] = "tp-default-schedule"
 
-    vector_bits: int = 256
-    """SIMD register width in bits (AVX2: 256); 0 disables vectorization."""
-    max_accumulators: int = 14
-    """Vector registers a reduction's register tile may use for accumulators (AVX2 has 16)."""
+    vector_bits: int | None = None
+    """SIMD register width in bits; none: the host's (512 with AVX-512, 256 with AVX2); 0 disables
+    vectorization."""
+    max_accumulators: int | None = None
+    """Vector registers a reduction's register tile may use for accumulators; none: all but
+    two of the unit's registers (30 of AVX-512's 32, 14 of AVX2's 16)."""
     parallel: bool = True
     """Mark the outer spatial loops parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 16
@@ -166,6 +88,21 @@ class TpDefaultSchedulePass(ModulePass):
     def __post_init__(self) -> None:
         if self.threads < 1:
             raise ValueError(f"threads must be >= 1, got {self.threads}")
+        if self.vector_bits is not None and (self.vector_bits < 0 or self.vector_bits % 64):
+            raise ValueError(f"vector-bits must be 0 or a multiple of 64, got {self.vector_bits}")
+        if self.max_accumulators is not None and self.max_accumulators < 1:
+            raise ValueError(f"max-accumulators must be >= 1, got {self.max_accumulators}")
+
+    @property
+    def unit(self) -> VectorUnit:
+        """The vector unit schedules are sized for."""
+        if self.vector_bits is None:
+            return host_vector_unit()
+        return vector_unit_for_bits(self.vector_bits)
+
+    @property
+    def accumulators(self) -> int:
+        return self.max_accumulators or self.unit.registers - 2
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         for op in [o for o in walk(module) if o.name == "tp.block"]:
@@ -173,6 +110,209 @@ class TpDefaultSchedulePass(ModulePass):
             if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
                 continue
             view.set_schedule(self.schedule_for(view))
+
+    # -- the schedule ------------------------------------------------------------------------
+    def schedule_for(self, view: BlockView) -> Schedule:
+        if view.scatter:
+            return self._scatter_schedule(view)
+        axes, kinds, extents = view.axes, view.kinds, view.extents
+        full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
+        streaming = self._streaming_gemv(view, vector_axis(view), full)
+        if streaming is not None:
+            return streaming
+        rows = self._row_reduction(view, full)
+        if rows is not None:
+            return rows
+        tile: dict[str, tuple[int, ...]] = {}
+        unroll: dict[str, int] = {}
+        inner: list[str] = []
+        choice = self._vector_axis(view, full)
+        if choice is not None:
+            vec, lanes, gathered = choice
+            vectors = 1
+            if "R" in kinds:
+                regs = self._register_tile(view, vec, lanes, gathered)
+                vectors = regs.vectors
+                inner = self._apply_register_tile(view, regs, tile, unroll)
+            inner.append(self._vectorize(vec, lanes * vectors, extents[axes.index(vec)], tile))
+        outer = [lp.name for lp in Schedule(tile=tile).loops(axes, kinds, extents)]
+        outer = [n for n in outer if n not in inner]
+        spatial = [n for n in outer if kinds[axes.index(n.split(".")[0])] == "S"]
+        reduce = [n for n in outer if n not in spatial]
+        order = tuple(spatial + reduce + inner)
+        if choice is not None and "R" in kinds:
+            # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
+            # a conv's weights for a channel block) stays in cache while every row block uses it.
+            columns = vector_only_axes(view, choice[0])
+            spatial.sort(key=lambda n: n.split(".")[0] not in columns)
+            order = tuple(spatial + reduce + inner)
+            if self.block_reductions and not choice[2]:
+                width = tile.get(choice[0], (extents[axes.index(choice[0])],))[0]
+                blocked = self._block_reduction(
+                    view, columns, width, inner, tile, unroll, spatial, reduce
+                )
+                order = blocked or order
+        parallel = self._parallel_prefix(view, tile, order, spatial)
+        vectorize = inner[-1] if choice is not None else ""
+        return Schedule(
+            tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel
+        )
+
+    def _vector_axis(self, view: BlockView, full: int) -> tuple[str, int, bool] | None:
+        """(axis, lanes, gathered): the output's contiguous axis on vectors as wide as it
+        allows (narrower only when the axis is shorter than a register: tiles may be
+        partial), or, for a reduction over a short contiguous axis (a 7x7 feature map),
+        another output axis along which the reads that vary are gathered."""
+        axes, extents = view.axes, view.extents
+        vec = vector_axis(view)
+        if not full:
+            return None  # vectorization off
+        lanes = full
+        extent = extents[axes.index(vec)] if vec else 0
+        while lanes > 2 and extent < lanes:
+            lanes //= 2
+        short = lanes < full // 2 or (extent % lanes and extent < 2 * full)
+        if "R" in view.kinds and full and (not vec or short):
+            width = full
+            while (other := gather_axis(view, width)) is None and width > 8:
+                width //= 2  # 1000 output channels: 8 lanes where 16 do not divide
+            if other is not None and (not vec or width > lanes):
+                return other, width, True
+        if vec is None or lanes < 2:
+            return None
+        return vec, lanes, False
+
+    @staticmethod
+    def _vectorize(vec: str, width: int, extent: int, tile: dict[str, tuple[int, ...]]) -> str:
+        """Tile `vec` by `width` (unless that is the whole axis); the vectorized loop's name."""
+        if extent <= width:
+            return vec
+        tile[vec] = (width,)
+        return f"{vec}.1"
+
+    # -- register tiles -----------------------------------------------------------------------
+    def _register_tile(self, view: BlockView, vec: str, lanes: int, gathered: bool) -> RegisterTile:
+        """The register tile with enough accumulators to hide FMA latency (about 8), then the
+        most FMAs per load (each row's broadcast and each vector operand is one load per reduce
+        step), discounted by what partial last tiles waste."""
+        axes, extents = view.axes, view.extents
+        vec_extent = extents[axes.index(vec)]
+        row = row_axis(view, vec)
+        if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
+            spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents)
+                       if k == "S" and a != vec and e > 1]  # fmt: skip
+            row = max(spatial)[1] if spatial else None
+        comp = companion_axis(view, vec)
+        if comp == row:  # the fallback row can be the only companion candidate
+            comp = None
+        row_extent = extents[axes.index(row)] if row else 1
+        if row_extent == 1 and not gathered:
+            # A matrix-vector product: the vector axis alone gives the independent accumulators
+            # (its operands feed the FMAs from memory).
+            v = next(v for v in (8, 4, 2, 1) if v == 1 or (
+                v <= self.accumulators and v * lanes <= MAX_VECTOR_LANES
+                and vec_extent % (v * lanes) == 0))  # fmt: skip
+            return RegisterTile(None, 1, None, 1, v)
+        best: tuple[tuple[float, float, int], RegisterTile] | None = None
+        # Powers of two: LLVM splits vector<64xf32> into four registers, but legalizes a
+        # vector<48xf32> with shuffles (9 rows x 48 lanes ran at 3 GFLOP/s, 14 x 32 at 256).
+        for v in (1,) if gathered else (1, 2, 4):
+            width = v * lanes
+            if width > MAX_VECTOR_LANES or (v > 1 and width > vec_extent):
+                break
+            for uc in (1, 2) if comp else (1,):
+                per_row = v * uc
+                # Accumulators, the per-row vector operands and one broadcast fit the registers.
+                limit = min(self.accumulators, self.unit.registers - 1 - per_row) // per_row
+                for r in range(1, min(limit, row_extent) + 1):
+                    acc = r * per_row
+                    # Partial tiles run less efficient code as well: coverage counts twice.
+                    waste = (_coverage(row_extent, r) * _coverage(vec_extent, width)) ** 2
+                    key = (min(acc, 8), round(acc / (per_row + r) * waste, 3), -acc)
+                    if best is None or key > best[0]:
+                        best = (key, RegisterTile(row, r, comp, uc, v))
+        assert best is not None
+        return best[1]
+
+    def _apply_register_tile(
+        self,
+        view: BlockView,
+        regs: RegisterTile,
+        tile: dict[str, tuple[int, ...]],
+        unroll: dict[str, int],
+    ) -> list[str]:
+        """Tile and unroll the register tile's axes; the loop names that go innermost (before
+        the vectorized one). The last reduce axis is unrolled too when short (the input
+        channels of a block) and the unrolled body stays small."""
+        axes, extents = view.axes, view.extents
+        inner = []
+        for axis, factor in ((regs.row, regs.rows), (regs.companion, regs.companions)):
+            if axis is None or factor == 1:
+                continue
+            if factor == extents[axes.index(axis)]:
+                unroll[axis] = factor
+                inner.append(axis)
+            else:
+                tile[axis] = (factor,)
+                unroll[f"{axis}.1"] = factor
+                inner.append(f"{axis}.1")
+        last = [a for a, k in zip(axes, view.kinds) if k == "R"][-1]
+        trip = extents[axes.index(last)]
+        body = regs.rows * regs.companions * regs.vectors * trip
+        if trip <= 8 and body <= 64 and not (regs.row and shares_index(view, last, regs.row)):
+            unroll[last] = trip
+        return inner
+
+    # -- special shapes -----------------------------------------------------------------------
+    def _row_reduction(self, view: BlockView, full: int) -> Schedule | None:
+        """A reduction along the contiguous axis of its reads (a softmax's row maximum and sum,
+        a layer norm's mean and variance, a sum over the last axis) whose output has no vector
+        axis of its own: the reduce axis is vectorized, its lanes are partial results combined
+        once per row. Gathering rows instead ran them as scalar code (softmax 6 ns / element)."""
+        axes, kinds, extents = view.axes, view.kinds, view.extents
+        if "R" not in kinds or view.combiner not in _VECTOR_COMBINERS or full < 4:
+            return None
+        vec = vector_axis(view)
+        if vec is not None and extents[axes.index(vec)] >= full // 2:
+            return None  # the output's own vectors
+        r = [a for a, k in zip(axes, kinds) if k == "R"][-1]
+        pos = axes.index(r)
+        maps = reads_using(view, r)
+        if not maps or extents[pos] < 8:
+            return None
+        for amap in maps:  # contiguous along r in every read that depends on it
+            *outer, last = amap.results
+            if linear_coeff(last, pos) != 1 or any(linear_coeff(e, pos) != 0 for e in outer):
+                return None
+        # Up to four registers of lanes: independent partial results, so that consecutive
+        # reduce steps do not wait for each other (one register's chain of adds is latency
+        # bound: softmax rows ran 1.4x slower than with four).
+        lanes = min(full * 4, MAX_VECTOR_LANES)
+        while lanes > 4 and extents[pos] < lanes:
+            lanes //= 2
+        tile = {r: (lanes,)} if extents[pos] > lanes else {}
+        spatial = [a for a, k in zip(axes, kinds) if k == "S"]
+        reduce = [a for a, k in zip(axes, kinds) if k == "R" and a != r]
+        inner = [f"{r}.0", f"{r}.1"] if tile else [r]
+        order = tuple(spatial + reduce + inner)
+        parallel = self._parallel_prefix(view, tile, order, spatial)
+        return Schedule(tile=tile, order=order, vectorize=inner[-1], parallel=parallel)
+
+    def _scatter_schedule(self, view: BlockView) -> Schedule:
+        """A scatter block runs in order on one thread (repeated positions apply in sequence);
+        it is vectorized along its last axis when that axis is its last output position."""
+        axis = view.scatter_lane_axis
+        lanes = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
+        if axis is None or axis != view.axes[-1] or lanes < 2:
+            return Schedule()
+        extent = view.extents[-1]
+        while lanes > 2 and extent % lanes:
+            lanes //= 2
+        if extent % lanes:
+            return Schedule()
+        if extent == lanes:
+            return Schedule(vectorize=axis)
+        return Schedule(tile={axis: (lanes,)}, vectorize=f"{axis}.1")
 
     def _block_reduction(
         self,
@@ -191,7 +331,7 @@ class TpDefaultSchedulePass(ModulePass):
         stays in L1/L2 (tile registers are then loaded from and stored to the output per
         slice). vgg19's 512-channel 3x3 convs: 73 -> 48 ms (medians) for one 28x28 layer."""
         axes, extents = view.axes, view.extents
-        panel = _elem_bytes(view) * width
+        panel = elem_bytes(view) * width
         for n in inner:
             if n.split(".")[0] in columns:  # the companion blocks of the register tile
                 panel *= unroll.get(n, 1)
@@ -223,16 +363,23 @@ class TpDefaultSchedulePass(ModulePass):
         panels instead jump a whole row per k step: on vgg19's 25088 x 4096 layer 55 -> 37 ms
         on one thread, 42 -> 30 ms on two."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        if vec is None or lanes < 2 or kinds.count("R") != 1 or _row_axis(view, vec) is not None:
+        if vec is None or lanes < 2 or kinds.count("R") != 1 or row_axis(view, vec) is not None:
+            return None
+        if view.op.parent is not None and view.op.parent.name == "scf.for":
+            # Re-run every iteration (a recurrence's H R^T): the matrix is re-read and should
+            # stay in L2, which the register tile's panels allow; streamed, an LSTM with a 1 MiB
+            # R ran 5x slower (seq 100, hidden 256: 6.0 vs 1.2 ms).
             return None
         extent = extents[axes.index(vec)]
         k = kinds.index("R")
-        if extent % lanes or extent * extents[k] * _elem_bytes(view) < STREAMING_BYTES:
+        while lanes > 4 and extent % lanes:
+            lanes //= 2  # 1000 columns: 8-lane vectors where 16 do not divide
+        if extent % lanes or extent * extents[k] * elem_bytes(view) < STREAMING_BYTES:
             return None
         if any(e > 1 for a, kind, e in zip(axes, kinds, extents) if kind == "S" and a != vec):
             return None
         pos = axes.index(vec)
-        for amap in _reads_using(view, vec):  # the matrix's rows must be contiguous along vec
+        for amap in reads_using(view, vec):  # the matrix's rows must be contiguous along vec
             if linear_coeff(amap.results[-1], pos) != 1 or linear_coeff(amap.results[-1], k) != 0:
                 return None
         vectors = extent // lanes
@@ -257,147 +404,30 @@ class TpDefaultSchedulePass(ModulePass):
             parallel=(f"{vec}.0",),
         )
 
-    def _register_tile(
+    # -- threads ------------------------------------------------------------------------------
+    def _parallel_prefix(
         self,
         view: BlockView,
-        vec: str,
-        vectors: int,
         tile: dict[str, tuple[int, ...]],
-        unroll: dict[str, int],
-    ) -> list[str]:
-        """Unroll a row axis (and a companion axis) around the vector axis; the loop names
-        that go innermost. Picks the tile with enough accumulators to hide FMA latency (about 8)
-        and then the most FMAs per load."""
-        axes, extents = view.axes, view.extents
-        row = _row_axis(view, vec)
-        if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
-            spatial = [
-                (e, a)
-                for a, k, e in zip(axes, view.kinds, extents)
-                if k == "S" and a != vec and e > 1
-            ]
-            row = max(spatial)[1] if spatial else None
-        if row is None:
-            return []
-        comp = _companion_axis(view, vec)
-        if comp == row:  # the fallback row can be the only companion candidate: unroll it once
-            comp = None
-        row_extent = extents[axes.index(row)]
-        best: tuple[tuple[float, float], int, int] | None = None
-        for uc in (1, 2) if comp else (1,):
-            per_row = vectors * uc
-            # Accumulators, the per-row vector operands and one broadcast must fit the registers.
-            limit = min(self.max_accumulators, REGISTERS - 1 - per_row) // per_row
-            choices = [r for r in range(1, min(limit, row_extent) + 1) if row_extent % r == 0]
-            for r in choices:
-                acc = r * per_row
-                key = (min(acc, 8), acc / (per_row + r), -acc)
-                if best is None or key > best[0]:
-                    best = (key, uc, r)
-        assert best is not None
-        _, uc, r = best
-
-        def per_row_of(companion: int) -> int:
-            return vectors * companion
-
-        inner = []
-        for axis, factor in ((row, r), (comp, uc)):
-            if axis is None or factor == 1:
-                continue
-            if factor == extents[axes.index(axis)]:
-                unroll[axis] = factor
-                inner.append(axis)
-            else:
-                tile[axis] = (factor,)
-                unroll[f"{axis}.1"] = factor
-                inner.append(f"{axis}.1")
-        reduce = [a for a, k in zip(axes, view.kinds) if k == "R"]
-        last = reduce[-1]
-        # e.g. the 8 input channels of a block, while the unrolled body stays small (64 FMAs)
-        trip = extents[axes.index(last)]
-        if trip <= 8 and r * per_row_of(uc) * trip <= 64 and not _shares_index(view, last, row):
-            unroll[last] = trip
-        return inner
-
-    def schedule_for(self, view: BlockView) -> Schedule:
+        order: tuple[str, ...],
+        spatial: list[str],
+    ) -> tuple[str, ...]:
+        """The outer spatial loops up to the first real one, then more while the collapsed trip
+        count is too small to split evenly over the threads (3 trips on 2 threads: 2:1)."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        lanes = (
-            _lanes(ir.MemRefType(view.out.type).element_type, self.vector_bits)
-            if self.vector_bits
-            else 0
-        )
-        vec = vector_axis(view)
-        streaming = self._streaming_gemv(view, vec, lanes)
-        if streaming is not None:
-            return streaming
-        tile: dict[str, tuple[int, ...]] = {}
-        unroll: dict[str, int] = {}
-        vectorize = ""
-        inner: list[str] = []
-        full = lanes
-        gathered = False
-        extent = extents[axes.index(vec)] if vec else 0
-        while lanes > 2 and extent % lanes:
-            lanes //= 2  # narrower vectors (SSE, then pairs) rather than scalar code
-        if "R" in kinds and full and (not vec or lanes < full // 2 or extent % lanes):
-            # The contiguous axis is too short (a 7x7 feature map): vectorize another output
-            # axis, gathering the operands that vary along it (the weights of a conv).
-            other = _gather_axis(view, full)
-            if other is not None:
-                vec, lanes, extent = other, full, extents[axes.index(other)]
-                gathered = True
-        if vec and lanes > 1 and extent % lanes == 0:
-            double = extent % (lanes * 2) == 0 and "R" in kinds and not gathered
-            width = lanes * 2 if double else lanes
-            if "R" in kinds and not gathered and _row_axis(view, vec) is None:
-                # No row to unroll (a matrix-vector product): more vectors along the axis give
-                # the independent accumulators that hide FMA latency.
-                for v in (8, 4, 2):
-                    if v <= self.max_accumulators and extent % (lanes * v) == 0:
-                        width = lanes * v
-                        break
-            if extent == width:
-                vectorize = vec
-            else:
-                tile[vec] = (width,)
-                vectorize = f"{vec}.1"
-            inner = [vectorize]
-            if "R" in kinds:
-                inner = self._register_tile(view, vec, width // lanes, tile, unroll) + inner
-        schedule = Schedule(tile=tile)
-        loops = [lp.name for lp in schedule.loops(axes, kinds, extents)]
-        outer = [n for n in loops if n not in inner]
-        spatial = [n for n in outer if kinds[axes.index(n.split(".")[0])] == "S"]
-        if vectorize and "R" in kinds:
-            # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
-            # a conv's weights for a channel block) stays in cache while every row block uses it.
-            columns = _vector_only_axes(view, vec)  # type: ignore[arg-type]
-            spatial.sort(key=lambda n: n.split(".")[0] not in columns)
-        reduce = [n for n in outer if n not in spatial]
-        order = tuple(spatial + reduce + inner)
-        if vectorize and "R" in kinds and not gathered and self.block_reductions:
-            order = (
-                self._block_reduction(view, columns, width, inner, tile, unroll, spatial, reduce)
-                or order
-            )
-        parallel: tuple[str, ...] = ()
         work = 1
         for e in extents:
             work *= e
-        if self.parallel and work >= self.min_parallel_work:
-            trips = {
-                lp.name: lp.trip
-                for lp in Schedule(tile=tile, order=order).loops(axes, kinds, extents)
-            }
-            # The outer spatial loops up to the first real one, then more while the collapsed
-            # trip count is too small to split evenly over the threads (3 trips on 2 threads: 2:1).
-            product = 1
-            for i, name in enumerate(order):
-                if name not in spatial or (product >= self.min_parallel_trips and parallel):
-                    break
-                product *= trips[name]
-                if product >= 2:
-                    parallel = order[: i + 1]
-        return Schedule(
-            tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel
-        )
+        if not self.parallel or work < self.min_parallel_work:
+            return ()
+        loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
+        trips = {lp.name: lp.trip for lp in loops}
+        parallel: tuple[str, ...] = ()
+        product = 1
+        for i, name in enumerate(order):
+            if name not in spatial or (product >= self.min_parallel_trips and parallel):
+                break
+            product *= trips[name]
+            if product >= 2:
+                parallel = order[: i + 1]
+        return parallel

@@ -2,7 +2,7 @@
 
     lib = CompiledLibrary.from_module(llvm_module, params)          # an LLVM-dialect module
     gm = GraphModule(lib.jit())                                    # in-process JIT
-    lib.export_object("m.o"); lib.export_shared("m.so")            # native artifacts
+    lib.export_object("m.o"); lib.export_shared("m.so")            # native, manifest inside
     lib.export_library("m.tar")                                    # a package for load_module
 
 An engine that loaded an MLIR runtime library is never destroyed: destroying a second
@@ -21,14 +21,23 @@ import pathlib
 import sys
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from mlir import ir
 
-from mlc.contract import Manifest, ManifestError, SourceModel, buffer_element_types
-from mlc.errors import ToolError
-from mlc.runtime import linker
+from mlc import progress
+from mlc.contract import (
+    Manifest,
+    ManifestError,
+    SourceModel,
+    buffer_element_types,
+    is_c_identifier,
+    params_digest,
+)
+from mlc.errors import MlcError, ToolError
+from mlc.files import atomic_output
+from mlc.runtime import embedded, linker
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
 from mlc.runtime.toolchain import OPENMP_LIB
@@ -118,6 +127,11 @@ class CompiledLibrary:
 
     def __post_init__(self) -> None:
         check_params(self.manifest, self.params)
+        digest = params_digest(self.manifest, self.params)
+        if self.manifest.params_sha256 is None:
+            object.__setattr__(self, "manifest", replace(self.manifest, params_sha256=digest))
+        elif self.manifest.params_sha256 != digest:
+            raise ManifestError("the params differ from those the manifest records (params_sha256)")
 
     # -- construction --------------------------------------------------------------------
     @classmethod
@@ -128,9 +142,14 @@ class CompiledLibrary:
         *,
         pipeline: str | None = None,
         source: SourceModel | None = None,
+        entry: str | None = None,
     ) -> CompiledLibrary:
-        """Wrap a module already lowered to the LLVM dialect (manifest read from `mlc.manifest`)."""
+        """Wrap a module already lowered to the LLVM dialect (manifest read from `mlc.manifest`).
+        `entry` renames the entry function in `module` (in place) and in the manifest."""
         manifest = read_manifest(module)
+        if entry is not None and entry != manifest.entry:
+            rename_entry(module, manifest.entry, entry)
+            manifest = replace(manifest, entry=entry)
         funcs = _llvm_funcs(module)
         ciface = CIFACE_PREFIX + manifest.entry
         if ciface not in funcs or funcs[ciface] is None:
@@ -190,10 +209,18 @@ class CompiledLibrary:
         )
 
     def export_object(self, path: str | pathlib.Path) -> pathlib.Path:
-        """Write a position-independent object file (host CPU, opt_level 3)."""
+        """Write a position-independent object file (host CPU, opt_level 3) that carries its
+        manifest (`embedded.py`), sealed, written under a temporary name and renamed."""
+        path = pathlib.Path(path)
+        with progress.stage("generating code"), atomic_output(path) as tmp:
+            self._object(tmp)
+            embedded.seal(tmp)
+        return path
+
+    def _object(self, path: pathlib.Path) -> None:
         from mlir.execution_engine import ExecutionEngine
 
-        path = pathlib.Path(path)
+        self._embed_manifest()
         _resolve_externals(self.module, self.manifest.runtime_libs)
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, enable_pic=True)
@@ -209,13 +236,27 @@ class CompiledLibrary:
         del engine  # loaded no runtime library: safe to destroy
         if not path.is_file() or path.stat().st_size == 0:
             raise ToolError(f"ExecutionEngine.dump_to_object_file wrote no object to {path}")
-        return path
+
+    def _embed_manifest(self) -> None:
+        """Add the manifest record global (replacing an earlier one) before code generation."""
+        body = self.module.body
+        for op in list(body.operations):
+            attrs = op.operation.attributes
+            if op.operation.name == "llvm.mlir.global" and ir.StringAttr(
+                attrs["sym_name"]
+            ).value.startswith(embedded.SYMBOL_PREFIX):
+                op.operation.erase()
+        with self.module.context, ir.Location.unknown():
+            body.append(ir.Operation.parse(embedded.record_global(self.manifest)))
 
     def export_shared(self, path: str | pathlib.Path) -> pathlib.Path:
         """Link a `.so` with `cc -shared`; it finds the MLIR runtime libraries where they are
         installed now (absolute rpath). For a relocatable artifact use `export_library`."""
         rpaths = [str(linker.installed_runtime_lib(n).parent) for n in self.manifest.runtime_libs]
-        return self._link(pathlib.Path(path), rpaths)
+        path = pathlib.Path(path)
+        with atomic_output(path, executable=True) as tmp:
+            self._link(tmp, rpaths)
+        return path
 
     def export_library(self, path: str | pathlib.Path) -> pathlib.Path:
         """Write a package (.tar): the `.so` (rpath $ORIGIN), manifest.json, params.npz and
@@ -225,15 +266,38 @@ class CompiledLibrary:
         path = pathlib.Path(path)
         with tempfile.TemporaryDirectory(prefix="mlc-export-") as tmp:
             so = self._link(pathlib.Path(tmp) / "model.so", ["$ORIGIN"])
-            write_package(path, so, self.manifest, self.params)
+            with progress.stage(f"writing {path}"):
+                write_package(path, so, self.manifest, self.params)
         return path
 
     def _link(self, out: pathlib.Path, rpaths: list[str]) -> pathlib.Path:
+        """Link a sealed shared library at `out`."""
         with tempfile.TemporaryDirectory(prefix="mlc-link-") as tmp:
             obj = self.export_object(pathlib.Path(tmp) / "model.o")
-            linker.link_shared(obj, out, self.manifest.runtime_libs, rpaths)
-        linker.require_symbol(out, CIFACE_PREFIX + self.manifest.entry)
+            with progress.stage("linking"):
+                linker.link_shared(obj, out, self.manifest.runtime_libs, rpaths)
+                linker.require_symbol(out, CIFACE_PREFIX + self.manifest.entry)
+                embedded.seal(out)
         return out
+
+
+def rename_entry(module: ir.Module, old: str, new: str) -> None:
+    """Rename the entry `old` (and its C interface wrapper) to `new` in an LLVM-dialect module."""
+    if not is_c_identifier(new):
+        raise MlcError(
+            f"entry name '{new}' is not a C identifier (letters, digits and '_', "
+            "not starting with a digit)"
+        )
+    funcs = _llvm_funcs(module)
+    for name in (new, CIFACE_PREFIX + new):
+        if name in funcs:
+            raise MlcError(f"entry name '{new}' clashes with the module's function @{name}")
+    for before, after in ((old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)):
+        for op in module.body.operations:
+            attrs = op.operation.attributes
+            if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == before:
+                ir.SymbolTable.set_symbol_name(op.operation, after)
+        ir.SymbolTable.replace_all_symbol_uses(before, after, module.operation)
 
 
 def read_manifest(module: ir.Module) -> Manifest:

@@ -2,10 +2,15 @@
 
 Layout (flat, uncompressed tar):
 
-    model.so                  position-independent shared library, RUNPATH $ORIGIN
-    manifest.json             `Manifest.to_json()` (contract + build info)
-    params.npz                one .npy per parameter, keyed by name (no pickle)
-    libmlir_async_runtime.so  each MLIR runtime library listed in manifest.runtime_libs
+    model.so                  position-independent shared library, RUNPATH $ORIGIN, carrying
+                              its manifest and sealed with its digest (`embedded.py`)
+    manifest.json             `Manifest.to_json()` (contract + build info): the same manifest
+    params.npz                one .npy per parameter, keyed by name (no pickle); their digest
+                              is the manifest's params_sha256
+    libiomp5.so ...           each runtime library listed in manifest.runtime_libs
+
+A package is written under a temporary name and renamed into place (never half-written); a
+bare `.so` or `.o` output has `<stem>.manifest.json` and `<stem>.params.npz` beside it.
 
 Extraction trusts nothing in the archive: every member must be a regular file with a plain
 name from that list (absolute paths, `..`, links, devices, FIFOs, directories other than `.`,
@@ -17,6 +22,7 @@ temporary directory, which is removed once the library is loaded.
 from __future__ import annotations
 
 import io
+import json
 import logging
 import os
 import pathlib
@@ -27,11 +33,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mlc.contract import Manifest, ManifestError
+from mlc.contract import Manifest, ManifestError, params_digest
 from mlc.errors import MlcError, ToolError
+from mlc.files import atomic_output
 from mlc.npz import NpzError, npz_bytes, read_npz
-from mlc.runtime import linker
-from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry
+from mlc.runtime import embedded, linker
+from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry, check_params
 from mlc.runtime.target import check_host
 
 LIBRARY, MANIFEST, PARAMS = "model.so", "manifest.json", "params.npz"
@@ -57,8 +64,9 @@ def write_package(
     manifest: Manifest,
     params: Mapping[str, np.ndarray],
 ) -> None:
-    """Write the package tar (members in a fixed order with normalized metadata)."""
-    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as tar:
+    """Write the package tar (members in a fixed order with normalized metadata) under a
+    temporary name, renamed to `path` once complete."""
+    with atomic_output(path) as tmp, tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
         _add_bytes(tar, MANIFEST, manifest.to_json().encode(), 0o644)
         _add_bytes(tar, PARAMS, params_to_npz(manifest, params), 0o644)
         _add_bytes(tar, LIBRARY, shared_lib.read_bytes(), 0o755)
@@ -66,6 +74,15 @@ def write_package(
             _add_bytes(
                 tar, runtime_member(name), linker.installed_runtime_lib(name).read_bytes(), 0o755
             )
+
+
+def sidecar_files(library: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """(manifest, params) files written beside a bare `.so` or `.o`: `<stem>.manifest.json`
+    and `<stem>.params.npz`, named after it so that several libraries can share a folder."""
+    return (
+        library.with_name(f"{library.stem}.{MANIFEST}"),
+        library.with_name(f"{library.stem}.{PARAMS}"),
+    )
 
 
 def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
@@ -79,12 +96,42 @@ def params_to_npz(manifest: Manifest, params: Mapping[str, np.ndarray]) -> bytes
     return npz_bytes({spec.name: params[spec.name] for spec in manifest.params})
 
 
-def load_params(path: pathlib.Path) -> dict[str, np.ndarray]:
-    """Read params.npz (pickle disabled); RuntimeModule checks names, shapes and dtypes."""
+def load_params(path: pathlib.Path, shown: str | None = None) -> dict[str, np.ndarray]:
+    """Read a params .npz (pickle disabled); RuntimeModule checks names, shapes and dtypes."""
     try:
-        return read_npz(path, "parameters", shown=path.name)
+        return read_npz(path, "parameters", shown=shown or path.name)
     except NpzError as e:
         raise PackageError(str(e)) from None
+
+
+def check_params_digest(manifest: Manifest, params: Mapping[str, np.ndarray], shown: str) -> None:
+    """The params are those the library was compiled with (names, shapes, dtypes, values)."""
+    check_params(manifest, params)
+    if manifest.params_sha256 and params_digest(manifest, params) != manifest.params_sha256:
+        raise PackageError(
+            f"{shown} holds other parameter values than the library was compiled with "
+            "(a params file of another build?); use the files written together with it"
+        )
+
+
+def check_same_manifest(listed: Manifest, embedded_manifest: Manifest, shown: str) -> None:
+    """A manifest file must say exactly what the library's embedded manifest says."""
+    a, b = listed.to_dict(), embedded_manifest.to_dict()
+    differ = sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+    if differ:
+        detail = "; ".join(
+            f"{k}: {_short(a.get(k))} in the file, {_short(b.get(k))} in the library"
+            for k in differ[:3]
+        )
+        raise PackageError(
+            f"{shown} does not match the manifest embedded in the library ({detail}): it was "
+            "edited, or comes from another build; use the files written together"
+        )
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 80 else text[:77] + "..."
 
 
 # -- safe extraction -------------------------------------------------------------------------
@@ -119,82 +166,127 @@ def check_member(member: tarfile.TarInfo) -> str | None:
 def extract_package(path: pathlib.Path, dest: pathlib.Path) -> Manifest:
     """Validate every member, read the manifest, then write the expected files into `dest`."""
     try:
-        tar = tarfile.open(path, "r:*")
-    except (OSError, tarfile.TarError) as e:
-        raise PackageError(f"{path} is not a readable package (tar): {e}") from None
-    with tar:
-        files: dict[str, tarfile.TarInfo] = {}
-        for member in tar.getmembers():
-            name = check_member(member)
-            if name is None:
-                continue
-            if name in files:
-                raise UnsafePackageError(f"package member '{name}' appears twice")
-            files[name] = member
-        if MANIFEST not in files:
-            raise PackageError(f"{path} has no {MANIFEST}: not an mlc package")
+        tar = tarfile.open(path, "r:")  # packages are never compressed
+    except OSError as e:
+        raise PackageError(f"cannot read {path}: {e.strerror or e}") from None
+    except tarfile.TarError:
+        hint = {
+            ".onnx": f"; compile it first: mlc compile {path} -o {path.stem}.tar",
+            ".mlir": f"; compile it first: mlc compile {path} -o {path.stem}.tar",
+            ".o": "; an object file is for linking into a program: compile to .tar or .so to run",
+        }.get(path.suffix, "")
+        raise PackageError(
+            f"{path} is not an mlc package (an uncompressed .tar written by mlc compile){hint}"
+        ) from None
+    try:
+        with tar:
+            return _extract(path, tar, dest)
+    except (tarfile.TarError, EOFError) as e:
+        raise PackageError(f"{path} is damaged or truncated ({e}); write it again") from None
+
+
+def _extract(path: pathlib.Path, tar: tarfile.TarFile, dest: pathlib.Path) -> Manifest:
+    files: dict[str, tarfile.TarInfo] = {}
+    for member in tar.getmembers():
+        name = check_member(member)
+        if name is None:
+            continue
+        if name in files:
+            raise UnsafePackageError(f"package member '{name}' appears twice")
+        files[name] = member
+    if MANIFEST not in files:
+        raise PackageError(f"{path} has no {MANIFEST}: not an mlc package")
+    try:
         manifest = Manifest.from_json(_read(tar, files[MANIFEST]).decode("utf-8", "replace"))
-        expected = {MANIFEST, PARAMS, LIBRARY} | {runtime_member(n) for n in manifest.runtime_libs}
-        unexpected = sorted(set(files) - expected)
-        if unexpected:
-            raise PackageError(f"{path} has unexpected members: {', '.join(unexpected)}")
-        missing = sorted(expected - set(files))
-        if missing:
-            raise PackageError(f"{path} lacks members: {', '.join(missing)}")
-        for name, member in files.items():
-            mode = 0o700 if name.endswith(".so") else 0o600
-            fd = os.open(dest / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
-            with os.fdopen(fd, "wb") as out:
-                out.write(_read(tar, member))
+    except ManifestError as e:
+        raise PackageError(f"{path}: {MANIFEST}: {e}") from None
+    expected = {MANIFEST, PARAMS, LIBRARY} | {runtime_member(n) for n in manifest.runtime_libs}
+    unexpected = sorted(set(files) - expected)
+    if unexpected:
+        raise PackageError(f"{path} has unexpected members: {', '.join(unexpected)}")
+    missing = sorted(expected - set(files))
+    if missing:
+        raise PackageError(f"{path} lacks members: {', '.join(missing)}")
+    for name, member in files.items():
+        mode = 0o700 if name.endswith(".so") else 0o600
+        fd = os.open(dest / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
+        with os.fdopen(fd, "wb") as out:
+            out.write(_read(tar, member))
     return manifest
 
 
 def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
     f = tar.extractfile(member)
     assert f is not None, "check_member admits regular files only"
-    return f.read()
+    data = f.read()
+    if len(data) != member.size:
+        raise PackageError(f"package member '{member.name}' is truncated")
+    return data
 
 
 # -- loading ---------------------------------------------------------------------------------
 def load_module(
     path: str | os.PathLike[str],
     *,
-    manifest: Manifest | str | os.PathLike[str] | None = None,
     params: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
 ) -> RuntimeModule:
-    """Load a package (a tar, whatever its suffix), or a bare `.so` with its manifest and
-    params, without compiling.
+    """Load a package (a tar, whatever its suffix), or a bare `.so`, without compiling.
 
-    For a bare `.so`, `manifest` (a Manifest or a path) defaults to `manifest.json` next to it
-    and `params` (a mapping or an .npz path) to `params.npz` next to it.
+    Nothing is loaded before it is checked: the library against the digest it was sealed with
+    and its embedded manifest against the package's `manifest.json` (or the `<stem>.manifest
+    .json` beside a bare `.so`), the params against the digest the manifest records. A bare
+    `.so` takes its params from `params` (a mapping or an .npz path), by default from
+    `<stem>.params.npz` beside it.
     """
     path = pathlib.Path(path)
     if not path.exists():
         raise PackageError(f"{path} does not exist")
+    if path.is_dir():
+        raise PackageError(f"{path} is a directory, not a package (.tar) or library (.so)")
     if path.suffix != ".so":
-        if manifest is not None or params is not None:
-            raise ValueError("manifest= and params= apply to a bare .so, not to a package")
-        tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-pkg-"))  # mode 0700
-        try:
-            found = extract_package(path, tmp)
-            return _load(tmp / LIBRARY, found, load_params(tmp / PARAMS))
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
-    if isinstance(manifest, Manifest):
-        found = manifest
-    else:
-        mpath = pathlib.Path(manifest) if manifest is not None else path.with_name(MANIFEST)
-        if not mpath.is_file():
-            raise ManifestError(
-                f"no manifest for {path.name}: expected {mpath} (or pass manifest=)"
-            )
-        found = Manifest.from_json(mpath.read_text())
+        if params is not None:
+            raise ValueError("params= applies to a bare .so, not to a package")
+        return _load_package(path)
+    manifest = embedded.read_sealed(path)
+    listed, default_params = sidecar_files(path)
+    if listed.is_file():
+        check_same_manifest(_read_manifest_file(listed), manifest, str(listed))
     if params is None or isinstance(params, (str, os.PathLike)):
-        ppath = pathlib.Path(params) if params is not None else path.with_name(PARAMS)
-        table = load_params(ppath) if found.params or ppath.is_file() else {}
+        ppath = pathlib.Path(params) if params is not None else default_params
+        if not ppath.is_file() and manifest.params:
+            raise PackageError(
+                f"{path.name} needs its {len(manifest.params)} parameters: expected {ppath} "
+                "(written beside it by mlc compile)"
+            )
+        table = load_params(ppath, shown=str(ppath)) if ppath.is_file() else {}
+        shown = str(ppath)
     else:
-        table = dict(params)
-    return _load(path, found, table)
+        table, shown = dict(params), "the params given"
+    check_params_digest(manifest, table, shown)
+    return _load(path, manifest, table)
+
+
+def _read_manifest_file(path: pathlib.Path) -> Manifest:
+    try:
+        return Manifest.from_json(path.read_text(encoding="utf-8", errors="replace"))
+    except OSError as e:
+        raise PackageError(f"cannot read {path}: {e.strerror or e}") from None
+    except ManifestError as e:
+        raise PackageError(f"{path}: {e}") from None
+
+
+def _load_package(path: pathlib.Path) -> RuntimeModule:
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-pkg-"))  # mode 0700
+    try:
+        listed = extract_package(path, tmp)
+        manifest = embedded.read_sealed(tmp / LIBRARY, shown=f"{path} ({LIBRARY})")
+        check_same_manifest(listed, manifest, f"{path} ({MANIFEST})")
+        shown = f"{path} ({PARAMS})"
+        table = load_params(tmp / PARAMS, shown=shown)
+        check_params_digest(manifest, table, shown)
+        return _load(tmp / LIBRARY, manifest, table)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
 
 
 def _load(so: pathlib.Path, manifest: Manifest, params: dict[str, np.ndarray]) -> RuntimeModule:

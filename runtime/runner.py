@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from mlc import progress
 from mlc.contract import Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
-from mlc.npz import NpzError, npz_bytes, read_npz
+from mlc.files import check_input_file, check_output_file
+from mlc.npz import NpzError, read_npz, write_npz
 from mlc.runtime.benchmark import BenchmarkResult
 from mlc.runtime.graph_module import GraphModule
 from mlc.runtime.package import load_module
@@ -81,8 +83,9 @@ class RunOptions:
         for name in ("repeat", "number"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        if self.top < 0 or self.min_repeat_ms < 0:
-            raise ValueError("top and min_repeat_ms must be >= 0")
+        for name in ("top", "min_repeat_ms", "verify_atol", "verify_rtol"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.labels is not None and self.top == 0:
             raise ValueError("labels are only used with top > 0 (--print-top N)")
         if self.verify_model is not None and self.verify is None:
@@ -102,6 +105,8 @@ class TopResult:
     output: str
     softmax_applied: bool
     entries: tuple[TopEntry, ...]
+    batch: int = 1
+    """Items in the output's batch (axis 0); the classes ranked are those of the first."""
 
 
 @dataclass
@@ -118,23 +123,30 @@ class RunResult:
 
 
 def run_module(options: RunOptions) -> RunResult:
-    gm = GraphModule(load_module(options.package))
+    if options.output is not None:
+        check_output_file(options.output, "output file")
+    if options.labels is not None:
+        check_input_file(options.labels, "labels file")
+    with progress.stage(f"loading {options.package}"):
+        gm = GraphModule(load_module(options.package))
     manifest = gm.manifest
     inputs, sources = make_inputs(manifest, options)
     gm.set_input(**inputs)
     result = RunResult(manifest, inputs, sources, {})
     if options.benchmark:
-        result.timing = gm.benchmark(
-            number=options.number,
-            repeat=options.repeat,
-            min_repeat_ms=options.min_repeat_ms,
-            end_to_end=options.end_to_end,
-        )
+        with progress.stage("timing"):
+            result.timing = gm.benchmark(
+                number=options.number,
+                repeat=options.repeat,
+                min_repeat_ms=options.min_repeat_ms,
+                end_to_end=options.end_to_end,
+            )
     else:
-        gm.run()
+        with progress.stage("running"):
+            gm.run()
     result.outputs = {s.name: gm.get_output(i) for i, s in enumerate(manifest.outputs)}
     if options.output is not None:
-        options.output.write_bytes(npz_bytes(result.outputs))
+        write_npz(options.output, result.outputs)
         result.written = options.output
     if options.top:
         labels = read_labels(options.labels) if options.labels is not None else None
@@ -143,14 +155,15 @@ def run_module(options: RunOptions) -> RunResult:
     if options.verify is VerifyBackend.ONNXRUNTIME:
         from mlc.runtime.verify import verify_onnxruntime
 
-        result.verify = verify_onnxruntime(
-            manifest,
-            inputs,
-            result.outputs,
-            model=options.verify_model,
-            atol=options.verify_atol,
-            rtol=options.verify_rtol,
-        )
+        with progress.stage("running the source model in onnxruntime"):
+            result.verify = verify_onnxruntime(
+                manifest,
+                inputs,
+                result.outputs,
+                model=options.verify_model,
+                atol=options.verify_atol,
+                rtol=options.verify_rtol,
+            )
     return result
 
 
@@ -212,15 +225,26 @@ def is_distribution(values: np.ndarray, tol: float = 1e-3) -> bool:
     )
 
 
+def class_scores(name: str, output: np.ndarray) -> tuple[np.ndarray, int]:
+    """(scores of the first batch item, batch size). Axis 0 is the batch when the output has
+    more than one axis; the other axes must hold one class axis at most (`[N, C]`,
+    `[N, C, 1, 1]`); a 1-D output is one item's classes."""
+    if output.ndim <= 1:
+        return output.reshape(-1), 1
+    rest = output.shape[1:]
+    if sum(d != 1 for d in rest) > 1:
+        shape = ",".join(str(d) for d in output.shape)
+        raise RuntimeInputError(
+            f"output '{name}' has shape [{shape}]: --print-top ranks one class axis after the "
+            "batch axis ([N, C] or [N, C, 1, 1])"
+        )
+    return output.reshape(output.shape[0], -1)[0], output.shape[0]
+
+
 def top_k(name: str, output: np.ndarray, k: int, labels: list[str] | None) -> TopResult:
-    """The `k` most probable classes of `output` (its last axis; the first row of a batch).
+    """The `k` most probable classes of `output` (the first item of a batch, `class_scores`).
     Softmax is applied unless the scores already are a probability distribution."""
-    scores = output.astype(np.float64)
-    scores = (
-        scores.reshape(-1)
-        if sum(d > 1 for d in scores.shape) <= 1
-        else scores.reshape(-1, scores.shape[-1])[0]
-    )
+    scores, batch = class_scores(name, output.astype(np.float64))
     if scores.size == 0:
         raise RuntimeInputError(f"output '{name}' is empty; nothing to rank")
     applied = not is_distribution(scores)
@@ -239,4 +263,5 @@ def top_k(name: str, output: np.ndarray, k: int, labels: list[str] | None) -> To
             TopEntry(rank + 1, int(i), float(scores[i]), labels[i] if labels is not None else None)
             for rank, i in enumerate(order)
         ),
+        batch,
     )

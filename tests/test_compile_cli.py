@@ -42,13 +42,16 @@ def test_compile_package_so_and_object(
     assert "compiled" in capsys.readouterr().out
     with tarfile.open(tmp_path / "m.tar") as tar:
         assert {"model.so", "manifest.json", "params.npz"} <= set(tar.getnames())
+    (tmp_path / "so").mkdir()
     assert _main(["compile", str(model_path), "-o", str(tmp_path / "so" / "m.so")]) == 0
-    manifest = json.loads((tmp_path / "so" / "manifest.json").read_text())
+    manifest = json.loads((tmp_path / "so" / "m.manifest.json").read_text())
     assert manifest["inputs"][0]["name"] == "x" and manifest["outputs"][0]["shape"] == [1, 8, 8, 8]
-    with np.load(tmp_path / "so" / "params.npz") as params:
+    assert manifest["entry"] == "mlc_conv"  # derived from the model's file name
+    with np.load(tmp_path / "so" / "m.params.npz") as params:
         assert sorted(params.files) == sorted(p["name"] for p in manifest["params"])
     assert _main(["compile", str(model_path), "-o", str(tmp_path / "m.o")]) == 0
     assert (tmp_path / "m.o").read_bytes()[:4] == b"\x7fELF"
+    assert (tmp_path / "m.manifest.json").is_file() and (tmp_path / "m.params.npz").is_file()
 
 
 def test_save_temps_keeps_every_step(model_path: pathlib.Path, tmp_path: pathlib.Path) -> None:
@@ -88,7 +91,11 @@ def test_save_temps_writes_a_reproducer_on_failure(
     assert code == 4
     assert "graph-to-tp: no function @main" in capsys.readouterr().err
     reproducer = (temps / "reproducer.mlir").read_text()
-    assert "mlc-opt reproducer.mlir --pass-pipeline='builtin.module(graph-to-tp)'" in reproducer
+    command = reproducer.splitlines()[1]
+    assert command == (
+        f"//   mlc-opt {temps.resolve() / 'reproducer.mlir'} --params "
+        f"{temps.resolve() / 'reproducer.npz'} --pass-pipeline='builtin.module(graph-to-tp)'"
+    )
     assert "func.func @mlc_main" in reproducer and "tp.block" in reproducer
 
 
@@ -102,8 +109,8 @@ def test_save_temps_writes_a_reproducer_on_failure(
             "must be lowered to the LLVM dialect",
         ),
         (["--pass-pipeline", "builtin.module(nonsense)"], "does not refer to a registered pass"),
-        (["--threads", "0"], "threads must be >= 1"),
-        (["--tuning-records", "records.json"], "tuning records 'records.json' do not exist"),
+        (["--entry-name", "9lives"], "entry name (--entry-name) '9lives' is not a C identifier"),
+        (["--tuning-records", "records.json"], "--tuning-records 'records.json': no such file"),
         (
             ["--tuning-records", __file__, "--pass-pipeline", "builtin.module(mlc-default)"],
             "applies to the default pipeline",

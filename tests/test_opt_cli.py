@@ -105,3 +105,72 @@ def test_internal_error_has_no_traceback(
     assert _main([_write(tmp_path, GOOD)]) == 1
     err = capsys.readouterr().err
     assert "internal error: RuntimeError: kaboom" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv, pipeline",
+    [
+        (["--cse"], "builtin.module(cse)"),
+        (["--graph-verify", "--canonicalize"], "builtin.module(graph-verify,canonicalize)"),
+        (
+            ["--canonicalize=max-iterations=2 region-simplify=disabled"],
+            "builtin.module(canonicalize{max-iterations=2 region-simplify=disabled})",
+        ),
+        (["-mlc-dce", "-split-input-file"], "builtin.module(mlc-dce)"),
+        (["--mlc-dce", "--tp-verify"], "builtin.module(mlc-dce,tp-verify)"),
+    ],
+)
+def test_pass_flags_make_a_pipeline(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str], argv: list[str], pipeline: str
+) -> None:
+    """mlir-opt habits (issue 11, item 9): passes as flags, in order, options after '='."""
+    from mlc.opt import build_parser, split_pass_flags
+
+    rest, made = split_pass_flags(["in.mlir", *argv], build_parser())
+    assert made == pipeline and rest[0] == "in.mlir"
+    assert _main([_write(tmp_path, GOOD), *argv]) == 0
+    assert "func.func @f" in capsys.readouterr().out
+
+
+def test_one_dash_long_flags_and_p(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, GOOD)
+    for argv in (
+        ["-pass-pipeline=builtin.module(mlc-dce)"],
+        ["-pass-pipeline", "builtin.module(mlc-dce)"],
+        ["-p", "builtin.module(mlc-dce)"],
+    ):
+        assert _main([path, *argv, "-mlir-print-op-generic"]) == 0
+        assert '"graph.relu"' in capsys.readouterr().out
+
+
+def test_lower_to_llvm_on_graph_input_is_an_error(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main([_write(tmp_path, GOOD), "--lower-to-llvm"]) == 1
+    err = capsys.readouterr().err
+    assert "in.mlir:2:8: error: 'graph.relu' was not lowered to the LLVM dialect" in err
+
+
+def test_outputs_checked_first_and_written_whole(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _write(tmp_path, GOOD)
+    assert _main([path, "-o", str(tmp_path / "no" / "out.mlir")]) == 1
+    assert "output (-o) '" in capsys.readouterr().err
+    assert _main([path, "--mlc-dce", "--params-out", str(tmp_path)]) == 1
+    assert f"--params-out '{tmp_path}' is a directory" in capsys.readouterr().err
+    out = tmp_path / "out.mlir"
+    assert _main([path, "-o", str(out)]) == 0
+    assert "graph.relu" in out.read_text() and sorted(p.name for p in tmp_path.iterdir()) == [
+        "in.mlir",
+        "out.mlir",
+    ]
+
+
+def test_printing_and_timing_without_passes_warn(
+    tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _main([_write(tmp_path, GOOD), "--mlir-timing"]) == 0
+    assert "warning: --mlir-timing has no effect without passes" in capsys.readouterr().err

@@ -262,12 +262,18 @@ def drop_incomplete_line(path: str | pathlib.Path) -> bool:
 
 
 def append_records(path: str | pathlib.Path, records: Iterable[Record]) -> None:
-    """Append records and force them to disk: a run killed later loses none of them."""
-    with open(path, "a") as f:
-        for r in records:
-            f.write(r.to_json() + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    """Append whole lines and force them to disk: one O_APPEND write of all of them, so an
+    interrupt (Ctrl-C between two writes) never leaves half a record, concurrent writers never
+    interleave lines, and a run killed later loses none of them."""
+    data = "".join(r.to_json() + "\n" for r in records).encode()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        written = 0
+        while written < len(data):  # a short write (signal, disk full) continues where it stopped
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # -- the workload table --------------------------------------------------------------------------

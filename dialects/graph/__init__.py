@@ -3,7 +3,20 @@
 Importing this package fills the op table (`OPS`) from the category modules.
 """
 
-from . import math, nn, tensor  # noqa: F401  (each registers its ops)
+from . import (  # noqa: F401  (each registers its ops)
+    elementwise,
+    indexing,
+    math,
+    nn,
+    normalization,
+    quant,
+    rnn,
+    scan,
+    tensor,
+    unpool,
+    vision,
+    window,
+)
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT
 

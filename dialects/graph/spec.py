@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-AttrKind = Literal["ints", "int", "float", "str", "strs", "any"]
+AttrKind = Literal["ints", "int", "float", "floats", "str", "strs", "any"]
 FusionKind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
 """What an op may fuse with (TVM's pattern kinds): `compute` (conv, matmul, pool) and `reduce`
 ops start a kernel and take an elementwise epilogue; `elemwise` and `injective` (data movement)
@@ -22,6 +22,7 @@ IRDL_ATTR_BASE: dict[str, str | None] = {
     "ints": "#builtin.dense_array",
     "int": "#builtin.integer",
     "float": "#builtin.float",
+    "floats": "#builtin.dense_array",
     "str": "#builtin.string",
     "strs": "#builtin.array",
     "any": None,

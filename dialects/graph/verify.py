@@ -17,6 +17,7 @@ _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
     "int": (ir.IntegerAttr, "an integer"),
     "float": (ir.FloatAttr, "a float"),
+    "floats": (ir.DenseF32ArrayAttr, "array<f32: ...>"),
     "str": (ir.StringAttr, "a string"),
     "strs": (ir.ArrayAttr, "an array of strings"),
 }

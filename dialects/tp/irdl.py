@@ -5,6 +5,8 @@ A tensor program is a `func.func` over memrefs marked `tp.kernel`; its body is a
 element of its one output buffer it defines, the reduction combiner and init value, and a
 schedule keyed by axis name. Its region computes one scalar from `tp.read`s of captured buffers
 and ends in `gpu.yield` (IRDL ops cannot be terminators; gpu.yield accepts any parent).
+`tp.dot4 %lhs, %rhs` (i32 words of four bytes each) is the sum of the products of the unsigned
+bytes of lhs with the signed bytes of rhs: the int8 dot product of x86 VNNI (`vpdpbusd`).
 """
 
 TP_IRDL = r"""
@@ -55,6 +57,13 @@ irdl.dialect @tp {
     irdl.operands()
     irdl.results(value: %i)
     irdl.attributes {"axis" = %a}
+  }
+  irdl.operation @dot4 {
+    %l = irdl.is i32
+    %r = irdl.is i32
+    %v = irdl.is i32
+    irdl.operands(lhs: %l, rhs: %r)
+    irdl.results(value: %v)
   }
 }
 """

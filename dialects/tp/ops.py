@@ -9,6 +9,10 @@
 
 Maps are written over the block's axis names; they are stored as affine maps whose dims are
 the axes in declared order.
+
+A *scatter* block writes each value at a computed position instead: its out_map has no
+results and its body yields the value followed by one `index` per output dim
+(`tp.yield_(v, at=[i, j])`); see `BlockView.scatter`.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import gpu
 
+from .affine import dims_used
 from .schedule import Schedule
 
 COMBINERS = ("none", "add", "mul", "max", "min", "maxui", "minui")  # *ui: unsigned integers
@@ -80,6 +85,32 @@ class BlockView:
         return self.op.operands[0]
 
     @property
+    def scatter(self) -> bool:
+        """Whether the block writes at positions its body computes (the yield carries them after
+        the value) rather than at out_map(p). Such a block has spatial axes only; its combiner
+        (`none`: store, else combine with the element already there) takes no init, and it runs
+        its points sequentially in order, so repeated positions are applied in that order."""
+        ops = list(self.body.operations)
+        return bool(ops) and len(ops[-1].operation.operands) > 1
+
+    @property
+    def scatter_lane_axis(self) -> str | None:
+        """The axis a scatter block may vectorize: its last output position is that axis's value
+        itself and no other position depends on it, so the lanes of one vector write
+        consecutive, distinct elements (the order between vectors stays sequential)."""
+        position = list(list(self.body.operations)[-1].operation.operands)[1:]
+        if not position:
+            return None
+        last = position[-1].owner
+        if isinstance(last, ir.Block) or last.name != "tp.index":
+            return None
+        axis = ir.StringAttr(last.attributes["axis"]).value
+        dim = self.axes.index(axis)
+        if any(_depends_on(v, axis, dim, {}) for v in position[:-1]):
+            return None
+        return axis
+
+    @property
     def body(self) -> ir.Block:
         return self.op.regions[0].blocks[0]
 
@@ -98,6 +129,23 @@ class BlockHandle:
     @property
     def axes(self) -> list[str]:
         return self.view.axes
+
+
+def _depends_on(value: ir.Value, axis: str, dim: int, seen: dict[ir.Value, bool]) -> bool:
+    """Whether a block body value varies with `axis` (declared at position `dim`)."""
+    if value in seen:
+        return seen[value]
+    op = value.owner
+    found = False
+    if not isinstance(op, ir.Block) and op.name != "gpu.yield":
+        if op.name == "tp.index":
+            found = ir.StringAttr(op.attributes["axis"]).value == axis
+        elif op.name in ("tp.read", "tp.read_padded"):
+            amap = ir.AffineMapAttr(op.attributes["map"]).value
+            found = any(dim in dims_used(e) for e in amap.results)
+        found = found or any(_depends_on(v, axis, dim, seen) for v in op.operands)
+    seen[value] = found
+    return found
 
 
 def _scalar_attr(element_type: ir.Type, value: float | int | bool) -> ir.Attribute:
@@ -195,8 +243,17 @@ def index(axis: str, *, loc: ir.Location | None = None) -> ir.Value:
     ).result
 
 
-def yield_(value: ir.Value, *, loc: ir.Location | None = None) -> None:
-    gpu.YieldOp([value], loc=loc)
+def dot4(lhs: ir.Value, rhs: ir.Value, *, loc: ir.Location | None = None) -> ir.Value:
+    """sum_j u8(byte j of lhs) * s8(byte j of rhs) of two i32 words, as an i32 (x86 VNNI's
+    vpdpbusd lane): an int8 product over four consecutive elements of a reduction."""
+    i32 = ir.IntegerType.get_signless(32)
+    return ir.Operation.create("tp.dot4", results=[i32], operands=[lhs, rhs], loc=loc).result
+
+
+def yield_(value: ir.Value, *, at: Sequence[ir.Value] = (), loc: ir.Location | None = None) -> None:
+    """End a block body with the element it computes; `at`: the output position of a scatter
+    block (one `index` per output dim)."""
+    gpu.YieldOp([value, *at], loc=loc)
 
 
 def kernels(module: ir.Module | ir.Operation) -> list[ir.Operation]:

@@ -116,12 +116,35 @@ class Schedule:
         lp = loops[names.index(self.vectorize)]
         if lp is not loops[-1]:
             return [f"vectorized loop '{lp.name}' must be the innermost loop"]
-        if lp.kind != "S":
-            return [f"vectorized loop '{lp.name}' must be a spatial loop"]
-        if not lp.exact or lp.trip > MAX_VECTOR_LANES:
+        if lp.kind == "R":
+            # Lanes hold partial results combined once at the end: every spatial loop after the
+            # first reduce loop must be in registers (unrolled), so no partial result is stored.
+            first = next(i for i, x in enumerate(loops) if x.kind == "R")
+            stored = [
+                x.name
+                for x in loops[first:]
+                if x.kind == "S" and self.unroll.get(x.name, 1) < x.trip
+            ]
+            if stored:
+                return [
+                    f"vectorized reduce loop '{lp.name}' needs the spatial loops after the first "
+                    f"reduce loop unrolled, not {stored}"
+                ]
+        if lp.trip > MAX_VECTOR_LANES:
             return [
-                f"vectorized loop '{lp.name}' needs tiles that divide its axis and at "
-                f"most {MAX_VECTOR_LANES} lanes (trip {lp.trip})"
+                f"vectorized loop '{lp.name}' needs at most {MAX_VECTOR_LANES} lanes (trip "
+                f"{lp.trip}): tile its axis"
+            ]
+        if not lp.exact and len(self.tile.get(lp.axis, ())) != 1:
+            return [
+                f"vectorized loop '{lp.name}': a tile that does not divide its axis needs the "
+                "axis tiled once (its last tile runs on narrower vectors)"
+            ]
+        outer = next(x for x in loops if x.axis == lp.axis and x.level == 0)
+        if not lp.exact and self.unroll.get(outer.name, 1) >= outer.trip:
+            return [
+                f"vectorized loop '{lp.name}': the loop over its tiles ('{outer.name}') cannot "
+                "be unrolled when the last tile is partial"
             ]
         return []
 

@@ -30,8 +30,11 @@ def _check_block(op: ir.Operation) -> list[str]:
         return problems
     out = _memref(b.out)
     amap = b.out_map
-    if amap.n_dims != len(axes) or len(amap.results) != out.rank:
-        return [f"out_map {amap} must have {len(axes)} dims and {out.rank} results"]
+    scatter = b.scatter
+    results = 0 if scatter else out.rank
+    if amap.n_dims != len(axes) or len(amap.results) != results:
+        why = " (a scatter block yields its positions)" if scatter else ""
+        return [f"out_map {amap} must have {len(axes)} dims and {results} results{why}"]
     reduce_dims = {i for i, k in enumerate(kinds) if k == "R"}
     for expr in amap.results:
         used = dims_used(expr) & reduce_dims
@@ -41,34 +44,58 @@ def _check_block(op: ir.Operation) -> list[str]:
     combiner = b.combiner
     if combiner not in COMBINERS:
         problems.append(f"combiner '{combiner}' is not one of {', '.join(COMBINERS)}")
-    elif (combiner == "none") != (not reduce_dims):
+    elif scatter and reduce_dims:
+        problems.append("a scatter block has spatial axes only (its combiner needs none)")
+    elif not scatter and (combiner == "none") != (not reduce_dims):
         problems.append("a block with reduce axes needs a combiner other than 'none', and only it")
     init = b.init
-    if combiner != "none" and (
-        not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type
+    if (
+        combiner != "none"
+        and not scatter
+        and (not isinstance(init, (ir.FloatAttr, ir.IntegerAttr)) or init.type != out.element_type)
     ):
         problems.append(f"init must be a {out.element_type} constant, got {init}")
     if combiner == "none" and not isinstance(init, ir.UnitAttr):
         problems.append("init must be `unit` for a block without reduction")
+    elif scatter and not isinstance(init, ir.UnitAttr):
+        problems.append("init must be `unit` for a scatter block (it combines into the output)")
     try:
-        problems += [
-            f"schedule: {m}"
-            for m in Schedule.from_attr(op.attributes["schedule"]).check(axes, kinds, extents)
-        ]
+        schedule = Schedule.from_attr(op.attributes["schedule"])
+        problems += [f"schedule: {m}" for m in schedule.check(axes, kinds, extents)]
+        if scatter and schedule.parallel:
+            problems.append(
+                "schedule: a scatter block runs sequentially (repeated positions apply in "
+                "order): no parallel loops"
+            )
+        lane_axis = schedule.vectorize.split(".")[0]
+        if scatter and schedule.vectorize and lane_axis != b.scatter_lane_axis:
+            problems.append(
+                f"schedule: a scatter block may only vectorize the axis that is its last "
+                f"output position (lanes must write consecutive elements), not '{lane_axis}'"
+            )
     except ValueError as e:
         problems.append(f"schedule: {e}")
-    problems += _check_body(op, b, out)
+    problems += _check_body(b, out)
     return problems
 
 
-def _check_body(op: ir.Operation, b: BlockView, out: ir.MemRefType) -> list[str]:
+def _check_body(b: BlockView, out: ir.MemRefType) -> list[str]:
     body = list(b.body.operations)
     if not body or body[-1].operation.name != "gpu.yield":
         return ["body must end with gpu.yield of the computed element"]
     yielded = list(body[-1].operation.operands)
-    if len(yielded) != 1 or yielded[0].type != out.element_type:
+    if not yielded or yielded[0].type != out.element_type:
         got = ", ".join(str(v.type) for v in yielded)
         return [f"body must yield one {out.element_type}, got ({got})"]
+    if len(yielded) > 1 and (
+        len(yielded) != 1 + out.rank
+        or not all(isinstance(v.type, ir.IndexType) for v in yielded[1:])
+    ):
+        got = ", ".join(str(v.type) for v in yielded)
+        return [
+            f"a scatter block yields one {out.element_type} and {out.rank} index values "
+            f"(its output position), got ({got})"
+        ]
     return []
 
 
@@ -76,6 +103,8 @@ def _check_access(op: ir.Operation, block: ir.Operation | None) -> str | None:
     if block is None:
         return "must be nested in a tp.block"
     view = BlockView(block)
+    if op.name == "tp.dot4":
+        return None  # operand and result types are IRDL constraints
     if op.name == "tp.index":
         axis = ir.StringAttr(op.attributes["axis"]).value
         return None if axis in view.axes else f"axis '{axis}' is not an axis of block '{view.name}'"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from mlc.errors import ModelLoadError
 
 if TYPE_CHECKING:
+    import numpy as np
     import onnx
 
 _REQUIRED: Any = object()
@@ -49,3 +50,20 @@ class Attrs:
     def floats(self, name: str, default: list[float] | None = _REQUIRED) -> list[float] | None:
         value = self._get(name, default)
         return None if value is None else [float(v) for v in value]
+
+    def tensor(self, name: str, default: np.ndarray | None = _REQUIRED) -> np.ndarray | None:
+        """A TENSOR attribute as a numpy array."""
+        from onnx import TensorProto, numpy_helper
+
+        value = self._get(name, default)
+        return numpy_helper.to_array(value) if isinstance(value, TensorProto) else value
+
+    def strs(self, name: str, default: list[str] | None = _REQUIRED) -> list[str] | None:
+        value = self._get(name, default)
+        if value is None:
+            return None
+        return [v.decode() if isinstance(v, bytes) else str(v) for v in value]
+
+    def graph(self, name: str) -> onnx.GraphProto:
+        """A GRAPH attribute (a sub-graph of If, Loop, Scan)."""
+        return self._get(name, _REQUIRED)

@@ -7,7 +7,7 @@ if it has at most one element, otherwise a `#graph.param<"name">` whose array go
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -24,6 +24,8 @@ from .dtypes import dense_attr, mlir_type_of_array
 
 if TYPE_CHECKING:
     import onnx
+
+    from .plan import PlannedNode
 
 # Constants with at most this many elements are printed inline; the rest are parameters.
 LITERAL_MAX_ELEMENTS = 1
@@ -42,6 +44,11 @@ class ImportContext:
         self.opset = 0
         self.loc = ir.Location.unknown()
         self.attrs: Attrs
+        self.opsets: dict[str, int] = {}  # the model's opset per domain (to plan sub-graphs)
+        # Converts planned nodes into this context: the importer's loop, which sub-graph
+        # inlining (`subgraph.py`) reuses.
+        self.convert_nodes: Callable[[list[PlannedNode]], None] | None = None
+        self.scopes = 0  # sub-graphs inlined so far (each gets a fresh name scope)
 
     # -- the node being converted -------------------------------------------------------------
     def begin(self, node: onnx.NodeProto, name: str, opset: int) -> None:

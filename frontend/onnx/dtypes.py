@@ -98,6 +98,9 @@ def check_model_dtypes(graph: onnx.GraphProto, used: set[str]) -> None:
     problems = []
     values = [("graph input", v) for v in graph.input] + [("graph output", v) for v in graph.output]
     for what, v in values:
+        kind = v.type.WhichOneof("value")
+        if kind not in (None, "tensor_type"):  # a folded sequence would come back as a tensor
+            problems.append(f"{what} '{v.name}' is not a tensor ({kind})")
         elem = v.type.tensor_type.elem_type if v.type.HasField("tensor_type") else 0
         if elem and elem not in _SUPPORTED:
             problems.append(f"{what} '{v.name}' is {onnx_type_name(elem)}")

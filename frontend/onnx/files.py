@@ -9,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from mlc.files import check_input_file, check_output_file, write_text_atomic
 from mlc.npz import write_npz
 
 from .importer import from_onnx
@@ -25,20 +26,26 @@ def import_model_files(
 ) -> None:
     """Write the module text (with `loc(...)` only when `debuginfo`) and the parameters.
 
-    The parameters go to `params_path`, by default `<output_path>.npz`; with output `-` the
-    module goes to stdout and the parameters only where `params_path` says.
+    The parameters go to `params_path`, by default `<output_path>.npz` (where `mlc compile
+    model.mlir` looks for them); with output `-` the module goes to stdout and the parameters
+    only where `params_path` says. Both paths are checked before importing, and each file is
+    written under a temporary name and renamed once complete.
     """
+    output = os.fspath(output_path)
+    if params_path is None and output != "-":
+        params_path = output + ".npz"
+    check_input_file(model_path, "model")
+    if output != "-":
+        check_output_file(output, "output")
+    if params_path is not None:
+        check_output_file(params_path, "--params")
     module, params = from_onnx(model_path, shape_dict)
     text = module.operation.get_asm(enable_debug_info=debuginfo)
-    output = os.fspath(output_path)
     if output == "-":
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
-    if params_path is None and output != "-":
-        params_path = output + ".npz"
+        write_text_atomic(output, text)
     if params_path is not None:
         save_params(params_path, params)
     elif params:

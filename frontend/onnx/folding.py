@@ -1,9 +1,15 @@
 """Evaluating constant nodes at import with ONNX's reference evaluator.
 
-Shape and Size read the static type of their input and are computed here; every other folded
-node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so folding follows
-the ONNX semantics of exactly that version. Evaluators are cached per (op, opset, attributes):
-building one costs far more than running it, and models repeat the same constant patterns.
+Every folded node runs through `onnx.reference.ReferenceEvaluator` at the model's opset, so
+folding follows the ONNX semantics of exactly that version (the generators, Shape and Size
+among them, have converters that compute their constants). Evaluators are cached per (op,
+opset, attributes): building one costs far more than running it, and models repeat the same
+constant patterns.
+
+A few ops whose onnx.reference implementation is wrong on inputs real models have run through
+mlc's graph reference instead (`GRAPH_REFERENCE`): GatherElements uses `np.choose`, which takes
+at most 32 (numpy 1) or 64 (numpy 2) choices; over more (BERT's position ids gather from 512)
+it falls back to code that takes one element per row, and the fold failed.
 """
 
 from __future__ import annotations
@@ -12,11 +18,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from mlc.dialects.graph.reference import evaluate
 from mlc.dialects.graph.spec import TensorT
 from mlc.errors import UnsupportedOpError
 
+from .dtypes import numpy_dtype_of
+
 if TYPE_CHECKING:
     import onnx
+
+# ONNX op -> (graph op, {ONNX attribute: (graph attribute, default)}), for the ops folded with
+# mlc's graph reference; the graph op implements every version of the ONNX op.
+GRAPH_REFERENCE: dict[str, tuple[str, dict[str, tuple[str, object]]]] = {
+    "GatherElements": ("gather_elements", {"axis": ("axis", 0)}),
+}
 
 
 class Folder:
@@ -28,22 +43,19 @@ class Folder:
     def fold(
         self, node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | TensorT | None]
     ) -> list[np.ndarray]:
-        """Outputs of `node`; `inputs` holds arrays, or types for Shape/Size of non-constants."""
-        if node.op_type in ("Shape", "Size"):
-            data = inputs[0]
-            assert data is not None
-            shape = data.shape
-            if node.op_type == "Size":
-                return [np.array(int(np.prod(shape, dtype=np.int64)), dtype=np.int64)]
-            attrs = {a.name: a.i for a in node.attribute}
-            start, end = attrs.get("start", 0), attrs.get("end", len(shape))
-            # Python slicing clamps exactly as ONNX Shape-15 specifies.
-            return [np.array(shape[start:end], dtype=np.int64)]
+        """Outputs of `node`; `inputs` holds arrays, or types of the non-constant inputs whose
+        type alone matters (CastLike's target)."""
+        # A type-only input (CastLike's target) that is computed: an empty array of its type.
+        inputs = [
+            np.empty(0, numpy_dtype_of(x.dtype)) if isinstance(x, TensorT) else x for x in inputs
+        ]
         arrays = [x for x in inputs if x is not None]
         assert all(isinstance(x, np.ndarray) for x in arrays), "folded inputs must be constants"
-        evaluator = self._evaluator(node, opset)
-        feeds = {f"i{k}": x for k, x in enumerate(inputs) if x is not None}
         try:
+            if node.op_type in GRAPH_REFERENCE:
+                return [_graph_reference(node, arrays)]  # type: ignore[arg-type]
+            evaluator = self._evaluator(node, opset)
+            feeds = {f"i{k}": x for k, x in enumerate(inputs) if x is not None}
             results = evaluator.run(None, feeds)
         except Exception as e:  # noqa: BLE001 - any evaluator failure is reported at the node
             raise UnsupportedOpError(
@@ -82,3 +94,12 @@ class Folder:
             evaluator = ReferenceEvaluator(graph, opsets={"": opset})
             self._evaluators[key] = evaluator
         return evaluator
+
+
+def _graph_reference(node: onnx.NodeProto, inputs: list[np.ndarray]) -> np.ndarray:
+    from onnx import helper
+
+    op, attr_map = GRAPH_REFERENCE[node.op_type]
+    given = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    attrs = {name: given.get(onnx_name, default) for onnx_name, (name, default) in attr_map.items()}
+    return evaluate(op, inputs, attrs)

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mlc.dialects.graph.spec import TensorT
-from mlc.errors import UnsupportedOpError
+from mlc.errors import InputShapeError, UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
 
@@ -24,7 +24,8 @@ def resolve_inputs(
     """(name, static type) of every true graph input, in model order.
 
     Raises:
-        ValueError: `shape_dict` names something that is not a graph input, or a rank differs.
+        InputShapeError: `shape_dict` names something that is not a graph input, a rank
+            differs, or dims are negative.
         UnsupportedOpError: a non-tensor input, an unsupported element type, or dynamic dims.
     """
     initializers = {init.name for init in graph.initializer}
@@ -32,9 +33,10 @@ def resolve_inputs(
     overrides = dict(shape_dict or {})
     unknown = sorted(set(overrides) - {i.name for i in inputs})
     if unknown:
-        raise ValueError(
-            f"shape_dict names {unknown}, which are not graph inputs of the model; "
-            f"its inputs are {[i.name for i in inputs]}"
+        names = ", ".join(f"'{n}'" for n in unknown)
+        raise InputShapeError(
+            f"input shapes given for {names}, which the model does not have as an input; "
+            f"its inputs are {', '.join(repr(i.name) for i in inputs) or 'none'}"
         )
     default_type = mlir_type_of_numpy_name(dtype)
     resolved: list[tuple[str, TensorT]] = []
@@ -54,10 +56,12 @@ def resolve_inputs(
         declared = _declared_dims(tensor)
         if value.name in overrides:
             shape = tuple(int(d) for d in overrides[value.name])
+            if any(d < 0 for d in shape):
+                raise InputShapeError(f"input '{value.name}': dims must be >= 0, got {list(shape)}")
             if declared is not None and len(declared) != len(shape):
-                raise ValueError(
-                    f"shape_dict gives input '{value.name}' rank {len(shape)} "
-                    f"{list(shape)}, but the model declares rank {len(declared)}"
+                raise InputShapeError(
+                    f"input '{value.name}' is given rank {len(shape)} {list(shape)}, but the "
+                    f"model declares rank {len(declared)} {_show(declared)}"
                 )
         elif declared is None or any(isinstance(d, str) for d in declared):
             dynamic.append((value.name, _describe_dynamic(value.name, declared)))
@@ -67,11 +71,11 @@ def resolve_inputs(
         resolved.append((value.name, TensorT(shape, elem)))
     if dynamic:
         example = " ".join(f"{name}:[...]" for name, _ in dynamic)
-        raise UnsupportedOpError(
+        raise InputShapeError(
             "mlc needs static input shapes, but "
             + "; ".join(d for _, d in dynamic)
             + ". Give every "
-            f'dimension with shape_dict={{name: [dims]}} or `mlc import --input-shapes "{example}"`'
+            f'dimension with shape_dict={{name: [dims]}} or --input-shapes "{example}"'
         )
     return resolved
 
@@ -93,5 +97,8 @@ def _describe_dynamic(name: str, declared: list[int | str] | None) -> str:
     if declared is None:
         return f"input '{name}' has no declared shape"
     where = ", ".join(f"dim {i} ('{d}')" for i, d in enumerate(declared) if isinstance(d, str))
-    shown = "[" + ", ".join(str(d) for d in declared) + "]"
-    return f"input '{name}' {shown} has dynamic {where}"
+    return f"input '{name}' {_show(declared)} has dynamic {where}"
+
+
+def _show(dims: list[int | str]) -> str:
+    return "[" + ", ".join(str(d) for d in dims) + "]"

@@ -8,6 +8,7 @@ inference and the module against `graph-verify`.
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -64,7 +65,7 @@ def from_onnx(
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
-    check_model_dtypes(graph, {i for p in planned if not p.fold for i in p.node.input})
+    check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
     inputs = resolve_inputs(graph, shape_dict, dtype)
     context = context or make_context()
     with context, ir.Location.unknown():
@@ -73,6 +74,8 @@ def from_onnx(
             main = func.FuncOp("main", ir.FunctionType.get([to_type(t) for _, t in inputs], []))
         block = main.add_entry_block(arg_locs=[ir.Location.name(n) for n, _ in inputs])
         ctx = ImportContext(ir.InsertionPoint(block))
+        ctx.opsets = opset_versions(proto)
+        ctx.convert_nodes = functools.partial(_convert_nodes, ctx)
         for (name, _), arg in zip(inputs, block.arguments):
             ctx.values[name] = arg
         for init in graph.initializer:
@@ -127,7 +130,7 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
 def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:
     if name in ctx.constants:
         return ctx.constants[name]
-    return ctx.type_of(name)  # Shape/Size of a computed value: its static type is enough
+    return ctx.type_of(name)  # CastLike's computed target: its static type is enough
 
 
 def _types(ctx: ImportContext) -> dict[str, TensorT]:

@@ -74,10 +74,13 @@ def _check_structure(proto: onnx.ModelProto, where: str) -> None:
         raise ModelLoadError(f"{where} is not an ONNX model (no IR version or no graph outputs)")
     versions = opset_versions(proto)
     if "" not in versions:
-        raise ModelLoadError(
-            f"{where} does not import the default ONNX operator set "
-            "(opset_import has no entry for domain ''); re-export the model"
-        )
+        # A model of ai.onnx.ml nodes alone may leave the default operator set out.
+        if any(node.domain in DEFAULT_DOMAINS for node in proto.graph.node):
+            raise ModelLoadError(
+                f"{where} does not import the default ONNX operator set "
+                "(opset_import has no entry for domain ''); re-export the model"
+            )
+        return
     newest = onnx.defs.onnx_opset_version()
     if versions[""] > newest:
         raise ModelLoadError(

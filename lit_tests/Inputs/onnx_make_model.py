@@ -333,12 +333,12 @@ def names() -> onnx.ModelProto:
 @case
 def unsupported() -> onnx.ModelProto:
     nodes = [
-        n("TopK", ["x", "k"], ["v", "i"], name="top"),
+        n("Det", ["x"], ["v"], name="det"),
         n("NonZero", ["v"], ["nz"], name="nonzero"),
         n("Relu", ["x"], ["r"]),
-        n("TopK", ["r", "k"], ["v2", "i2"], name="top_again"),
+        n("Det", ["r"], ["v2"], name="det_again"),
     ]
-    return model(nodes, {"x": (F32, [2, 8])}, ["nz", "v2"], {"k": ints(2)})
+    return model(nodes, {"x": (F32, [2, 8])}, ["nz", "v2"])
 
 
 @case
@@ -354,6 +354,64 @@ def old_opset() -> onnx.ModelProto:
 @case
 def string_input() -> onnx.ModelProto:
     return model([n("Identity", ["s"], ["y"])], {"s": (TensorProto.STRING, [2])}, ["y"])
+
+
+@case
+def quantize() -> onnx.ModelProto:
+    """Per-axis and blocked QuantizeLinear, a DequantizeLinear of an int8 initializer."""
+    return model(
+        [
+            n("QuantizeLinear", ["x", "s_axis", "z_axis"], ["q"], axis=1),
+            n("DequantizeLinear", ["q", "s_axis", "z_axis"], ["dq"], axis=1),
+            n("QuantizeLinear", ["x", "s_block"], ["qb"], axis=2, block_size=3),
+            n("DequantizeLinear", ["wq", "ws"], ["w"]),
+            n("Add", ["dq", "w"], ["y"]),
+        ],
+        {"x": (F32, [1, 3, 4])},
+        ["y", "qb"],
+        {
+            "s_axis": np.array([0.5, 0.25, 0.125], np.float32),
+            "z_axis": np.array([0, 128, 255], np.uint8),
+            "s_block": np.full((1, 3, 2), 0.5, np.float32),
+            "wq": np.arange(12, dtype=np.int8).reshape(1, 3, 4),
+            "ws": np.array(0.1, np.float32),
+        },
+        opset=21,
+    )
+
+
+@case
+def qlinear() -> onnx.ModelProto:
+    """QLinearConv with per-channel weights and a bias; MatMulInteger with a run-time zero point."""
+    return model(
+        [
+            n(
+                "QLinearConv",
+                ["x", "sx", "zx", "wq", "sw", "zw", "sy", "zy", "b"],
+                ["y"],
+                pads=[1, 1, 1, 1],
+            ),
+            n("MatMulInteger", ["a", "bq", "za"], ["m"]),
+        ],
+        {
+            "x": (TensorProto.UINT8, [1, 2, 3, 3]),
+            "a": (TensorProto.UINT8, [2, 3]),
+            "za": (TensorProto.UINT8, []),
+        },
+        ["y", "m"],
+        {
+            "sx": np.array(0.5, np.float32),
+            "zx": np.array(3, np.uint8),
+            "wq": np.arange(-18, 18, dtype=np.int8).reshape(2, 2, 3, 3),
+            "sw": np.array([0.25, 0.125], np.float32),
+            "zw": np.zeros(2, np.int8),
+            "sy": np.array(0.2, np.float32),
+            "zy": np.array(10, np.uint8),
+            "b": np.array([7, -9], np.int32),
+            "bq": np.arange(6, dtype=np.int8).reshape(3, 2),
+        },
+        opset=13,
+    )
 
 
 def main(argv: list[str]) -> int:

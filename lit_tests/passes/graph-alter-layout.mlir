@@ -1,5 +1,6 @@
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8})' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8 int8-dot=true})' | FileCheck %s --check-prefix=DOT
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
 // packed by reshape+transpose of the constant, and the transform back to NCHW sinks through
@@ -68,4 +69,44 @@ func.func @dense_weights(%a: tensor<2x4xf32>) -> tensor<2x10xf32> {
   %w = "graph.constant"() {value = #graph.param<"fc">} : () -> tensor<10x4xf32>
   %y = "graph.dense"(%a, %w) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 1 : i64} : (tensor<2x4xf32>, tensor<10x4xf32>) -> tensor<2x10xf32>
   return %y : tensor<2x10xf32>
+}
+
+// An integer conv runs blocked as well (keeping pad_value); the bias add and the
+// requantization of its i32 accumulator to uint8 stay blocked, and the next integer conv takes
+// the blocked uint8 tensor as it is.
+// CHECK-LABEL: func.func @integer
+// CHECK: %[[C:.*]] = "graph.conv2d_integer"({{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pad_value = 128 : i64
+// CHECK: %[[A:.*]] = "graph.add"(%[[C]], %{{.*}}) : (tensor<1x2x8x8x8xi32>, tensor<1x2x1x1x8xi32>)
+// CHECK-NEXT: %[[Q:.*]] = "graph.requantize"(%[[A]], %{{.*}}, %{{.*}}) : (tensor<1x2x8x8x8xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x8x8x8xui8>
+// CHECK: %[[C2:.*]] = "graph.conv2d_integer"(%[[Q]], %{{.*}}) {data_layout = "NCHW8c"
+func.func @integer(%x: tensor<1x16x8x8xui8>) -> tensor<1x16x8x8xi32> {
+  %w = "graph.constant"() {value = #graph.param<"wi8">} : () -> tensor<16x16x3x3xi8>
+  %b = "graph.constant"() {value = #graph.param<"bi32">} : () -> tensor<16x1x1xi32>
+  %m = "graph.constant"() {value = dense<1.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xui8>, tensor<16x16x3x3xi8>) -> tensor<1x16x8x8xi32>
+  %a = "graph.add"(%c, %b) : (tensor<1x16x8x8xi32>, tensor<16x1x1xi32>) -> tensor<1x16x8x8xi32>
+  %q = "graph.requantize"(%a, %m, %z) : (tensor<1x16x8x8xi32>, tensor<f32>, tensor<ui8>) -> tensor<1x16x8x8xui8>
+  %c2 = "graph.conv2d_integer"(%q, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xui8>, tensor<16x16x3x3xi8>) -> tensor<1x16x8x8xi32>
+  return %c2 : tensor<1x16x8x8xi32>
+}
+
+// With int8-dot, uint8 x int8 weights are packed four input channels (k) deep for vpdpbusd: the
+// conv's as OIHW2i8o4i ([O/8, I/8, KH, KW, 2, 8, 4]), the matmul's as KN4k ([K/4, N, 4]).
+// CHECK-LABEL: func.func @int8_dot
+// CHECK: kernel_layout = "OIHW8i8o"
+// CHECK: "graph.matmul_integer"(%arg1, %{{.*}}) {rhs_layout = "KN"}
+// DOT-LABEL: func.func @int8_dot
+// DOT: %[[S:.*]] = "graph.reshape"(%{{.*}}) {shape = array<i64: 2, 8, 2, 2, 4, 3, 3>}
+// DOT-NEXT: %[[W:.*]] = "graph.transpose"(%[[S]]) {perm = array<i64: 0, 2, 5, 6, 3, 1, 4>} : (tensor<2x8x2x2x4x3x3xi8>) -> tensor<2x2x3x3x2x8x4xi8>
+// DOT-NEXT: "graph.conv2d_integer"(%{{.*}}, %[[W]]) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW2i8o4i", out_layout = "NCHW8c"
+// DOT: %[[B:.*]] = "graph.reshape"(%{{.*}}) {shape = array<i64: 16, 4, 8>}
+// DOT-NEXT: %[[BT:.*]] = "graph.transpose"(%[[B]]) {perm = array<i64: 0, 2, 1>} : (tensor<16x4x8xi8>) -> tensor<16x8x4xi8>
+// DOT-NEXT: "graph.matmul_integer"(%arg1, %[[BT]]) {rhs_layout = "KN4k"} : (tensor<3x64xui8>, tensor<16x8x4xi8>) -> tensor<3x8xi32>
+func.func @int8_dot(%x: tensor<1x16x8x8xui8>, %a: tensor<3x64xui8>) -> (tensor<1x16x8x8xi32>, tensor<3x8xi32>) {
+  %w = "graph.constant"() {value = #graph.param<"wi8">} : () -> tensor<16x16x3x3xi8>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 128 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xui8>, tensor<16x16x3x3xi8>) -> tensor<1x16x8x8xi32>
+  %b = "graph.constant"() {value = #graph.param<"bi8">} : () -> tensor<64x8xi8>
+  %m = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x64xui8>, tensor<64x8xi8>) -> tensor<3x8xi32>
+  return %c, %m : tensor<1x16x8x8xi32>, tensor<3x8xi32>
 }

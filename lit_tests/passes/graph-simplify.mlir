@@ -6,6 +6,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{fold-batch-norm=false fold-conv-affine=false})' | FileCheck %s --check-prefix=DECOMPOSE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{remove-identities=false})' | FileCheck %s --check-prefix=KEEPID
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{merge-data-movement=false merge-affine-chains=false})' | FileCheck %s --check-prefix=NOMERGE
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{expand-small-powers=false})' | FileCheck %s --check-prefix=KEEPPOW
 
 // batch_norm after a single-use conv2d: the conv gets weight * s[o] and (b - mean) * s + beta,
 // computed by graph ops on the constants; graph-fold-constants turns them into parameters.
@@ -250,6 +251,40 @@ func.func @dense_stays(%x: tensor<2x3xf32>) -> tensor<2x4xf32> {
   %b = "graph.constant"() {value = dense<[1.0, 2.0, 3.0, 4.0]> : tensor<4xf32>} : () -> tensor<4xf32>
   %d = "graph.dense"(%x, %w, %b) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 0 : i64, transB = 1 : i64} : (tensor<2x3xf32>, tensor<4x3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   return %d : tensor<2x4xf32>
+}
+
+// Powers by small literal exponents become multiplications (x ** 4 by squaring), of 1 / x
+// for negative ones, +-0.5 a square root; another exponent, or one that broadcasts x, stays.
+// CHECK-LABEL: func.func @small_powers
+// CHECK-NEXT: %[[C25:.*]] = "graph.constant"() {value = dense<2.500000e+00> : tensor<f32>}
+// CHECK-NEXT: %[[C3V:.*]] = "graph.constant"() {value = dense<3.000000e+00> : tensor<4x2x3xf32>}
+// CHECK-NEXT: %[[X2:.*]] = "graph.mul"(%arg0, %arg0)
+// CHECK-NEXT: %[[X3:.*]] = "graph.mul"(%[[X2]], %arg0)
+// CHECK-NEXT: %[[Y2:.*]] = "graph.mul"(%arg0, %arg0)
+// CHECK-NEXT: %[[X4:.*]] = "graph.mul"(%[[Y2]], %[[Y2]])
+// CHECK-NEXT: %[[SQ:.*]] = "graph.sqrt"(%arg0)
+// CHECK-NEXT: %[[RS:.*]] = "graph.reciprocal"(%[[SQ]])
+// CHECK-NEXT: %[[R:.*]] = "graph.reciprocal"(%arg0)
+// CHECK-NEXT: %[[RZ:.*]] = "graph.mul"(%[[R]], %[[R]])
+// CHECK-NEXT: %[[P:.*]] = "graph.pow"(%arg0, %[[C25]])
+// CHECK-NEXT: %[[B:.*]] = "graph.pow"(%arg0, %[[C3V]])
+// CHECK-NEXT: return %[[X3]], %[[X4]], %[[RS]], %[[RZ]], %[[P]], %[[B]]
+// KEEPPOW-LABEL: func.func @small_powers
+// KEEPPOW-COUNT-6: "graph.pow"
+func.func @small_powers(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>) {
+  %c3 = "graph.constant"() {value = dense<3.0> : tensor<f32>} : () -> tensor<f32>
+  %c4 = "graph.constant"() {value = dense<4.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %ch = "graph.constant"() {value = dense<-0.5> : tensor<f32>} : () -> tensor<f32>
+  %cm = "graph.constant"() {value = dense<-2.0> : tensor<f32>} : () -> tensor<f32>
+  %c25 = "graph.constant"() {value = dense<2.5> : tensor<f32>} : () -> tensor<f32>
+  %c3v = "graph.constant"() {value = dense<3.0> : tensor<4x2x3xf32>} : () -> tensor<4x2x3xf32>
+  %a = "graph.pow"(%x, %c3) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %b = "graph.pow"(%x, %c4) : (tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  %c = "graph.pow"(%x, %ch) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %d = "graph.pow"(%x, %cm) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %e = "graph.pow"(%x, %c25) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %f = "graph.pow"(%x, %c3v) : (tensor<2x3xf32>, tensor<4x2x3xf32>) -> tensor<4x2x3xf32>
+  return %a, %b, %c, %d, %e, %f : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>
 }
 
 // VALUES: conv1.weight_folded float32 [4, 3, 3, 3] [-0.7496 -0.4998 -0.2499  0.      0.2499  0.4998  0.7496 -0.7496

@@ -1,6 +1,8 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{threads=2})' | FileCheck %s --check-prefix=THREADS
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1})' | FileCheck %s --check-prefix=NOFUSE
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=APPROX
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{approx-math=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LIBM
 
 // The whole compilation: graph ops to an LLVM-dialect module with the C entry point and manifest.
 // CHECK: module attributes {mlc.manifest = "{\22entry\22: \22mlc_main\22
@@ -12,6 +14,14 @@
 
 // threads=2: the kernel's parallel loop is split in 2 static chunks and runs as an OpenMP loop.
 // THREADS: omp.parallel num_threads(
+
+// The math approximations run right before the math conversions, unless approx-math=false.
+// APPROX: tp-to-loops
+// APPROX: mlc-math-approx
+// APPROX-NEXT: convert-math-to-funcs
+// LIBM: tp-to-loops
+// LIBM-NOT: mlc-math-approx
+// LIBM: convert-math-to-funcs
 
 // NOFUSE-DAG: llvm.func internal @fused_matmul_0(
 // NOFUSE-DAG: llvm.func internal @fused_relu_1(

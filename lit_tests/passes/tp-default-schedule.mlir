@@ -1,6 +1,7 @@
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule)' | FileCheck %s
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=256})' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2})' | FileCheck %s --check-prefix=THREADS2
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256})' | FileCheck %s --check-prefix=THREADS2
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=512})' | FileCheck %s --check-prefix=AVX512
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
@@ -96,21 +97,21 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
 
 // -----
 
-// 256 input channels: the weights of one column block (2 channel blocks x 32 x 3 x 3 x 8 x 8,
-// 147 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
-// each 8-block slice (37 KiB) stays in cache while every pixel tile uses it.
+// 512 input channels: the weights of one column block (2 channel blocks x 64 x 3 x 3 x 8 x 8,
+// 295 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
+// each 16-block slice (74 KiB) stays in cache while every pixel tile uses it.
 // CHECK-LABEL: func.func @conv_blocked_reduction
-// CHECK: schedule = {order = ["ocb.0", "icb.0", "n", "oh", "ow.0", "icb.1", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0"], tile = {icb = array<i64: 8>, ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
+// CHECK: schedule = {order = ["ocb.0", "icb.0", "n", "oh", "ow.0", "icb.1", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0"], tile = {icb = array<i64: 16>, ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
 // SCALAR-LABEL: func.func @conv_blocked_reduction
 // SCALAR-NOT: icb.0
-func.func @conv_blocked_reduction(%X: memref<1x32x10x10x8xf32>, %W: memref<32x32x3x3x8x8xf32>, %O: memref<1x32x8x8x8xf32>) {
+func.func @conv_blocked_reduction(%X: memref<1x64x10x10x8xf32>, %W: memref<32x64x3x3x8x8xf32>, %O: memref<1x32x8x8x8xf32>) {
   "tp.block"(%O) ({
-    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x32x10x10x8xf32>) -> f32
-    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (ocb, icb, kh, kw, ic, oc)>} : (memref<32x32x3x3x8x8xf32>) -> f32
+    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, icb, oh + kh, ow + kw, ic)>} : (memref<1x64x10x10x8xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (ocb, icb, kh, kw, ic, oc)>} : (memref<32x64x3x3x8x8xf32>) -> f32
     %m = arith.mulf %x, %w : f32
     gpu.yield %m : f32
   }) {name = "conv", axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], kinds = "SSSSSRRRR",
-      extents = array<i64: 1, 32, 8, 8, 8, 32, 3, 3, 8>, out_map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, ocb, oh, ow, oc)>,
+      extents = array<i64: 1, 32, 8, 8, 8, 64, 3, 3, 8>, out_map = affine_map<(n, ocb, oh, ow, oc, icb, kh, kw, ic) -> (n, ocb, oh, ow, oc)>,
       combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x32x8x8x8xf32>) -> ()
   return
 }
@@ -166,5 +167,70 @@ func.func @row_is_companion(%A: memref<1x2x4x3xf32>, %B: memref<3xf32>, %C: memr
     gpu.yield %m : f32
   }) {name = "matmul", axes = ["s0", "s1", "s2", "k"], kinds = "SSSR", extents = array<i64: 1, 2, 4, 3>,
       out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x2x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// AVX-512 (32 registers of 16 floats): an attention product whose sizes 16 does not divide.
+// The register tile is 6 rows x 4 vectors (24 accumulators); the last row tile is partial
+// (197 = 32 x 6 + 5, guarded) and so is the last column tile (197 = 3 x 64 + 5: the lowering
+// peels it onto narrower vectors).
+// AVX512-LABEL: func.func @attention_scores
+// AVX512: schedule = {order = ["s2.0", "s0", "s1.0", "k", "s1.1", "s2.1"], parallel = ["s2.0", "s0"], tile = {s1 = array<i64: 6>, s2 = array<i64: 64>}, unroll = {s1.1 = 6 : i64}, vectorize = "s2.1"}
+func.func @attention_scores(%Q: memref<6x197x64xf32>, %K: memref<6x64x197xf32>, %S: memref<6x197x197xf32>) {
+  "tp.block"(%S) ({
+    %q = "tp.read"(%Q) {map = affine_map<(s0, s1, s2, k) -> (s0, s1, k)>} : (memref<6x197x64xf32>) -> f32
+    %k = "tp.read"(%K) {map = affine_map<(s0, s1, s2, k) -> (s0, k, s2)>} : (memref<6x64x197xf32>) -> f32
+    %m = arith.mulf %q, %k : f32
+    gpu.yield %m : f32
+  }) {name = "scores", axes = ["s0", "s1", "s2", "k"], kinds = "SSSR", extents = array<i64: 6, 197, 197, 64>,
+      out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<6x197x197xf32>) -> ()
+  return
+}
+
+// -----
+
+// Scatter blocks run sequentially (their points may write the same position, in order); one
+// whose last output position is its last axis writes consecutive elements per vector: it is
+// vectorized along that axis. One whose last position is loaded stays scalar.
+// CHECK-LABEL: func.func @scatter
+// CHECK: name = "scatter_rows", out_map = #{{.*}}, schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// CHECK: name = "scatter_columns", out_map = #{{.*}}, schedule = {}
+func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %J: memref<256x512xi64>, %O: memref<300x512xf32>) {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<256xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter_rows", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "none", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xf32>) -> f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %c = "tp.read"(%J) {map = affine_map<(i, j) -> (i, j)>} : (memref<256x512xi64>) -> i64
+    %col = arith.index_cast %c : i64 to index
+    gpu.yield %u, %i, %col : f32, index, index
+  }) {name = "scatter_columns", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 512>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<300x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// A row reduction (a softmax's sum) whose output has no vector axis: the reduce axis, contiguous
+// in the read, is vectorized; its lanes (four registers: independent chains of adds) hold partial
+// sums combined once per row.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 32>}, vectorize = "k.1"}
+// AVX512-LABEL: func.func @row_sums
+// AVX512: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 64>}, vectorize = "k.1"}
+func.func @row_sums(%X: memref<512x197xf32>, %O: memref<512x1xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<512x197xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 512, 1, 197>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<512x1xf32>) -> ()
   return
 }

@@ -1,6 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops,func.func(canonicalize,cse))' | FileCheck %s
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{fuse-epilogues=false},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=UNFUSED
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=256},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=512},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI512
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -91,6 +93,37 @@ func.func @memory_mode(%A: memref<8x4xf32>, %B: memref<4x16xf32>, %C: memref<8x1
 
 // -----
 
+// Computed-index loads in vector code: when the last index is the vectorized axis itself the
+// lanes are contiguous (one vector.load); when only the last index differs per lane, one
+// vector.gather along the innermost dim.
+// CHECK-LABEL: func.func @computed_loads
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[J:.*]] = affine.apply
+// CHECK-NEXT: %[[A:.*]] = vector.load %arg0[%[[ROW]], %[[J]]] : memref<4x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[COLS:.*]] = vector.load %arg2[%[[J]]] : memref<16xi64>, vector<8xi64>
+// CHECK-NEXT: %[[IDX:.*]] = arith.index_cast %[[COLS]] : vector<8xi64> to vector<8xindex>
+// CHECK-NEXT: %[[B:.*]] = vector.gather %arg0[%{{.*}}, %c0] [%[[IDX]]], %{{.*}}, %{{.*}} : memref<4x16xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+// CHECK-NEXT: arith.addf %[[A]], %[[B]]
+func.func @computed_loads(%X: memref<4x16xf32>, %I: memref<4xi64>, %J: memref<16xi64>, %O: memref<4x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %r = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<4xi64>) -> i64
+    %row = arith.index_cast %r : i64 to index
+    %col = "tp.index"() {axis = "j"} : () -> index
+    %a = "tp.load"(%X, %row, %col) : (memref<4x16xf32>, index, index) -> f32
+    %c = "tp.read"(%J) {map = affine_map<(i, j) -> (j)>} : (memref<16xi64>) -> i64
+    %cc = arith.index_cast %c : i64 to index
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %b = "tp.load"(%X, %i, %cc) : (memref<4x16xf32>, index, index) -> f32
+    %s = arith.addf %a, %b : f32
+    gpu.yield %s : f32
+  }) {name = "loads", axes = ["i", "j"], kinds = "SS", extents = array<i64: 4, 16>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<4x16xf32>) -> ()
+  return
+}
+
+// -----
+
 // A tile that does not divide its axis (10 = 4 + 4 + 2) is guarded; a fully unrolled loop
 // (j, trip 2) is replicated.
 // CHECK-LABEL: func.func @inexact_and_unrolled
@@ -168,5 +201,174 @@ func.func @fused_epilogue(%A: memref<2x4xf32>, %B: memref<4x8xf32>, %bias: memre
     gpu.yield %r : f32
   }) {name = "epilogue", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
       out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// A scatter block stores at the position its body yields; with a combiner it loads the element
+// there, combines and stores back, one point after the other.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK-NEXT: scf.for %[[J:.*]] = %c0 to %c4 step %c1
+// CHECK-NEXT: %[[U:.*]] = memref.load %arg0[%[[I]], %[[J]]]
+// CHECK-NEXT: %[[K:.*]] = memref.load %arg1[%[[I]]]
+// CHECK-NEXT: %[[ROW:.*]] = arith.index_cast %[[K]] : i64 to index
+// CHECK-NEXT: %[[OLD:.*]] = memref.load %arg2[%[[ROW]], %[[J]]]
+// CHECK-NEXT: %[[NEW:.*]] = arith.addf %[[OLD]], %[[U]]
+// CHECK-NEXT: memref.store %[[NEW]], %arg2[%[[ROW]], %[[J]]]
+func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x4xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 4>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// An epilogue writing another buffer of the same shape (an int8 requantization of the i32
+// accumulator, the accumulator's only reader) is fused too: the tile goes straight to the
+// int8 output and the i32 temporary is never written.
+// CHECK-LABEL: func.func @fused_epilogue_other_buffer
+// CHECK: %[[T:.*]]:2 = scf.for {{.*}} iter_args
+// CHECK: arith.muli {{.*}} : vector<8xi32>
+// CHECK: %[[N:.*]] = arith.trunci %{{.*}} : vector<8xi32> to vector<8xi8>
+// CHECK-NEXT: vector.store %[[N]], %arg3
+// CHECK-NOT: vector.store {{.*}}, %arg2
+// UNFUSED-LABEL: func.func @fused_epilogue_other_buffer
+// UNFUSED: vector.store {{.*}}, %arg2
+// UNFUSED: vector.load %arg2
+func.func @fused_epilogue_other_buffer(%A: memref<2x4xi8>, %B: memref<4x8xi8>, %acc: memref<2x8xi32>, %C: memref<2x8xi8>) attributes {tp.kernel} {
+  "tp.block"(%acc) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi8>) -> i8
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x8xi8>) -> i8
+    %ai = arith.extsi %a : i8 to i32
+    %bi = arith.extsi %b : i8 to i32
+    %m = arith.muli %ai, %bi : i32
+    gpu.yield %m : i32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 8, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x8xi32>) -> ()
+  "tp.block"(%C) ({
+    %c = "tp.read"(%acc) {map = affine_map<(i0, i1) -> (i0, i1)>} : (memref<2x8xi32>) -> i32
+    %n = arith.trunci %c : i32 to i8
+    gpu.yield %n : i8
+  }) {name = "requantize", axes = ["i0", "i1"], kinds = "SS", extents = array<i64: 2, 8>,
+      out_map = affine_map<(i0, i1) -> (i0, i1)>, combiner = "none", init, schedule = {vectorize = "i1"}} : (memref<2x8xi8>) -> ()
+  return
+}
+
+// -----
+
+// A scatter block vectorized along the axis that is its last position: lane 0's position starts
+// one vector load-combine-store of consecutive elements.
+// CHECK-LABEL: func.func @scatter_rows_vectorized
+// CHECK: scf.for %[[I:.*]] = %c0 to %c3 step %c1
+// CHECK: %[[U:.*]] = vector.load %arg0[%[[I]], %{{.*}}] : memref<3x16xf32>, vector<8xf32>
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK: %[[COL:.*]] = vector.extract %{{.*}}[0] : index from vector<8xindex>
+// CHECK-NEXT: %[[OLD:.*]] = vector.load %arg2[%[[ROW]], %[[COL]]] : memref<5x16xf32>, vector<8xf32>
+// CHECK-NEXT: %[[NEW:.*]] = arith.maximumf %[[OLD]], %[[U]] : vector<8xf32>
+// CHECK-NEXT: vector.store %[[NEW]], %arg2[%[[ROW]], %[[COL]]]
+func.func @scatter_rows_vectorized(%U: memref<3x16xf32>, %I: memref<3xi64>, %O: memref<5x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x16xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 16>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "max", init,
+      schedule = {tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<5x16xf32>) -> ()
+  return
+}
+
+// -----
+
+// tp.dot4 (four uint8 x int8 products per i32 word) in a register tile: with 256-bit VNNI, one
+// vpdpbusd per 8 lanes taking the accumulator in (16 lanes: two halves), with 512-bit VNNI one
+// for all 16; without, the bytes are taken apart with shifts and multiplied in i32.
+// CHECK-LABEL: func.func @dot4
+// CHECK-NOT: llvm.call_intrinsic
+// CHECK: arith.shrui {{.*}} : vector<16xi32>
+// CHECK: arith.muli {{.*}} : vector<16xi32>
+// VNNI-LABEL: func.func @dot4
+// VNNI: %[[T:.*]]:2 = scf.for {{.*}} iter_args(%[[ACC0:.*]] = %{{.*}}, %[[ACC1:.*]] = %{{.*}}) -> (vector<16xi32>, vector<16xi32>)
+// VNNI: %[[A:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<32xi8>
+// VNNI-NEXT: %[[D:.*]] = llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.256"(%{{.*}}, %[[A]], %[[B]]) : (vector<8xi32>, vector<32xi8>, vector<32xi8>) -> vector<8xi32>
+// VNNI-NEXT: vector.insert_strided_slice %[[D]], %[[ACC0]] {offsets = [0], strides = [1]} : vector<8xi32> into vector<16xi32>
+// VNNI-NOT: arith.shrui
+// VNNI512-LABEL: func.func @dot4
+// VNNI512: %[[A:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
+// VNNI512-NEXT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[A]], %[[B]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
+// VNNI512-NOT: vector.insert_strided_slice
+func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi32>) -> i32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<4x16xi32>) -> i32
+    %d = "tp.dot4"(%a, %b) : (i32, i32) -> i32
+    gpu.yield %d : i32
+  }) {name = "dot", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 2, 16, 4>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0 : i32,
+      schedule = {order = ["k", "i", "j"], unroll = {"i" = 2}, vectorize = "j"}} : (memref<2x16xi32>) -> ()
+  return
+}
+
+// -----
+
+// A reduction vectorized along its reduce axis: 8 lanes of partial sums carried by the k loop,
+// the peeled tail (20 = 2 x 8 + 4) combined into lane 0, one horizontal sum per row.
+// CHECK-LABEL: func.func @row_sums
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} iter_args(%{{.*}} = %{{.*}}) -> (vector<8xf32>)
+// CHECK: %[[TAIL:.*]] = vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<4xf32> into f32
+// CHECK: %[[L0:.*]] = vector.extract %[[ACC]][0] : f32 from vector<8xf32>
+// CHECK: vector.reduction <add>, %{{.*}} fastmath<reassoc,contract> : vector<8xf32> into f32
+func.func @row_sums(%X: memref<3x20xf32>, %O: memref<3x1xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<3x20xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 3, 1, 20>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32,
+      schedule = {tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<3x1xf32>) -> ()
+  return
+}
+
+// -----
+
+// Blocks that work row by row (a row's maximum, then the row minus it) share their row loops:
+// one loop over tiles of rows (7 rows of 2 KiB fit in 16 KiB; the last tile is partial), each block's loops over the tile's rows
+// inside it, so the rows stay in L1 from the first block to the last.
+// CHECK-LABEL: func.func @rows_fused
+// CHECK: scf.for %[[T:.*]] = %c0 to %c7 step %c1 {
+// CHECK: scf.for %[[R:.*]] = %c0 to %c
+// CHECK: vector.reduction <maximumf>
+// CHECK: memref.store %{{.*}}, %arg1
+// CHECK: scf.for %[[R2:.*]] = %c0 to %c
+// CHECK: memref.load %arg1
+// CHECK: vector.store %{{.*}}, %arg2
+// CHECK-NOT: scf.for %{{.*}} = %c0 to %c48 step
+// UNFUSED-LABEL: func.func @rows_fused
+func.func @rows_fused(%X: memref<48x512xf32>, %M: memref<48x1xf32>, %Y: memref<48x512xf32>) attributes {tp.kernel} {
+  "tp.block"(%M) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<48x512xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "max", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 48, 1, 512>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "max", init = 0xFF800000 : f32,
+      schedule = {tile = {k = array<i64: 16>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<48x1xf32>) -> ()
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, j) -> (i, j)>} : (memref<48x512xf32>) -> f32
+    %m = "tp.read"(%M) {map = affine_map<(i, j) -> (i, 0)>} : (memref<48x1xf32>) -> f32
+    %d = arith.subf %x, %m : f32
+    gpu.yield %d : f32
+  }) {name = "shift", axes = ["i", "j"], kinds = "SS", extents = array<i64: 48, 512>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {j = array<i64: 16>}, order = ["i", "j.0", "j.1"], vectorize = "j.1"}} : (memref<48x512xf32>) -> ()
   return
 }

@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
+from collections.abc import Callable, Iterator
 
-_SHAPE = re.compile(r"\s*([^\s:][^:]*?)\s*:\s*\[([^\]]*)\]\s*")
+from mlc.errors import InputShapeError, MlcError
+
+# A name (anything, ':' included, e.g. TF's `input:0`; not starting with a separator), then the
+# last ':' before a '[': the shortest name that is followed by `:[` wins.
+_SHAPE = re.compile(r"\s*([^\s,\[\]][^\[\]]*?)\s*:\s*\[([^\]]*)\]\s*")
+
+
+class UsageError(MlcError):
+    """Flags that do not go together, or a flag that would be ignored (exit status 1)."""
 
 
 def parse_input_shapes(text: str) -> dict[str, list[int]]:
     """`"data:[1,3,224,224] mask:[1,128]"` -> {"data": [1, 3, 224, 224], "mask": [1, 128]}.
 
-    Names may contain any character but ':'; entries are separated by spaces or commas.
+    Entries are separated by spaces or commas; a name may contain ':' (`"input:0:[1,3]"`).
     """
     out: dict[str, list[int]] = {}
     pos = 0
@@ -24,14 +34,51 @@ def parse_input_shapes(text: str) -> dict[str, list[int]]:
             raise argparse.ArgumentTypeError(
                 f"cannot parse input shapes at '{text[pos:]}': expected name:[d0,d1,...]"
             )
+        name = m.group(1)
         try:
             dims = [int(d) for d in m.group(2).split(",") if d.strip()]
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"dims of '{m.group(1)}' must be integers: [{m.group(2)}]"
+                f"dims of '{name}' must be integers: [{m.group(2)}]"
             ) from None
         if any(d < 0 for d in dims):
-            raise argparse.ArgumentTypeError(f"dims of '{m.group(1)}' must be non-negative")
-        out[m.group(1)] = dims
+            raise argparse.ArgumentTypeError(f"dims of '{name}' must be non-negative")
+        if name in out:
+            raise argparse.ArgumentTypeError(f"input '{name}' is given twice")
+        out[name] = dims
         pos = m.end()
+    if not out:
+        raise argparse.ArgumentTypeError("no input shapes given; expected name:[d0,d1,...]")
     return out
+
+
+@contextlib.contextmanager
+def blaming_input_shapes() -> Iterator[None]:
+    """Input-shape errors of the library name the flag that gave the shapes."""
+    try:
+        yield
+    except InputShapeError as e:
+        if "--input-shapes" in str(e):
+            raise
+        raise InputShapeError(f"--input-shapes: {e}") from None
+
+
+def _bounded(kind: type, low: float, inclusive: bool) -> Callable[[str], float]:
+    word = "a number" if kind is float else "an integer"
+    bound = f">= {low:g}" if inclusive else f"> {low:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {word} {bound}, got '{text}'") from None
+        if value < low or (value == low and not inclusive) or value != value:  # NaN
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return value
+
+    return parse
+
+
+positive_int = _bounded(int, 1, True)
+non_negative_int = _bounded(int, 0, True)
+non_negative_float = _bounded(float, 0, True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-from mlc.commands.common import parse_input_shapes
+from mlc import progress
+from mlc.commands.common import blaming_input_shapes, parse_input_shapes
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -16,7 +17,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument("model", help="path to an .onnx file")
     p.add_argument("-o", "--output", required=True, help="where to write the .mlir module")
-    p.add_argument("--params", help="where to write the parameters (.npz); default: <output>.npz")
+    p.add_argument(
+        "--params",
+        help="where to write the parameters (.npz); default: <output>.npz, where "
+        "`mlc compile <output>` looks for them",
+    )
     p.add_argument(
         "--input-shapes",
         type=parse_input_shapes,
@@ -32,11 +37,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def drive(args: argparse.Namespace) -> int:
     from mlc.frontend import import_model_files
 
-    import_model_files(
-        args.model,
-        args.output,
-        params_path=args.params,
-        shape_dict=args.input_shapes,
-        debuginfo=args.print_debuginfo,
-    )
+    with blaming_input_shapes(), progress.stage(f"importing {args.model}"):
+        import_model_files(
+            args.model,
+            args.output,
+            params_path=args.params,
+            shape_dict=args.input_shapes,
+            debuginfo=args.print_debuginfo,
+        )
     return 0

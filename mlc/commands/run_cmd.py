@@ -2,8 +2,8 @@
 
 Flag names follow tvmc run. The sub-command turns the Namespace into `RunOptions`, calls
 `mlc.runtime.run_module`, and prints the result as text or (`--json`) as one JSON object.
-Exit codes: 0 success, 1 inconsistent flags, 4 an mlc error or a failed --verify, 5 onnxruntime
-missing.
+Exit codes: 0 success, 1 inconsistent flags (or a flag that would be ignored), 4 an mlc error or
+a failed --verify, 5 onnxruntime missing.
 """
 
 from __future__ import annotations
@@ -14,22 +14,23 @@ import pathlib
 import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
+from mlc import progress
+from mlc.commands.common import UsageError, non_negative_float, non_negative_int, positive_int
+
 if TYPE_CHECKING:
     from mlc.runtime.runner import RunOptions, RunResult
 
-EXIT_USAGE, EXIT_VERIFY_FAILED = 1, 4
+EXIT_VERIFY_FAILED = 4
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
         "run",
         help="run a compiled module",
-        description="Run a package written by `mlc compile` (or "
-        "CompiledLibrary.export_library) on given or generated inputs.",
+        description="Run a package written by `mlc compile` (or a .so it wrote, with its "
+        "<name>.params.npz beside it) on given or generated inputs.",
     )
-    p.add_argument(
-        "package", type=pathlib.Path, help="a package .tar (or a .so next to its manifest.json)"
-    )
+    p.add_argument("package", type=pathlib.Path, help="a package .tar, or a .so")
     p.add_argument(
         "-i", "--inputs", type=pathlib.Path, help="an .npz of input arrays keyed by input name"
     )
@@ -44,19 +45,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--fill-mode",
         choices=["zeros", "ones", "random"],
-        default="random",
+        default=None,
         help="how to make inputs missing from --inputs (default: random)",
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of --fill-mode random (default: 0)")
+    p.add_argument("--seed", type=int, default=None, help="seed of --fill-mode random (default: 0)")
     p.add_argument("--print-time", action="store_true", help="time the module and print a summary")
-    p.add_argument(
-        "--repeat", type=int, default=1, help="timed samples with --print-time (default: 1)"
-    )
-    p.add_argument("--number", type=int, default=1, help="runs per sample (default: 1)")
+    p.add_argument("--repeat", type=positive_int, default=None, help="timed samples (default: 1)")
+    p.add_argument("--number", type=positive_int, default=None, help="runs per sample (default: 1)")
     p.add_argument(
         "--min-repeat-ms",
-        type=float,
-        default=0.0,
+        type=non_negative_float,
+        default=None,
         help="grow --number until one sample lasts this long (default: 0)",
     )
     p.add_argument(
@@ -66,10 +65,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument(
         "--print-top",
-        type=int,
+        type=non_negative_int,
         default=0,
         metavar="N",
-        help="print the N most probable classes of the first output",
+        help="print the N most probable classes of the first output (first batch item)",
     )
     p.add_argument(
         "--labels", type=pathlib.Path, help="class names, one per line (with --print-top)"
@@ -85,52 +84,83 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="the reference model (default: the source path recorded in the package)",
     )
     p.add_argument(
-        "--verify-atol", type=float, default=1e-4, help="absolute tolerance (default: 1e-4)"
+        "--verify-atol",
+        type=non_negative_float,
+        default=None,
+        help="absolute tolerance (default: 1e-4)",
     )
     p.add_argument(
-        "--verify-rtol", type=float, default=1e-3, help="relative tolerance (default: 1e-3)"
+        "--verify-rtol",
+        type=non_negative_float,
+        default=None,
+        help="relative tolerance (default: 1e-3)",
     )
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
     p.set_defaults(drive=drive)
 
 
+_NEEDS = (
+    (("repeat", "number", "min_repeat_ms", "end_to_end"), "print_time", "--print-time"),
+    (("verify_model", "verify_atol", "verify_rtol"), "verify", "--verify onnxruntime"),
+    (("labels",), "print_top", "--print-top N"),
+)
+"""Flags that only mean something together with another one: alone they are refused."""
+
+
+def _flag(dest: str) -> str:
+    return "--" + dest.replace("_", "-")
+
+
+def check_flags(args: argparse.Namespace) -> None:
+    """UsageError for a flag that would be ignored."""
+    for dests, needed, how in _NEEDS:
+        given = [_flag(d) for d in dests if getattr(args, d) not in (None, False)]
+        if given and not getattr(args, needed):
+            raise UsageError(f"{', '.join(given)} only apply with {how}; add it or drop them")
+    if args.seed is not None and args.fill_mode not in (None, "random"):
+        raise UsageError(f"--seed only applies to --fill-mode random, not {args.fill_mode}")
+
+
 def options_from_args(args: argparse.Namespace) -> RunOptions:
-    """The typed options; ValueError for inconsistent flags (e.g. --labels without --print-top)."""
+    """The typed options (flags left out take the library's defaults)."""
     from mlc.runtime.runner import RunOptions
 
+    given = {
+        "fill_mode": args.fill_mode,
+        "seed": args.seed,
+        "repeat": args.repeat,
+        "number": args.number,
+        "min_repeat_ms": args.min_repeat_ms,
+        "verify_atol": args.verify_atol,
+        "verify_rtol": args.verify_rtol,
+    }
     return RunOptions(
         package=args.package,
         inputs=args.inputs,
         output=args.output,
-        fill_mode=args.fill_mode,
-        seed=args.seed,
         benchmark=args.print_time,
-        repeat=args.repeat,
-        number=args.number,
-        min_repeat_ms=args.min_repeat_ms,
         end_to_end=args.end_to_end,
         top=args.print_top,
         labels=args.labels,
         verify=args.verify,
         verify_model=args.verify_model,
-        verify_atol=args.verify_atol,
-        verify_rtol=args.verify_rtol,
+        **{k: v for k, v in given.items() if v is not None},
     )
 
 
 def drive(args: argparse.Namespace) -> int:
     from mlc.runtime.runner import run_module
 
+    check_flags(args)
     try:
         options = options_from_args(args)
     except ValueError as e:
-        sys.stderr.write(f"mlc run: error: {e}\n")
-        return EXIT_USAGE
+        raise UsageError(str(e)) from None
     result = run_module(options)
     if args.json:
         json.dump(result_to_json(result), sys.stdout, indent=2)
         sys.stdout.write("\n")
-    else:
+    elif args.verbosity >= progress.NORMAL:
         print_text(result, sys.stdout)
     if result.verify is not None and not result.verify.ok:
         bad = ", ".join(o.name for o in result.verify.outputs if not o.ok)
@@ -170,8 +200,9 @@ def print_text(result: RunResult, out: TextIO) -> None:
         out.write(f"{result.timing}\n")
     if result.top is not None:
         how = "softmax of the output" if result.top.softmax_applied else "the output as given"
+        item = f", batch item 0 of {result.top.batch}" if result.top.batch > 1 else ""
         out.write(
-            f"Top-{len(result.top.entries)} of output '{result.top.output}' "
+            f"Top-{len(result.top.entries)} of output '{result.top.output}'{item} "
             f"(probabilities: {how}):\n"
         )
         for e in result.top.entries:
@@ -211,6 +242,8 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         doc["top"] = {
             "output": result.top.output,
             "softmax_applied": result.top.softmax_applied,
+            "batch_item": 0,
+            "batch": result.top.batch,
             "classes": [
                 {"rank": e.rank, "index": e.index, "probability": e.probability, "label": e.label}
                 for e in result.top.entries

@@ -66,6 +66,29 @@ def combine(kind: str, acc: ir.Value, value: ir.Value) -> ir.Value:
     return (f_op if fp else i_op)(acc, value).result
 
 
+def horizontal(kind: str, vec: ir.Value) -> ir.Value:
+    """The lanes of `vec` combined into one scalar (the end of a vectorized reduction). Float
+    sums may reassociate: their lanes are partial sums in another order already."""
+    fp = is_float_type(element_type(vec.type))
+    kinds = {
+        "add": (vector.CombiningKind.ADD, vector.CombiningKind.ADD),
+        "mul": (vector.CombiningKind.MUL, vector.CombiningKind.MUL),
+        "max": (vector.CombiningKind.MAXIMUMF, vector.CombiningKind.MAXSI),
+        "min": (vector.CombiningKind.MINIMUMF, vector.CombiningKind.MINSI),
+        "maxui": (vector.CombiningKind.MAXIMUMF, vector.CombiningKind.MAXUI),
+        "minui": (vector.CombiningKind.MINIMUMF, vector.CombiningKind.MINUI),
+    }
+    f_kind, i_kind = kinds[kind]
+    elem = element_type(vec.type)
+    if fp and kind in ("add", "mul"):
+        return vector.ReductionOp(elem, f_kind, vec, fastmath=reassoc()).result
+    return vector.ReductionOp(elem, f_kind if fp else i_kind, vec).result
+
+
+def reassoc() -> ir.Attribute:
+    return ir.Attribute.parse("#arith.fastmath<reassoc,contract>")
+
+
 CONTRACTIBLE = ("arith.addf", "arith.subf", "arith.mulf")
 
 

@@ -6,13 +6,17 @@ Reductions: let P be the first reduce loop. When every spatial loop after P is f
 vectorized, the output tile lives in registers: accumulators are `iter_args` of the reduce loops,
 initialised before P and stored once after (a register tile, as in a BLIS micro-kernel).
 Otherwise the output is initialised by its own loop nest at P and updated in memory.
-Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level.
+Tiles that do not divide their axis are guarded by `axis < extent` at the innermost level,
+except the vectorized axis: its last, partial tile is peeled into code on narrower vectors (a row
+of 197 floats: 12 vectors of 16, then one of 5), so no vector ever reaches past the data.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 
 from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
@@ -20,7 +24,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView, Loop
 
 from .body import BodyEmitter, Point
-from .emit_util import apply, broadcast, combine, index_const, scalar_const
+from .emit_util import apply, broadcast, combine, horizontal, index_const, scalar_const
 
 Carried = list[ir.Value]
 Inner = Callable[[Point, Carried], Carried]
@@ -31,37 +35,62 @@ class BlockLowering:
     apply to the register tile before it is stored (see `fusable_epilogue`)."""
 
     def __init__(
-        self, view: BlockView, epilogue: BlockView | None = None, threads: int = 0
+        self,
+        view: BlockView,
+        epilogue: BlockView | None = None,
+        threads: int = 0,
+        vnni_bits: int = 0,
     ) -> None:
         self.threads = threads
-        self.epilogue = BodyEmitter(epilogue) if epilogue is not None else None
+        self.epilogue = BodyEmitter(epilogue, vnni_bits) if epilogue is not None else None
         self.view = view
-        self.body = BodyEmitter(view)
+        self.body = BodyEmitter(view, vnni_bits)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
         self.schedule = view.schedule
         self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)
         self.out = view.out
         self.out_map = view.out_map
         self.elem = ir.MemRefType(self.out.type).element_type
+        # A fused epilogue may write another buffer of the same shape (an int8 requantization
+        # of an i32 accumulator): the finished tile goes there.
+        self.final_out = epilogue.out if epilogue is not None else view.out
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
-        self.inexact = sorted({lp.axis for lp in self.loops if not lp.exact})
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
         self.vec: Loop | None = vec[0] if vec else None
+        # The vectorized axis is peeled, never guarded (Schedule.check: then it is tiled once).
+        self.vec_tail = self.vec is not None and not self.vec.exact
+        self.inexact = sorted(
+            {
+                lp.axis
+                for lp in self.loops
+                if not lp.exact and not (self.vec_tail and lp.axis == self.vec.axis)
+            }  # type: ignore[union-attr]
+        )
+        self.lanes = self.vec.trip if self.vec is not None else 1
+        # A vectorized reduce loop: accumulators hold partial results per lane.
+        self.vec_reduce = self.vec is not None and self.vec.kind == "R"
+        """Lanes of the vectorized loop where code is being emitted (fewer in the peeled tail)."""
 
     # -- entry -----------------------------------------------------------------------------
     def emit(self) -> None:
+        self.around_parallel(
+            len(self.schedule.parallel), lambda par, p: self._after_parallel(par, p, len(par))
+        )
+
+    def around_parallel(self, n_par: int, inner: Callable[[Sequence[Loop], Point], None]) -> None:
+        """The first `n_par` loops as parallel loops (static chunks per thread with `threads` > 1)
+        and `inner(parallel loops, point)` inside them; sequential without threads."""
         point = Point([], {a: ir.AffineConstantExpr.get(0) for a in self.axes})
-        n_par = len(self.schedule.parallel)
         if n_par == 0 or self.threads == 1:
-            self._from(0, point)
+            inner([], point)
             return
         par = self.loops[:n_par]
         total = 1
         for lp in par:
             total *= lp.trip
         if 1 < self.threads < total:
-            self._chunked(par, total, point)
+            self._chunked(par, total, point, inner)
             return
         op = scf.ParallelOp(
             [],
@@ -74,10 +103,16 @@ class BlockLowering:
         with ir.InsertionPoint(block):
             for lp, iv in zip(par, block.arguments):
                 point = self._advance(point, lp, iv)
-            self._from(n_par, point)
+            inner(par, point)
             scf.ReduceOp([], 0)
 
-    def _chunked(self, par: Sequence[Loop], total: int, point: Point) -> None:
+    def _chunked(
+        self,
+        par: Sequence[Loop],
+        total: int,
+        point: Point,
+        inner: Callable[[Sequence[Loop], Point], None],
+    ) -> None:
         """One parallel iteration per thread, each running a contiguous range of the collapsed
         parallel loops (a static schedule): one task per worker instead of one per trip, so a
         small kernel pays the threading runtime's per-task cost once per thread."""
@@ -98,9 +133,49 @@ class BlockLowering:
                     stride //= lp.trip
                     e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
                     terms[lp.axis] = terms[lp.axis] + (e if i == 0 else e % lp.trip) * lp.stride
-                self._from(len(par), Point(dims, terms, point.vec_axis, point.lanes))
+                inner(par, Point(dims, terms, point.vec_axis, point.lanes))
                 scf.YieldOp([])
             scf.ReduceOp([], 0)
+
+    def _after_parallel(self, par: Sequence[Loop], point: Point, n_par: int) -> None:
+        """The loops below the parallel ones; when the vectorized axis's outer loop is parallel,
+        its last (partial) tile takes the peeled code on narrower vectors."""
+        outer = [lp for lp in par if self.vec_tail and lp.axis == self.vec.axis]  # type: ignore[union-attr]
+        if not outer:
+            self._from(n_par, point)
+            return
+        assert self.vec is not None
+        start = outer[0].stride * (outer[0].trip - 1)
+        at = apply(point.terms[self.vec.axis], point.dims)
+        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, index_const(start)).result
+        branch = scf.IfOp(tail, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            with self._tail_lanes():
+                self._from(n_par, point)
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self._from(n_par, point)
+            scf.YieldOp([])
+
+    @contextlib.contextmanager
+    def _tail_lanes(self) -> Iterator[None]:
+        """Emit with the vectorized loop narrowed to the lanes of the axis's last tile."""
+        assert self.vec is not None
+        full = self.lanes
+        self.lanes = self.extent_of[self.vec.axis] % self.vec.trip
+        try:
+            yield
+        finally:
+            self.lanes = full
+
+    def nest(self, loops: Sequence[Loop], point: Point, inner: Callable[[Point], object]) -> None:
+        """`loops` (sequential, of this block) around `inner(point)`."""
+        self._nest(loops, point, [], lambda p, c: inner(p) or [])
+
+    def emit_from(self, start: int, point: Point) -> None:
+        """Everything below the first `start` loops, whose axes `point` has bound (row fusion:
+        another block's loops run those)."""
+        self._from(start, point)
 
     def _from(self, start: int, point: Point) -> None:
         first_r = next((i for i, lp in enumerate(self.loops) if lp.kind == "R"), None)
@@ -119,11 +194,19 @@ class BlockLowering:
         lp, rest = loops[0], loops[1:]
         if self.vec is not None and lp.name == self.vec.name:
             assert not rest
-            vpoint = Point(point.dims, point.terms, lp.axis, lp.trip)
+            vpoint = Point(point.dims, point.terms, lp.axis, self.lanes)
             return inner(vpoint, carried)
         return self._loop(lp, point, carried, lambda p, c: self._nest(rest, p, c, inner))
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
+        if self.vec_tail and lp.axis == self.vec.axis and not lp.exact:  # type: ignore[union-attr]
+            # The full tiles, then the partial last one on narrower vectors.
+            if lp.trip > 1:
+                carried = self._loop(
+                    replace(lp, trip=lp.trip - 1, exact=True), point, carried, inner
+                )
+            with self._tail_lanes():
+                return inner(self._advance(point, lp, lp.trip - 1), carried)
         factor = self.schedule.unroll.get(lp.name, 1)
         if factor >= lp.trip:
             for i in range(lp.trip):
@@ -214,7 +297,7 @@ class BlockLowering:
     def _register_tail(self, inner: Sequence[Loop]) -> int | None:
         """Where a register tile can start inside a reduction whose outer loops mix reduce and
         spatial loops: the first reduce loop after which every spatial loop is in registers."""
-        if self.inexact or self.epilogue is not None:
+        if self.epilogue is not None:  # an epilogue needs the whole reduction first
             return None
         for q, lp in enumerate(inner):
             if (
@@ -232,10 +315,10 @@ class BlockLowering:
             self._combo_point(point, unrolled, c)
             for c in itertools.product(*(range(lp.trip) for lp in unrolled))
         ]
-        if from_memory:
-            accs = [self._load_out(p) for p in combos]
+        init = self._init_value(combos[0])
+        if from_memory:  # rows past a partial tile's end load nothing (their stores are guarded)
+            accs = [self._guarded(p, [init(p)], lambda p=p: [self._load_out(p)])[0] for p in combos]
         else:
-            init = self._init_value(combos[0])
             accs = [init(p) for p in combos]
 
         def accumulate(rpoint: Point, state: Carried) -> Carried:
@@ -243,17 +326,26 @@ class BlockLowering:
             for p, acc in zip(combos, state):
                 q = self._merge(p, rpoint)
                 out.append(
-                    self._guarded(
-                        q,
-                        [acc],
-                        lambda q=q, acc=acc: [combine(self.combiner, acc, self.body.value(q))],
-                    )[0]
+                    self._guarded(q, [acc], lambda q=q, acc=acc: [self._accumulate(acc, q)])[0]
                 )
             return out
 
         accs = self._nest(reduce, point, accs, accumulate)
         for p, acc in zip(combos, accs):
-            self._guarded(p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p) or [])
+            if self.vec_reduce:  # lanes of partial results: one value per output element
+                acc, p = horizontal(self.combiner, acc), Point(p.dims, p.terms)
+            self._guarded(
+                p, [], lambda p=p, acc=acc: self._store(self._finish(acc, p), p, final=True) or []
+            )
+
+    def _accumulate(self, acc: ir.Value, point: Point) -> ir.Value:
+        """acc combined with the body at `point`. A vectorized reduction's peeled tail (fewer
+        lanes than the accumulator) is combined horizontally into lane 0."""
+        if not self.vec_reduce or point.lanes == ir.VectorType(acc.type).shape[0]:
+            return self.body.accumulated(self.combiner, acc, point)
+        tail = horizontal(self.combiner, self.body.value(point))
+        lane0 = combine(self.combiner, vector.ExtractOp(acc, [], [0]).result, tail)
+        return vector.InsertOp(lane0, acc, [], [0]).result
 
     def _finish(self, acc: ir.Value, point: Point) -> ir.Value:
         """The fused epilogue applied to a finished accumulator (identity without one)."""
@@ -280,16 +372,18 @@ class BlockLowering:
         for lp, v in zip(unrolled, values):
             p = self._advance(p, lp, v)
         if self.vec is not None:
-            p = Point(p.dims, p.terms, self.vec.axis, self.vec.trip)
+            p = Point(p.dims, p.terms, self.vec.axis, self.lanes)
         return p
 
     def _merge(self, spatial: Point, reduce: Point) -> Point:
-        """The spatial point's S-axis terms with the reduce point's dims and R-axis terms."""
+        """The spatial point's S-axis terms with the reduce point's dims and R-axis terms (and
+        its lanes, when the vectorized loop is a reduce loop)."""
         terms = dict(reduce.terms)
         for a, k in zip(self.axes, self.kinds):
             if k == "S":
                 terms[a] = spatial.terms[a]
-        return Point(reduce.dims, terms, spatial.vec_axis, spatial.lanes)
+        vec = reduce if self.vec_reduce else spatial
+        return Point(reduce.dims, terms, vec.vec_axis, vec.lanes)
 
     def _init_value(self, point: Point) -> Callable[[Point], ir.Value]:
         def make(p: Point) -> ir.Value:
@@ -300,13 +394,36 @@ class BlockLowering:
 
     # -- innermost bodies ------------------------------------------------------------------
     def _store_body(self, point: Point, carried: Carried) -> Carried:
+        if self.view.scatter:
+            return self._guarded(point, carried, lambda: self._scatter(point) or carried)
         return self._guarded(
             point, carried, lambda: self._store(self.body.value(point), point) or carried
         )
 
+    def _scatter(self, point: Point) -> None:
+        """A scatter block's point: the value goes to the position the body computes, combined
+        with the element already there unless the combiner is `none`. Vectorized (along the
+        axis that is the last position, as the verifier ensures), lane 0's position starts
+        the consecutive elements the lanes write."""
+        value, *idx = self.body.values(point)
+        if point.vec_axis is None:
+            if self.combiner != "none":
+                value = combine(self.combiner, memref.LoadOp(self.out, idx).result, value)
+            memref.StoreOp(value, self.out, idx)
+            return
+        vtype = ir.VectorType.get([point.lanes], self.elem)
+        start = [
+            vector.ExtractOp(i, [], [0]).result if isinstance(i.type, ir.VectorType) else i
+            for i in idx
+        ]
+        value = broadcast(value, vtype)
+        if self.combiner != "none":
+            value = combine(self.combiner, vector.LoadOp(vtype, self.out, start).result, value)
+        vector.StoreOp(value, self.out, start)
+
     def _update_body(self, point: Point, carried: Carried) -> Carried:
         def update() -> Carried:
-            new = combine(self.combiner, self._load_out(point), self.body.value(point))
+            new = self.body.accumulated(self.combiner, self._load_out(point), point)
             self._store(new, point)
             return carried
 
@@ -342,18 +459,21 @@ class BlockLowering:
         coeffs = self.body.lane_coeffs(self.out_map, point)
         return idx, coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
 
-    def _store(self, value: ir.Value, point: Point) -> None:
+    def _store(self, value: ir.Value, point: Point, final: bool = False) -> None:
+        """Store into the output (`final`: the finished tile, into the epilogue's buffer)."""
+        out = self.final_out if final else self.out
         idx, contiguous = self._out_layout(point)
         if point.vec_axis is None:
-            memref.StoreOp(value, self.out, idx)
+            memref.StoreOp(value, out, idx)
             return
-        value = broadcast(value, ir.VectorType.get([point.lanes], self.elem))
+        elem = ir.MemRefType(out.type).element_type
+        value = broadcast(value, ir.VectorType.get([point.lanes], elem))
         if contiguous:
-            vector.StoreOp(value, self.out, idx)
+            vector.StoreOp(value, out, idx)
             return
         for lane in range(point.lanes):
             lane_idx = self.body.indices(self.out_map, point.with_lane(lane))
-            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, self.out, lane_idx)
+            memref.StoreOp(vector.ExtractOp(value, [], [lane]).result, out, lane_idx)
 
     def _load_out(self, point: Point) -> ir.Value:
         idx, contiguous = self._out_layout(point)
@@ -375,15 +495,20 @@ __all__ = ["BlockLowering", "fusable_epilogue"]
 def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
     """Whether `nxt` can run on `block`'s register tile instead of as its own pass: an
     elementwise block over exactly `block`'s output that reads it only at each element itself,
-    after a reduction whose schedule keeps the output tile in registers."""
-    if nxt.out != block.out or nxt.combiner != "none" or block.combiner == "none":
+    after a reduction whose schedule keeps the output tile in registers. `nxt` writes the same
+    buffer, or one of the same shape when it is the only reader of `block`'s (a temporary)."""
+    if nxt.combiner != "none" or block.combiner == "none":
         return False
     shape = list(ir.MemRefType(block.out.type).shape)
+    if nxt.out != block.out and (
+        list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
+    ):
+        return False
     if nxt.extents != shape or not _is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
     first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
-    if first_r is None or lowering.inexact or not _register_mode(lowering, first_r):
+    if first_r is None or not _register_mode(lowering, first_r):
         return False
     for op in nxt.body.operations:
         op = op.operation
@@ -396,6 +521,20 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
                 return False
     # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
     return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
+
+
+def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
+    """Whether nothing but `block` (writing it) and reads inside `nxt` uses `block`'s output."""
+    for use in block.out.uses:
+        owner = use.owner
+        if owner == block.op:
+            continue
+        parent = owner.parent
+        while parent is not None and parent != nxt.op:
+            parent = parent.parent
+        if parent is None or owner.name != "tp.read":
+            return False
+    return True
 
 
 def _is_identity(amap: ir.AffineMap) -> bool:

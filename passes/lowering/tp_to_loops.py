@@ -14,6 +14,7 @@ from mlc.errors import DiagnosticError
 
 from ..base import ModulePass, PassContext
 from .loop_nest import BlockLowering, fusable_epilogue
+from .row_fusion import Unit, emit_rows, shared_rows
 
 
 @dataclass(frozen=True)
@@ -30,15 +31,39 @@ class TpToLoopsPass(ModulePass):
     iteration per worker thread (1: no scf.parallel at all; 0: one iteration per trip, left to
     the threading runtime to shard)."""
 
+    fuse_rows: bool = True
+    """Run consecutive blocks that work row by row (a softmax's max, sum and normalization) under
+    one loop over their shared rows, instead of one sweep of the tensor per block."""
+    vnni_bits: int = 0
+    """Widest vpdpbusd (x86 VNNI int8 dot product) for tp.dot4: 256 (AVX-VNNI, or AVX512-VNNI
+    with VL: 128/256-bit forms), 512 (AVX512-VNNI); 0: tp.dot4 is expanded into shifts,
+    multiplies and adds."""
+
     def __post_init__(self) -> None:
         if self.threads < 0:
             raise ValueError(f"threads must be >= 0, got {self.threads}")
+        if self.vnni_bits not in (0, 256, 512):
+            raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
         if errors:
             raise DiagnosticError.many([(f"tp-to-loops: {e.message}", e.location) for e in errors])
         blocks = [op for op in walk(module) if op.name == "tp.block"]
+        for run in self._runs(self._units(blocks)):
+            with ir.InsertionPoint(run[0].block.op), run[0].block.op.location:
+                depth = shared_rows(run) if len(run) > 1 else 0
+                if depth:
+                    emit_rows(run, depth, self.threads, self.vnni_bits)
+                    continue
+                for unit in run:
+                    BlockLowering(unit.block, unit.epilogue, self.threads, self.vnni_bits).emit()
+        for op in blocks:
+            op.erase()
+
+    def _units(self, blocks: list[ir.Operation]) -> list[Unit]:
+        """Each block with the elementwise block after it that runs on its register tile."""
+        units: list[Unit] = []
         fused: set[ir.Operation] = set()
         for op, nxt in zip(blocks, blocks[1:] + [None]):
             if op in fused:
@@ -54,10 +79,24 @@ class TpToLoopsPass(ModulePass):
             ):
                 epilogue = BlockView(nxt)
                 fused.add(nxt)
-            with ir.InsertionPoint(op), op.location:
-                BlockLowering(view, epilogue, self.threads).emit()
-        for op in blocks:
-            op.erase()
+            units.append(Unit(view, epilogue))
+        return units
+
+    def _runs(self, units: list[Unit]) -> list[list[Unit]]:
+        """Maximal sequences of adjacent units that can run row by row (one unit otherwise)."""
+        runs: list[list[Unit]] = []
+        for unit in units:
+            last = runs[-1][-1] if runs else None
+            if (
+                self.fuse_rows
+                and last is not None
+                and _next_op((last.epilogue or last.block).op) == unit.block.op
+                and shared_rows(runs[-1] + [unit])
+            ):
+                runs[-1].append(unit)
+            else:
+                runs.append([unit])
+        return runs
 
 
 def _next_op(op: ir.Operation) -> ir.Operation | None:

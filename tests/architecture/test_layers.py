@@ -26,7 +26,15 @@ FOLDERS = {
     "tuner": "tuner",
     "mlc": "mlc",
 }
-LEAVES = {"mlc.errors", "mlc.version", "mlc.contract", "mlc.npz", "mlc.target"}
+LEAVES = {
+    "mlc.errors",
+    "mlc.version",
+    "mlc.contract",
+    "mlc.npz",
+    "mlc.target",
+    "mlc.files",
+    "mlc.progress",
+}
 """Leaf modules of the root package: imported by every layer, importing only each other."""
 ALLOWED = {
     "leaf": set(),

@@ -38,10 +38,25 @@ def test_multi_level_and_inexact_tiles() -> None:
         (tp.Schedule(order=("j", "i")), "must list every loop exactly once"),
         (tp.Schedule(unroll={"i": 0}), "unroll factor of 'i' must be >= 1"),
         (tp.Schedule(vectorize="i"), "must be the innermost loop"),
-        (tp.Schedule(order=("i", "j", "k"), vectorize="k"), "must be a spatial loop"),
+        (
+            tp.Schedule(order=("i", "k.0", "k.1", "j"), tile={"k": (16,)}, vectorize="k.1"),
+            "must be the innermost loop",
+        ),
+        (
+            tp.Schedule(order=("i", "k.0", "j", "k.1"), tile={"k": (16,)}, vectorize="k.1"),
+            "needs the spatial loops after the first reduce loop unrolled, not ['j']",
+        ),
         (
             tp.Schedule(order=("i", "k", "j"), vectorize="j", tile={}),
-            "needs tiles that divide its axis",
+            "needs at most 64 lanes",
+        ),
+        (
+            tp.Schedule(tile={"j": (40, 8)}, vectorize="j.2"),
+            "needs the axis tiled once",
+        ),
+        (
+            tp.Schedule(tile={"j": (12,)}, unroll={"j.0": 9}, vectorize="j.1"),
+            "cannot be unrolled when the last tile is partial",
         ),
         (tp.Schedule(parallel=("j",)), "must be the outermost loops in order"),
         (tp.Schedule(order=("k", "i", "j"), parallel=("k",)), "must be a spatial loop"),

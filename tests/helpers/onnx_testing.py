@@ -24,6 +24,10 @@ _ONNX_TYPES = {
     np.dtype(np.bool_): onnx.TensorProto.BOOL,
     np.dtype(np.uint8): onnx.TensorProto.UINT8,
     np.dtype(np.int8): onnx.TensorProto.INT8,
+    np.dtype(np.int16): onnx.TensorProto.INT16,
+    np.dtype(np.uint16): onnx.TensorProto.UINT16,
+    np.dtype(np.uint32): onnx.TensorProto.UINT32,
+    np.dtype(np.uint64): onnx.TensorProto.UINT64,
 }
 
 Spec = tuple[Any, Sequence[int | str] | None]  # (numpy dtype, shape)

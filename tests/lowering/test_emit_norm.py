@@ -53,7 +53,12 @@ def test_softmax_with_fused_epilogue() -> None:
     check(got[0], ref[0], (2 * _np_softmax(x, 1)).astype(np.float32), rtol=1e-5, atol=1e-7)
     text = lower_to_tp(lambda v, t: g.mul(g.softmax(v, axis=1), t), [x, two])
     names = [part.split('"')[0] for part in text.split('name = "')[1:]]
-    assert [n.rsplit("_", 1)[0] for n in names] == ["softmax_max", "softmax_sum", "epilogue"], names
+    assert [n.rsplit("_", 1)[0] for n in names] == [
+        "softmax_max",
+        "softmax_exp",
+        "softmax_sum",
+        "epilogue",
+    ], names
 
 
 @pytest.mark.parametrize("axis,bias", [(-1, True), (1, False), (0, True)])

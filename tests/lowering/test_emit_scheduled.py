@@ -13,6 +13,10 @@ from helpers.graph_exec import SCHEDULED, build_main, check, lower_to_tp, rand, 
 from mlc.dialects.graph import builders as g
 
 TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
+# convolutions in NCHW8c, as mlc-default runs them
+BLOCKED = "builtin.module(graph-alter-layout{block=8},"
+BLOCKED_TP = TP_SCHEDULED.replace("builtin.module(", BLOCKED, 1)
+BLOCKED_SCHEDULED = SCHEDULED.replace("builtin.module(", BLOCKED, 1)
 
 
 def _vectorized_blocks(body: object, inputs: list[np.ndarray]) -> list[str]:
@@ -130,3 +134,49 @@ def test_streaming_matrix_vector_product(threads: int) -> None:
     gm.set_input(1, w)
     gm.run()
     np.testing.assert_allclose(gm.get_output(0), np.maximum(x @ w, 0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("bits", [256, 512])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_products_whose_sizes_the_tiles_do_not_divide(threads: int, bits: int) -> None:
+    """Attention-sized products (197 tokens, 6 heads) and a dense layer with 197 rows: partial
+    row tiles and peeled vector tails on real threads, for AVX2- and AVX-512-sized tiles."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    q, k, v = rand((6, 197, 64), seed=1), rand((6, 64, 197), seed=2), rand((6, 197, 64), seed=3)
+    x, w = rand((197, 96), seed=4), rand((96, 200), seed=5)
+
+    def body(q: ir.Value, k: ir.Value, v: ir.Value, x: ir.Value, w: ir.Value) -> list[ir.Value]:
+        scores = g.batch_matmul(q, k)
+        return [g.batch_matmul(scores, v), g.matmul(x, w)]
+
+    pipeline = f"builtin.module(mlc-default{{threads={threads} vector-bits={bits}}})"
+    with mlc.Context(), ir.Location.unknown():
+        module = build_main(body, [q, k, v, x, w], None)
+        gm = GraphModule(mlc.build(module, {}, pipeline=pipeline).jit())
+    for i, a in enumerate((q, k, v, x, w)):
+        gm.set_input(i, a)
+    gm.run()
+    np.testing.assert_allclose(gm.get_output(0), (q @ k) @ v, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(gm.get_output(1), x @ w, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("width", [19, 23])
+def test_conv_with_a_prime_row_width(width: int) -> None:
+    """No register tile divides the row of a blocked (NCHW8c) conv: its partial last tile,
+    with the bias / relu epilogue."""
+    x, w, b = (
+        rand((1, 16, width + 2, width + 2), seed=6),
+        rand((16, 16, 3, 3), seed=7),
+        rand((16,), seed=8),
+    )
+
+    def body(v: ir.Value, w_: ir.Value, b_: ir.Value) -> ir.Value:
+        return g.relu(g.conv2d(v, w_, b_))
+
+    assert f"x{width}x8xf32>" in lower_to_tp(body, [x, w, b], BLOCKED_TP)  # blocked: NCHW8c
+    got, ref = run_graph(body, [x, w, b], pipeline=BLOCKED_SCHEDULED)
+    xp = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))  # [1, C, H, W, 3, 3]
+    want = np.einsum("nchwij,ocij->nohw", xp, w) + b[None, :, None, None]
+    check(got[0], ref[0], np.maximum(want, 0).astype(np.float32), rtol=1e-4, atol=1e-4)

@@ -184,3 +184,86 @@ def test_blocked_reduction_keeps_the_tile_in_registers_per_slice() -> None:
     # tile, a 2-step k loop carrying them, 2 vector stores
     assert text.count("iter_args") == 1 and text.count("vector.load %arg2") == 2, text
     assert text.count("vector.store") == 4, text
+
+
+# Tiles that do not divide 13 x 37 (k = 9): rows are guarded, the last column tile is peeled
+# onto narrower vectors (37 = 2 x 16 + 5), sequentially or inside the parallel loops.
+PARTIAL = {
+    "vector_tail": '{tile = {j = array<i64: 16>}, order = ["i", "j.0", "k", "j.1"], vectorize = "j.1"}',
+    "register_tile_tails": "{tile = {i = array<i64: 4>, j = array<i64: 16>}, "
+    'order = ["j.0", "i.0", "k", "i.1", "j.1"], unroll = {"i.1" = 4}, vectorize = "j.1"}',
+    "parallel_vector_tail": "{tile = {i = array<i64: 4>, j = array<i64: 16>}, "
+    'order = ["j.0", "i.0", "k", "i.1", "j.1"], unroll = {"i.1" = 4}, vectorize = "j.1", '
+    'parallel = ["j.0", "i.0"]}',
+    "blocked_reduction_tails": "{tile = {i = array<i64: 4>, j = array<i64: 16>, k = array<i64: 3>}, "
+    'order = ["j.0", "k.0", "i.0", "k.1", "i.1", "j.1"], unroll = {"i.1" = 4}, vectorize = "j.1"}',
+    "wide_vectors": "{tile = {i = array<i64: 3>, j = array<i64: 32>}, "
+    'order = ["j.0", "i.0", "k", "i.1", "j.1"], unroll = {"i.1" = 3}, vectorize = "j.1"}',
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", sorted(PARTIAL))
+def test_partial_tiles(name: str, threads: int) -> None:
+    m, n, k = 13, 37, 9
+    # Two static chunks of the parallel loops, run one after the other (no threading runtime):
+    # this checks where the peeled tail lands in the split.
+    pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    engine, _ = jit_kernels(MATMUL.format(M=m, N=n, K=k, sched=PARTIAL[name]), pipeline)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, dtype=np.float32)
+    call(engine, "mm", a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+def test_the_vector_tail_is_peeled_not_guarded() -> None:
+    """The last column tile becomes code on vector<5xf32>: no lane reads past a row."""
+    from mlir import ir
+
+    import mlc
+
+    source = MATMUL.format(M=13, N=37, K=9, sched=PARTIAL["register_tile_tails"])
+    module = ir.Module.parse(source, mlc.Context())
+    mlc.PassManager.parse("builtin.module(tp-to-loops)").run(module)
+    text = str(module)
+    assert "vector<16xf32>" in text and "vector<5xf32>" in text
+
+
+ROWS = """
+func.func @rows(%X: memref<5x37xf32>, %O: memref<5x1xf32>) attributes {{tp.kernel}} {{
+  "tp.block"(%O) ({{
+    %x = "tp.read"(%X) {{map = affine_map<(i, z, k) -> (i, k)>}} : (memref<5x37xf32>) -> f32
+    gpu.yield %x : f32
+  }}) {{name = "rows", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 5, 1, 37>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "{combiner}", init = {init} : f32,
+      schedule = {sched}}} : (memref<5x1xf32>) -> ()
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize(
+    "combiner, init, reference",
+    [("add", "0.0", np.sum), ("max", "0xFF800000", np.max), ("mul", "1.0", np.prod)],
+)
+@pytest.mark.parametrize(
+    "sched",
+    [
+        # 16 lanes of partial results over 37 = 2 x 16 + a peeled tail of 5
+        '{tile = {k = array<i64: 16>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}',
+        '{tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1", '
+        'parallel = ["i"]}',
+    ],
+)
+def test_reductions_vectorized_along_the_reduce_axis(
+    sched: str, combiner: str, init: str, reference: object
+) -> None:
+    source = ROWS.format(combiner=combiner, init=init, sched=sched)
+    engine, _ = jit_kernels(source, LOWER.replace("tp-to-loops", "tp-to-loops{threads=2}"))
+    x = np.random.default_rng(4).uniform(0.5, 1.5, (5, 37)).astype(np.float32)
+    out = np.full((5, 1), np.nan, dtype=np.float32)
+    call(engine, "rows", x, out)
+    want = reference(x.astype(np.float64), axis=1, keepdims=True)  # type: ignore[operator]
+    np.testing.assert_allclose(out, want, rtol=1e-5)

@@ -62,7 +62,7 @@ def test_blocked_cnn_matches_reference() -> None:
     staged = ir.Module.parse(str(module), module.context)
     table = dict(params)
     mlc.PassManager.parse(
-        "builtin.module(graph-alter-layout,graph-simplify,graph-fold-constants)"
+        "builtin.module(graph-alter-layout{block=8},graph-simplify,graph-fold-constants)"
     ).run(staged, params=table)
     ops = Counter(op.name for op in walk(staged.operation))
     assert ops["graph.conv2d"] == 4
@@ -133,7 +133,7 @@ def test_depthwise_and_grouped_convs_run_blocked(
     x = np.random.default_rng(5).standard_normal((1, channels, 10, 10)).astype(np.float32)
     (want,) = run_module(module, params, [x])
     staged = ir.Module.parse(str(module), module.context)
-    mlc.PassManager.parse("builtin.module(graph-alter-layout)").run(staged)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=8})").run(staged)
     layouts = [
         str(op.attributes["kernel_layout"])
         for op in walk(staged.operation)
@@ -144,3 +144,31 @@ def test_depthwise_and_grouped_convs_run_blocked(
     mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=table)
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
+    """1000 classes with 16-channel blocks: the conv takes 8-channel blocks instead of staying
+    NCHW (a scalar NCHW conv ran 100x slower), and still computes the same numbers."""
+    ctx = mlc.Context()
+    rng = np.random.default_rng(7)
+    params = {"w": (rng.standard_normal((1000, 32, 1, 1)) * 0.2).astype(np.float32)}
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ([_t(1, 32, 5, 5)], [_t(1, 1000, 5, 5)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), _t(1000, 32, 1, 1))
+                func.ReturnOp([gb.relu(gb.conv2d(entry.arguments[0], w))])
+    x = rng.standard_normal((1, 32, 5, 5)).astype(np.float32)
+    (want,) = run_module(module, params, [x])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
+    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
+    assert [str(op.attributes["out_layout"]) for op in convs] == ['"NCHW8c"']
+    table = dict(params)
+    mlc.PassManager.parse("builtin.module(mlc-default{layout-block=16 vector-bits=512})").run(
+        module, params=table
+    )
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import pathlib
 import subprocess
@@ -18,7 +19,7 @@ from mlc.npz import npz_bytes
 from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
-from mlc.runtime.package import MANIFEST, PARAMS
+from mlc.runtime.package import PackageError
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
 
@@ -144,21 +145,28 @@ def test_export_shared_and_load_the_bare_so(
 ) -> None:
     so = lib2.export_shared(tmp_path / "m.so")
     assert "_mlir_ciface_mlc_main" in defined_symbols(so)
-    # a bare .so: manifest.json and params.npz next to it
-    (tmp_path / MANIFEST).write_text(lib2.manifest.to_json())
-    (tmp_path / PARAMS).write_bytes(npz_bytes(params))
-    rt = load_module(so)
-    assert rt.kind == "shared"
-    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
-    # or with both given explicitly
-    rt = load_module(so, manifest=lib2.manifest, params=params)
-    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
-
-
-def test_bare_so_without_manifest(lib1: CompiledLibrary, tmp_path: pathlib.Path) -> None:
-    so = lib1.export_shared(tmp_path / "m.so")
-    with pytest.raises(ManifestError, match="no manifest for m.so"):
+    # the library carries its manifest; its params are m.params.npz beside it, or given
+    with pytest.raises(PackageError, match=r"m.so needs its 2 parameters: expected .*m.params.npz"):
         load_module(so)
+    rt = load_module(so, params=params)
+    assert rt.kind == "shared" and rt.manifest == lib2.manifest
+    assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
+    (tmp_path / "m.params.npz").write_bytes(npz_bytes(params))
+    (tmp_path / "m.manifest.json").write_text(lib2.manifest.to_json())
+    assert_matches_reference(_run(GraphModule(load_module(so)), inputs), inputs, params)
+
+
+def test_bare_so_with_other_params_or_manifest_is_refused(
+    lib1: CompiledLibrary, tmp_path: pathlib.Path, params
+) -> None:
+    so = lib1.export_shared(tmp_path / "m.so")
+    other = {k: v + 1 for k, v in params.items()}
+    with pytest.raises(PackageError, match="other parameter values than the library was compiled"):
+        load_module(so, params=other)
+    edited = dataclasses.replace(lib1.manifest, workspace_size=lib1.manifest.workspace_size + 64)
+    (tmp_path / "m.manifest.json").write_text(edited.to_json())
+    with pytest.raises(PackageError, match=r"m.manifest.json does not match .* \(workspace_size"):
+        load_module(so, params=params)
 
 
 def test_link_command_is_pure_and_complete(tmp_path: pathlib.Path) -> None:

@@ -103,7 +103,9 @@ def test_print_top_with_labels(pkg1, tmp_path, capsys, inputs, params) -> None:
     probs = np.exp(y0 - y0.max()) / np.exp(y0 - y0.max()).sum()
     expected = np.argsort(-probs, kind="stable")[:5]
     lines = out.splitlines()
-    i = lines.index("Top-5 of output 'y' (probabilities: softmax of the output):")
+    i = lines.index(
+        "Top-5 of output 'y', batch item 0 of 4 (probabilities: softmax of the output):"
+    )
     for rank, (line, idx) in enumerate(zip(lines[i + 1 : i + 6], expected), start=1):
         assert line.split()[:3] == [f"#{rank}", "class", str(idx)]
         assert line.endswith(f"class-{idx}")
@@ -155,9 +157,12 @@ def test_wrong_inputs_file(pkg1, tmp_path, capsys, inputs) -> None:
 
 def test_usage_errors(pkg1, tmp_path, capsys) -> None:
     code, _, err = _run(capsys, pkg1, "--labels", tmp_path / "l.txt")
-    assert code == 1 and "labels are only used with top > 0" in err
-    code, _, err = _run(capsys, pkg1, "--repeat", 0)
-    assert code == 1 and "repeat must be >= 1" in err
+    assert code == 1 and "--labels only apply with --print-top N" in err
+    with pytest.raises(SystemExit) as exc:
+        _main(["run", str(pkg1), "--repeat", "0"])
+    assert (
+        exc.value.code == 1 and "argument --repeat: must be >= 1, got 0" in capsys.readouterr().err
+    )
     with pytest.raises(SystemExit) as exc:
         _main(["run", str(pkg1), "--fill-mode", "sevens"])
     assert exc.value.code == 1

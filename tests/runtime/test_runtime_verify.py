@@ -3,18 +3,17 @@ contract module (y = x*w + 1, r = rowsum(x*w) * k + b), until the ONNX compile p
 
 from __future__ import annotations
 
-import io
 import json
 import pathlib
 import shutil
 import sys
-import tarfile
 
 import numpy as np
 import pytest
 
 from helpers import contract_module as cm
 from helpers.runtime import build_library
+from mlc.contract import SourceModel
 from mlc.driver import _main
 from mlc.runtime.target import source_model
 
@@ -73,19 +72,10 @@ def _run(capsys, *argv: object) -> tuple[int, str, str]:
     return code, out, err
 
 
-def _with_manifest(pkg: pathlib.Path, dest: pathlib.Path, edit) -> pathlib.Path:
-    """A copy of `pkg` whose manifest.json was edited (no recompilation needed)."""
-    with tarfile.open(pkg) as src, tarfile.open(dest, "w") as out:
-        for m in src.getmembers():
-            data = src.extractfile(m).read()  # type: ignore[union-attr]
-            if m.name == "manifest.json":
-                doc = json.loads(data)
-                edit(doc)
-                data = json.dumps(doc).encode()
-            info = tarfile.TarInfo(m.name)
-            info.size = len(data)
-            out.addfile(info, io.BytesIO(data))
-    return dest
+def _built_with_source(dest: pathlib.Path, source: SourceModel | None) -> pathlib.Path:
+    """A package of the contract module recording `source` as its source model (a package's
+    manifest.json cannot be edited: it must match the manifest its library carries)."""
+    return build_library(1, source=source).export_library(dest)
 
 
 def test_verify_passes_and_reports_errors(verified, capsys) -> None:
@@ -123,8 +113,9 @@ def test_verify_detects_a_wrong_compilation(tmp_path, capsys) -> None:
 
 def test_missing_changed_and_overridden_model(verified, tmp_path, capsys) -> None:
     pkg, model = verified
-    moved = _with_manifest(
-        pkg, tmp_path / "moved.tar", lambda d: d["source"].update(path=str(tmp_path / "gone.onnx"))
+    recorded = source_model(model)
+    moved = _built_with_source(
+        tmp_path / "moved.tar", SourceModel(str(tmp_path / "gone.onnx"), recorded.sha256)
     )
     code, _, err = _run(capsys, moved, "--verify", "onnxruntime")
     assert code == 4 and "gone.onnx not found" in err and "--verify-model" in err
@@ -134,7 +125,7 @@ def test_missing_changed_and_overridden_model(verified, tmp_path, capsys) -> Non
     make_onnx(changed, {k: v + 1 for k, v in cm.make_params().items()})
     code, _, err = _run(capsys, pkg, "--verify", "onnxruntime", "--verify-model", changed)
     assert code == 4 and "differs from the one the package was built from" in err
-    unrecorded = _with_manifest(pkg, tmp_path / "unrecorded.tar", lambda d: d.pop("source"))
+    unrecorded = _built_with_source(tmp_path / "unrecorded.tar", None)
     code, _, err = _run(capsys, unrecorded, "--verify", "onnxruntime")
     assert code == 4 and "records no source model" in err
     copy = tmp_path / "copy.onnx"

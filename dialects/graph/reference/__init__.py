@@ -9,7 +9,22 @@ suite checks each against onnxruntime single-node models or hand-written numpy.
 
 from __future__ import annotations
 
-from . import math, nn, pool, reduce, tensor  # noqa: F401  (each registers its implementations)
+from . import (  # noqa: F401  (each registers its implementations)
+    elementwise,
+    indexing,
+    math,
+    nn,
+    normalization,
+    pool,
+    quant,
+    reduce,
+    rnn,
+    scan,
+    tensor,
+    unpool,
+    vision,
+    window,
+)
 from .core import IMPLS, UnsupportedDtypeError
 from .dispatch import evaluate, has_reference
 from .interp import run_module

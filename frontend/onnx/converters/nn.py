@@ -1,10 +1,13 @@
 """Convolution, pooling and matrix products.
 
-Conv and the pools are 2-D graph ops; 1-D ones run as 2-D with a unit height (unsqueeze,
-op, squeeze) and 3-D ones are rejected. `auto_pad` is resolved into explicit pads here.
+Conv and the pools are 2-D graph ops (with the blocked-layout fast paths); 1-D ones run as 2-D
+with a unit height (unsqueeze, op, squeeze) and 3-D (or higher) ones use the N-D window ops
+(`conv_nd`, `max_pool_nd`, `avg_pool_nd`). LpPool of any rank is `lp_pool_nd`. `auto_pad` is
+resolved into explicit pads here.
 Versions: Conv 1/11/22, Gemm 7 (no `broadcast` attribute) / 9 / 11 (C optional) / 13,
 MaxPool 8 (+ storage_order) / 10 (+ ceil_mode, dilations) / 11 / 12 / 22,
-AveragePool 7 (+ count_include_pad) / 10 (+ ceil_mode) / 11 / 19 (+ dilations) / 22;
+AveragePool 7 (+ count_include_pad) / 10 (+ ceil_mode) / 11 / 19 (+ dilations) / 22,
+LpPool 1 (float p) / 2 (integer p) / 11 / 18 (+ ceil_mode, dilations) / 22;
 the others only added element types or clarified padding.
 """
 
@@ -70,10 +73,8 @@ def _as_2d(window: dict[str, list[int]]) -> dict[str, list[int]]:
 
 
 def _spatial_rank(ctx: ImportContext, rank: int) -> int:
-    if rank not in (3, 4):
-        raise ctx.unsupported(
-            f"only 1-D and 2-D {ctx.op_type} are supported; the input has rank {rank}"
-        )
+    if rank < 3:
+        raise ctx.unsupported(f"the input must be (N, C, spatial...), it has rank {rank}")
     return rank - 2
 
 
@@ -95,6 +96,8 @@ def conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     group = ctx.attrs.int("group", 1)
     if spatial == 2:
         return [ctx.emit("conv2d", x, w, bias, group=group, **window)]
+    if spatial > 2:
+        return [ctx.emit("conv_nd", x, w, bias, group=group, **window)]
     x2 = ctx.emit("unsqueeze", x, axes=[2])
     w2 = ctx.emit("unsqueeze", w, axes=[2])
     y = ctx.emit("conv2d", x2, w2, bias, group=group, **_as_2d(window))
@@ -102,6 +105,7 @@ def conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 
 
 def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int) -> ir.Value:
+    """`graph_op` (a 2-D pool) for 1-D and 2-D inputs, its N-D twin (`..._nd`) for more dims."""
     x = ctx.operand(node, 0)
     xt = ctx.type(node, 0)
     spatial = _spatial_rank(ctx, xt.rank)
@@ -113,6 +117,9 @@ def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int)
     attrs = dict(extra, ceil_mode=ctx.attrs.int("ceil_mode", 0))
     if spatial == 2:
         return ctx.emit(graph_op, x, kernel_shape=kernel, **window, **attrs)
+    if spatial > 2:
+        nd_op = graph_op.removesuffix("2d") + "_nd"
+        return ctx.emit(nd_op, x, kernel_shape=kernel, **window, **attrs)
     y = ctx.emit(
         graph_op,
         ctx.emit("unsqueeze", x, axes=[2]),
@@ -129,8 +136,24 @@ def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int)
 @converter("MaxPool", since=12)
 @converter("MaxPool", since=22)
 def max_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
-    """Max pooling; the optional Indices output is not produced."""
-    return [_pool(ctx, node, "max_pool2d"), None]
+    """Max pooling; the optional Indices output (flat input positions of the maxima, spatial
+    dims column-major with storage_order 1) is `max_pool_indices`, of any rank."""
+    values = _pool(ctx, node, "max_pool2d")
+    if len(node.output) < 2 or not node.output[1]:
+        return [values, None]
+    xt = ctx.type(node, 0)
+    kernel = ctx.attrs.ints("kernel_shape")
+    assert kernel is not None
+    window = _window(ctx, kernel, list(xt.shape[2:]))
+    indices = ctx.emit(
+        "max_pool_indices",
+        ctx.operand(node, 0),
+        kernel_shape=kernel,
+        ceil_mode=ctx.attrs.int("ceil_mode", 0),
+        storage_order=ctx.attrs.int("storage_order", 0),
+        **window,
+    )
+    return [values, indices]
 
 
 @converter("AveragePool", since=7)
@@ -141,6 +164,36 @@ def max_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value | None]:
 def average_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Average pooling; padding counts only with count_include_pad=1."""
     return [_pool(ctx, node, "avg_pool2d", count_include_pad=ctx.attrs.int("count_include_pad", 0))]
+
+
+def _lp_pool(ctx: ImportContext, node: onnx.NodeProto, p: float) -> list[ir.Value]:
+    x = ctx.operand(node, 0)
+    xt = ctx.type(node, 0)
+    spatial = _spatial_rank(ctx, xt.rank)
+    kernel = ctx.attrs.ints("kernel_shape")
+    assert kernel is not None
+    if len(kernel) != spatial:
+        raise ctx.unsupported(f"kernel_shape {kernel} does not match the {spatial}-D input")
+    if p <= 0:
+        raise ctx.unsupported(f"p = {p} must be positive")
+    window = _window(ctx, kernel, list(xt.shape[2:]))
+    ceil_mode = ctx.attrs.int("ceil_mode", 0)
+    return [ctx.emit("lp_pool_nd", x, kernel_shape=kernel, ceil_mode=ceil_mode, p=p, **window)]
+
+
+@converter("LpPool", since=1)
+def lp_pool_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 1: `p` is a float."""
+    return _lp_pool(ctx, node, ctx.attrs.float("p", 2.0))
+
+
+@converter("LpPool", since=2)
+@converter("LpPool", since=11)
+@converter("LpPool", since=18)
+@converter("LpPool", since=22)
+def lp_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Opset 2+: `p` is an integer; 18 adds ceil_mode and dilations."""
+    return _lp_pool(ctx, node, float(ctx.attrs.int("p", 2)))
 
 
 @converter("GlobalAveragePool", since=1)

@@ -161,3 +161,35 @@ func.func @float_only(%a: tensor<2xi64>) {
   %0 = "graph.exp"(%a) : (tensor<2xi64>) -> tensor<2xi64>
   return
 }
+
+// -----
+
+func.func @gather_elements_indices_too_large(%a: tensor<2x3xf32>, %i: tensor<3x3xi64>) {
+  // expected-error @+1 {{'graph.gather_elements' op indices tensor<3x3xi64> exceeds the data tensor<2x3xf32> in dim 0}}
+  %0 = "graph.gather_elements"(%a, %i) {axis = 1 : i64} : (tensor<2x3xf32>, tensor<3x3xi64>) -> tensor<3x3xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_tuple_too_long(%a: tensor<2x3xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @+1 {{'graph.gather_nd' op index tuples of 3 entries do not address data tensor<2x3xf32>}}
+  %0 = "graph.gather_nd"(%a, %i) {batch_dims = 0 : i64} : (tensor<2x3xf32>, tensor<4x3xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_updates_shape(%a: tensor<4x6xf32>, %i: tensor<2x1xi64>, %u: tensor<2x5xf32>) {
+  // expected-error @+1 {{'graph.scatter_nd' op updates tensor<2x5xf32> must have shape [2, 6]}}
+  %0 = "graph.scatter_nd"(%a, %i, %u) {reduction = "none"} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x5xf32>) -> tensor<4x6xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_reduction(%a: tensor<4xf32>, %i: tensor<2xi64>, %u: tensor<2xf32>) {
+  // expected-error @+1 {{'graph.scatter_elements' op reduction 'avg' is not one of none, add, mul, max, min}}
+  %0 = "graph.scatter_elements"(%a, %i, %u) {axis = 0 : i64, reduction = "avg"} : (tensor<4xf32>, tensor<2xi64>, tensor<2xf32>) -> tensor<4xf32>
+  return
+}

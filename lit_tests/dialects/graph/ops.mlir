@@ -300,3 +300,16 @@ func.func @layout_transform(%arg0: tensor<1x4x8x8xf32>) {
 // CHECK-LABEL: func.func @layout_transform(
 // CHECK-NEXT: %{{.*}} = "graph.layout_transform"(%{{.*}}) {dst_layout = "NCHW4c", src_layout = "NCHW"} : (tensor<1x4x8x8xf32>) -> tensor<1x1x8x8x4xf32>
 // CHECK-NEXT: %{{.*}} = "graph.layout_transform"(%{{.*}}) {dst_layout = "NCHW", src_layout = "NCHW4c"} : (tensor<1x1x8x8x4xf32>) -> tensor<1x4x8x8xf32>
+
+func.func @indexing(%arg0: tensor<4x6xf32>, %arg1: tensor<3x6xi64>, %arg2: tensor<2x1xi64>, %arg3: tensor<2x6xf32>) {
+  %0 = "graph.gather_elements"(%arg0, %arg1) {axis = 0 : i64} : (tensor<4x6xf32>, tensor<3x6xi64>) -> tensor<3x6xf32>
+  %1 = "graph.gather_nd"(%arg0, %arg2) {batch_dims = 0 : i64} : (tensor<4x6xf32>, tensor<2x1xi64>) -> tensor<2x6xf32>
+  %2 = "graph.scatter_elements"(%arg0, %arg1, %0) {axis = 0 : i64, reduction = "max"} : (tensor<4x6xf32>, tensor<3x6xi64>, tensor<3x6xf32>) -> tensor<4x6xf32>
+  %3 = "graph.scatter_nd"(%arg0, %arg2, %arg3) {reduction = "none"} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>
+  return
+}
+// CHECK-LABEL: func.func @indexing(
+// CHECK-NEXT: %[[G:.*]] = "graph.gather_elements"(%{{.*}}, %{{.*}}) {axis = 0 : i64} : (tensor<4x6xf32>, tensor<3x6xi64>) -> tensor<3x6xf32>
+// CHECK-NEXT: %{{.*}} = "graph.gather_nd"(%{{.*}}, %{{.*}}) {batch_dims = 0 : i64} : (tensor<4x6xf32>, tensor<2x1xi64>) -> tensor<2x6xf32>
+// CHECK-NEXT: %{{.*}} = "graph.scatter_elements"(%{{.*}}, %{{.*}}, %[[G]]) {axis = 0 : i64, reduction = "max"} : (tensor<4x6xf32>, tensor<3x6xi64>, tensor<3x6xf32>) -> tensor<4x6xf32>
+// CHECK-NEXT: %{{.*}} = "graph.scatter_nd"(%{{.*}}, %{{.*}}, %{{.*}}) {reduction = "none"} : (tensor<4x6xf32>, tensor<2x1xi64>, tensor<2x6xf32>) -> tensor<4x6xf32>

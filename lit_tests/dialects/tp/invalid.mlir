@@ -178,13 +178,13 @@ func.func @schedule_bad_tile(%O: memref<8xf32>) {
 
 // -----
 
-func.func @schedule_vectorize_reduce(%O: memref<1xf32>) {
-  // expected-error @+1 {{'tp.block' op schedule: vectorized loop 'k' must be a spatial loop}}
+func.func @schedule_vectorize_reduce_with_stored_rows(%O: memref<2xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: vectorized reduce loop 'k.1' needs the spatial loops after the first reduce loop unrolled, not ['i']}}
   "tp.block"(%O) ({
     %c = arith.constant 1.0 : f32
     gpu.yield %c : f32
-  }) {name = "b", axes = ["k"], kinds = "R", extents = array<i64: 8>, out_map = affine_map<(k) -> (0)>,
-      combiner = "add", init = 0.0 : f32, schedule = {vectorize = "k"}} : (memref<1xf32>) -> ()
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 2, 8>, out_map = affine_map<(i, k) -> (i)>,
+      combiner = "add", init = 0.0 : f32, schedule = {tile = {k = array<i64: 4>}, order = ["k.0", "i", "k.1"], vectorize = "k.1"}} : (memref<2xf32>) -> ()
   return
 }
 
@@ -258,5 +258,98 @@ func.func @not_a_memref(%O: tensor<4xf32>) {
     gpu.yield %c : f32
   }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> (i)>,
       combiner = "none", init, schedule = {}} : (tensor<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_position_rank(%O: memref<4x4xf32>) {
+  // expected-error @+1 {{'tp.block' op a scatter block yields one f32 and 2 index values (its output position), got (f32, index)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "none", init, schedule = {}} : (memref<4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_with_out_map(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op out_map (d0) -> (d0) must have 1 dims and 0 results (a scatter block yields its positions)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> (i)>,
+      combiner = "none", init, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_reduce_axis(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op a scatter block has spatial axes only (its combiner needs none)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 4, 2>, out_map = affine_map<(i, k) -> ()>,
+      combiner = "add", init, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_init(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op init must be `unit` for a scatter block (it combines into the output)}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_parallel(%O: memref<4xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block runs sequentially (repeated positions apply in order): no parallel loops}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    gpu.yield %c, %i : f32, index
+  }) {name = "b", axes = ["i"], kinds = "S", extents = array<i64: 4>, out_map = affine_map<(i) -> ()>,
+      combiner = "none", init, schedule = {parallel = ["i"]}} : (memref<4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scatter_vectorized_along_a_computed_position(%I: memref<4xi64>, %O: memref<8x4xf32>) {
+  // expected-error @+1 {{'tp.block' op schedule: a scatter block may only vectorize the axis that is its last output position (lanes must write consecutive elements), not 'j'}}
+  "tp.block"(%O) ({
+    %c = arith.constant 1.0 : f32
+    %i = "tp.index"() {axis = "i"} : () -> index
+    %r = "tp.read"(%I) {map = affine_map<(i, j) -> (j)>} : (memref<4xi64>) -> i64
+    %j = arith.index_cast %r : i64 to index
+    gpu.yield %c, %i, %j : f32, index, index
+  }) {name = "b", axes = ["i", "j"], kinds = "SS", extents = array<i64: 8, 4>, out_map = affine_map<(i, j) -> ()>,
+      combiner = "none", init, schedule = {vectorize = "j"}} : (memref<8x4xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @dot4_operands_are_words(%A: memref<4xi8>, %O: memref<1xi32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, k) -> (k)>} : (memref<4xi8>) -> i8
+    // expected-error @+1 {{expected 'i32' but got 'i8'}}
+    %d = "tp.dot4"(%a, %a) : (i8, i8) -> i32
+    gpu.yield %d : i32
+  }) {name = "b", axes = ["i", "k"], kinds = "SR", extents = array<i64: 1, 4>, out_map = affine_map<(i, k) -> (i)>,
+      combiner = "add", init = 0 : i32, schedule = {}} : (memref<1xi32>) -> ()
   return
 }

@@ -65,3 +65,38 @@ func.func @gather(%D: memref<5x4xf32>, %I: memref<3xi64>, %O: memref<3x4xf32>) a
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<3x4xf32>) -> ()
   return
 }
+
+// A scatter block: no out_map results; the yield carries the output position after the value.
+// CHECK-LABEL: func.func @scatter_add
+// CHECK: %[[ROW:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NEXT: %[[J:.*]] = "tp.index"() {axis = "j"} : () -> index
+// CHECK-NEXT: gpu.yield %{{.*}}, %[[ROW]], %[[J]] : f32, index, index
+// CHECK-NEXT: }) {axes = ["i", "j"], combiner = "add", {{.*}} out_map = #{{.*}}
+func.func @scatter_add(%U: memref<3x4xf32>, %I: memref<3xi64>, %O: memref<5x4xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %u = "tp.read"(%U) {map = affine_map<(i, j) -> (i, j)>} : (memref<3x4xf32>) -> f32
+    %i = "tp.read"(%I) {map = affine_map<(i, j) -> (i)>} : (memref<3xi64>) -> i64
+    %row = arith.index_cast %i : i64 to index
+    %j = "tp.index"() {axis = "j"} : () -> index
+    gpu.yield %u, %row, %j : f32, index, index
+  }) {name = "scatter", axes = ["i", "j"], kinds = "SS", extents = array<i64: 3, 4>,
+      out_map = affine_map<(i, j) -> ()>, combiner = "add", init, schedule = {}} : (memref<5x4xf32>) -> ()
+  return
+}
+
+// The int8 dot product of two words of four bytes (uint8 x int8), summed over the words.
+// CHECK-LABEL: func.func @dot4
+// CHECK: %[[A:.*]] = "tp.read"(%{{.*}}) {map = #{{.*}}} : (memref<8xi32>) -> i32
+// CHECK-NEXT: %[[B:.*]] = "tp.read"(%{{.*}}) {map = #{{.*}}} : (memref<8x4xi32>) -> i32
+// CHECK-NEXT: %[[D:.*]] = "tp.dot4"(%[[A]], %[[B]]) : (i32, i32) -> i32
+// CHECK-NEXT: gpu.yield %[[D]] : i32
+func.func @dot4(%A: memref<8xi32>, %B: memref<8x4xi32>, %C: memref<4xi32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(j, k) -> (k)>} : (memref<8xi32>) -> i32
+    %b = "tp.read"(%B) {map = affine_map<(j, k) -> (k, j)>} : (memref<8x4xi32>) -> i32
+    %d = "tp.dot4"(%a, %b) : (i32, i32) -> i32
+    gpu.yield %d : i32
+  }) {name = "dot", axes = ["j", "k"], kinds = "SR", extents = array<i64: 4, 8>,
+      out_map = affine_map<(j, k) -> (j)>, combiner = "add", init = 0 : i32, schedule = {}} : (memref<4xi32>) -> ()
+  return
+}

@@ -1,6 +1,25 @@
 """Emitters from graph ops to tp blocks, one module per op family; importing registers them."""
 
-from . import elementwise, injective, nn, norm, pool, reduce, tensor_ops  # noqa: F401
+from . import (  # noqa: F401  (importing registers the emitters)
+    elementwise,
+    index_ops,
+    indexing,
+    injective,
+    nn,
+    norm,
+    normalization,
+    pool,
+    quant,
+    reduce,
+    rnn,
+    sample,
+    scan,
+    tensor_ops,
+    topk,
+    unpool,
+    vision,
+    window,
+)
 from .kernel import ANCHOR, INLINE, KernelBuilder
 
 __all__ = ["ANCHOR", "INLINE", "KernelBuilder"]

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from mlir import ir
 
-from . import scalar_binary  # noqa: F401 - registers the binary, compare and cast builders
+from . import (  # noqa: F401 - register the binary, compare, cast and more elementwise builders
+    scalar_binary,
+    scalar_elementwise,
+)
 from .expr import Elementwise, Expr, Index, broadcast_index
 from .kernel import KernelBuilder, inline
 from .scalar import OPERAND_DTYPE, SCALAR

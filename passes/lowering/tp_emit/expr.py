@@ -4,6 +4,8 @@ An `Expr` yields the scalar value of a tensor at an index given as affine expres
 the enclosing block's axes. Leaves read buffers (`tp.read`, or `tp.read_padded` for constant
 padding); `Remap` re-indexes (reshape, transpose, slice, broadcast ...); `Elementwise` computes a
 scalar from its children. Nothing is materialized: the consumer's loops compute it on the fly.
+Expressions form a DAG when a value has several uses (x * sigmoid(x)): one `emit` emits each
+(sub-expression, index) pair once and reuses its value.
 """
 
 from __future__ import annotations
@@ -20,12 +22,28 @@ Index = list[ir.AffineExpr]
 ScalarFn = Callable[[list[ir.Value]], ir.Value]
 
 
+Memo = dict[tuple[int, tuple[ir.AffineExpr, ...]], ir.Value]
+"""(id of a sub-expression, index) -> its value, within one `Expr.emit`."""
+
+
 @dataclass
 class Expr:
     shape: tuple[int, ...]
     dtype: str
 
     def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+        """The value at `idx`, emitted at the current insertion point."""
+        return self.emit_shared(axes, idx, {})
+
+    def emit_shared(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
+        """`emit`, reusing the values in `memo` (all emitted into the current block)."""
+        key = (id(self), tuple(idx))
+        value = memo.get(key)
+        if value is None:
+            value = memo[key] = self._emit(axes, idx, memo)
+        return value
+
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
         raise NotImplementedError
 
 
@@ -33,7 +51,7 @@ class Expr:
 class Leaf(Expr):
     buffer: ir.Value
 
-    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
         return to_logical(read(self.buffer, axes, idx), self.dtype)
 
 
@@ -45,7 +63,7 @@ class PadLeaf(Expr):
     begin: tuple[int, ...]
     value: float
 
-    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
         shifted = [e - b if b else e for e, b in zip(idx, self.begin)]
         return to_logical(read(self.buffer, axes, shifted, pad=self.value), self.dtype)
 
@@ -55,8 +73,8 @@ class Remap(Expr):
     child: Expr
     fn: Callable[[Index], Index]
 
-    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
-        return self.child.emit(axes, self.fn(idx))
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
+        return self.child.emit_shared(axes, self.fn(idx), memo)
 
 
 @dataclass
@@ -65,8 +83,10 @@ class Elementwise(Expr):
     fn: ScalarFn
     child_index: list[Callable[[Index], Index]]
 
-    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
-        values = [c.emit(axes, f(idx)) for c, f in zip(self.children, self.child_index)]
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
+        values = [
+            c.emit_shared(axes, f(idx), memo) for c, f in zip(self.children, self.child_index)
+        ]
         return self.fn(values)
 
 
@@ -76,7 +96,7 @@ class Computed(Expr):
 
     fn: Callable[[Sequence[str], Index], ir.Value]
 
-    def emit(self, axes: Sequence[str], idx: Index) -> ir.Value:
+    def _emit(self, axes: Sequence[str], idx: Index, memo: Memo) -> ir.Value:
         return self.fn(axes, idx)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from mlir import ir
 from mlir.dialects import arith
@@ -16,6 +17,8 @@ from .expr import Elementwise, Expr, Index, Leaf, block_over, read
 from .kernel import KernelBuilder, anchor
 from .reduce import is_half, rounded, widen
 from .scalar import const
+
+IndexFn = Callable[[Index, ir.AffineExpr], Index]
 
 
 def _dims(n: int) -> list[ir.AffineExpr]:
@@ -37,8 +40,26 @@ def _bias_epilogue(
     return Elementwise(acc.shape, dtype, [acc, b], fn, [lambda idx: idx, channel])
 
 
-@anchor("conv2d")
-def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+@dataclass
+class ConvLoops:
+    """The iteration space of a conv2d-like block and where it reads its two operands."""
+
+    axes: list[str]
+    kinds: str
+    extents: list[int]
+    x: ir.Value
+    x_idx: Index
+    w: ir.Value
+    w_idx: Index
+    out_map: str
+
+
+def conv_loops(
+    kb: KernelBuilder, op: ir.Operation, pad_value: float | int = 0, kernel_layout: str = ""
+) -> ConvLoops:
+    """Axes, extents and operand indices of `op` (conv2d or conv2d_integer, NCHW, blocked or
+    depthwise); a padded input is first copied with a border of `pad_value` into scratch.
+    `kernel_layout` replaces the op's for the geometry (weights packed further by the caller)."""
     a = kb.attrs(op)
     x_t, w_t, y_t = (
         kb.type_of(op.operands[0]),
@@ -46,7 +67,7 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         kb.type_of(op.results[0]),
     )
     xb = layout_block(str(a["data_layout"]), "NCHW")
-    ib, ob = kernel_blocks(str(a["kernel_layout"]))
+    ib, ob = kernel_blocks(kernel_layout or str(a["kernel_layout"]))
     yb = layout_block(str(a["out_layout"]), "NCHW")
     group = int(a["group"])  # type: ignore[arg-type]
     depthwise = bool(yb) and ib == 1 and group == x_t.shape[1] * xb == y_t.shape[1] * yb
@@ -59,8 +80,8 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         or depthwise
     ):
         raise DiagnosticError(
-            "graph-to-tp: blocked conv2d needs data block == kernel input block "
-            "and kernel output block == output block (or a depthwise conv with "
+            f"graph-to-tp: blocked {op.name.removeprefix('graph.')} needs data block == kernel "
+            "input block and kernel output block == output block (or a depthwise conv with "
             "OIHW1i<b>o weights)",
             op.location,
         )
@@ -70,10 +91,10 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     x = kb.buffer(op.operands[0])
     w = kb.buffer(op.operands[1])
     if pt or pl or pb or pr:
-        # Materialize the zero halo once, so the reduction reads without bounds checks.
+        # Materialize the halo once, so the reduction reads without bounds checks.
         rows = max(x_t.shape[2] + pt + pb, (oh_n - 1) * sh + (w_t.shape[2] - 1) * dh + 1)
         cols = max(x_t.shape[3] + pl + pr, (ow_n - 1) * sw + (w_t.shape[3] - 1) * dw + 1)
-        x = padded_copy(kb, x, x_t, pt, pl, rows, cols)
+        x = padded_copy(kb, x, x_t, pt, pl, rows, cols, pad_value)
         pt = pl = 0
     if depthwise:  # each output channel reads its own input channel: both operands are vectors
         axes = ["n", "ocb", "oh", "ow", "oc", "kh", "kw"]
@@ -114,6 +135,14 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         x_idx = [d["n"], channel, ih, iw]
         w_idx = [d["oc"], d["ic"], d["kh"], d["kw"]]
         out_map = "(n, oc, oh, ow)"
+    return ConvLoops(axes, kinds, extents, x, x_idx, w, w_idx, out_map)
+
+
+@anchor("conv2d")
+def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
+    y_t = kb.type_of(op.results[0])
+    yb = layout_block(str(kb.attrs(op)["out_layout"]), "NCHW")
+    loops = conv_loops(kb, op)
     half = is_half(ir.Type.parse(y_t.dtype))  # f16 / bf16: multiply and sum in f32, round once
     acc = (
         Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32")))
@@ -123,16 +152,16 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     blk = tp.block(
         acc.buffer,
         name=kb.name("conv2d"),
-        axes=axes,
-        kinds=kinds,
-        extents=extents,
-        out_map=out_map,
+        axes=loops.axes,
+        kinds=loops.kinds,
+        extents=loops.extents,
+        out_map=loops.out_map,
         combiner="add",
         init=0.0,
     )
     with ir.InsertionPoint(blk.body):
-        xv = read(x, axes, x_idx)
-        wv = read(w, axes, w_idx)
+        xv = read(loops.x, loops.axes, loops.x_idx)
+        wv = read(loops.w, loops.axes, loops.w_idx)
         tp.yield_(arith.MulFOp(*((widen(xv), widen(wv)) if half else (xv, wv))).result)
     if len(op.operands) < 3:
         return rounded(acc, y_t.dtype) if half else None
@@ -143,10 +172,17 @@ def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
 
 
 def padded_copy(
-    kb: KernelBuilder, x: ir.Value, x_t: TensorT, top: int, left: int, rows: int, cols: int
+    kb: KernelBuilder,
+    x: ir.Value,
+    x_t: TensorT,
+    top: int,
+    left: int,
+    rows: int,
+    cols: int,
+    value: float | int = 0,
 ) -> ir.Value:
-    """A scratch copy of `x` (NCHW or NCHW<n>c) with `top`/`left` zero rows/columns before and
-    enough after to make it rows x cols."""
+    """A scratch copy of `x` (NCHW or NCHW<n>c) with `top`/`left` rows/columns of `value` before
+    and enough after to make it rows x cols (`value` as the buffer's signless bits)."""
     shape = list(x_t.shape)
     shape[2], shape[3] = rows, cols
     buf = kb.temp(TensorT(tuple(shape), x_t.dtype))
@@ -154,7 +190,7 @@ def padded_copy(
     src = list(idx)
     src[2], src[3] = idx[2] - top, idx[3] - left
     with ir.InsertionPoint(blk.body):
-        tp.yield_(read(x, axes, src, pad=0.0))
+        tp.yield_(read(x, axes, src, pad=value))
     return buf
 
 
@@ -205,6 +241,27 @@ def _pending(value: Expr) -> Expr | None:
     return None if isinstance(value, Leaf) else value
 
 
+def matmul_indices(
+    a_shape: tuple[int, ...], b_shape: tuple[int, ...], y_shape: tuple[int, ...]
+) -> tuple[IndexFn, IndexFn]:
+    """numpy.matmul's operand indices (broadcast batch dims, 1-D operands) from the output's
+    spatial index and the contraction index."""
+    batch = len(y_shape) - (len(a_shape) > 1) - (len(b_shape) > 1)
+    zero = ir.AffineConstantExpr.get(0)
+
+    def batch_idx(t_shape: tuple[int, ...], s: Index) -> Index:
+        own = len(t_shape) - 2
+        return [zero if d == 1 else s[batch - own + i] for i, d in enumerate(t_shape[:own])]
+
+    def a_idx(s: Index, kk: ir.AffineExpr) -> Index:
+        return [kk] if len(a_shape) == 1 else batch_idx(a_shape, s) + [s[batch], kk]
+
+    def b_idx(s: Index, kk: ir.AffineExpr) -> Index:
+        return [kk] if len(b_shape) == 1 else batch_idx(b_shape, s) + [kk, s[-1]]
+
+    return a_idx, b_idx
+
+
 @anchor("matmul")
 def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     a_t, b_t, y_t = (
@@ -213,19 +270,7 @@ def matmul(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         kb.type_of(op.results[0]),
     )
     k = a_t.shape[-1]
-    batch = len(y_t.shape) - (a_t.rank > 1) - (b_t.rank > 1)
-    zero = ir.AffineConstantExpr.get(0)
-
-    def batch_idx(t_shape: tuple[int, ...], s: Index) -> Index:
-        own = len(t_shape) - 2
-        return [zero if d == 1 else s[batch - own + i] for i, d in enumerate(t_shape[:own])]
-
-    def a_idx(s: Index, kk: ir.AffineExpr) -> Index:
-        return [kk] if a_t.rank == 1 else batch_idx(a_t.shape, s) + [s[batch], kk]
-
-    def b_idx(s: Index, kk: ir.AffineExpr) -> Index:
-        return [kk] if b_t.rank == 1 else batch_idx(b_t.shape, s) + [kk, s[-1]]
-
+    a_idx, b_idx = matmul_indices(a_t.shape, b_t.shape, y_t.shape)
     return _pending(
         _contract(
             kb,

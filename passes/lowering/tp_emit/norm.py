@@ -4,8 +4,10 @@ Each reduces into small temporaries (one element per normalized slice, keepdims 
 returns the normalization itself as a pending elementwise expression, so that it is computed
 once, in the kernel's final block, together with any fused epilogue:
 
-* softmax / log_softmax: m = max(x), s = sum(exp(x - m)) along the axis (numerically stable
-  for any magnitude), then exp(x - m) / s or (x - m) - log(s).
+* softmax: m = max(x) along the axis (numerically stable for any magnitude), the output
+  written once as exp(x - m), s = its sum, then divided by s in place (exp once per element).
+* log_softmax (and f16 softmax, whose sum needs the f32 values): m = max(x),
+  s = sum(exp(x - m)), then (x - m) - log(s) or exp(x - m) / s.
 * layer_norm: mean, then the variance as the mean of (x - mean)^2 (two passes, no
   cancellation), then (x - mean) * rsqrt(var + epsilon) * scale (+ bias).
 * lrn: the sum of squares over the channel window (padded reads) is written to the output
@@ -25,7 +27,7 @@ from mlc.dialects.graph import TensorT
 
 from .expr import Elementwise, Expr, Index, Leaf, broadcast_index, read
 from .kernel import KernelBuilder, anchor
-from .reduce import reduce_block
+from .reduce import is_half, reduce_block
 from .scalar import const
 
 Remap = Callable[[Index], Index]
@@ -67,12 +69,40 @@ def _shifted(kb: KernelBuilder, op: ir.Operation) -> tuple[Leaf, Leaf, Leaf, Rem
 
 @anchor("softmax")
 def softmax(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
-    x, mx, total, at = _shifted(kb, op)
+    """m = max(x); out = exp(x - m) (written once); s = sum(out); out / s, applied in place by
+    the kernel's final block: exp is computed once per element, not in the sum and again."""
+    x_t = kb.type_of(op.operands[0])
+    if is_half(ir.Type.parse(x_t.dtype)):  # the sum needs the f32 exponentials: two-pass form
+        x, mx, total, at = _shifted(kb, op)
 
-    def fn(xs: list[ir.Value]) -> ir.Value:
-        return arith.DivFOp(m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result, xs[2]).result
+        def fn(xs: list[ir.Value]) -> ir.Value:
+            return arith.DivFOp(m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result, xs[2]).result
 
-    return Elementwise(x.shape, x.dtype, [x, mx, total], fn, [lambda idx: idx, at, at])
+        return Elementwise(x.shape, x.dtype, [x, mx, total], fn, [lambda idx: idx, at, at])
+    axis = _axis(kb, op, x_t.rank)
+    x = Leaf(x_t.shape, x_t.dtype, kb.buffer(op.operands[0]))
+    slice_t, at = _slices(x_t, [axis])
+    mx, total = _temp(kb, slice_t), _temp(kb, slice_t)
+    reduce_block(
+        kb, "softmax_max", mx.buffer, x_t.shape, [axis], True, "max", float("-inf"), x.emit
+    )
+    shifted = Elementwise(
+        x_t.shape,
+        x_t.dtype,
+        [x, mx],
+        lambda xs: m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result,
+        [lambda idx: idx, at],
+    )
+    kb.store(shifted, out, "softmax_exp")
+    e = Leaf(x_t.shape, x_t.dtype, out)
+    reduce_block(kb, "softmax_sum", total.buffer, x_t.shape, [axis], True, "add", 0.0, e.emit)
+    return Elementwise(
+        x_t.shape,
+        x_t.dtype,
+        [e, total],
+        lambda xs: arith.DivFOp(xs[0], xs[1]).result,
+        [lambda idx: idx, at],
+    )
 
 
 @anchor("log_softmax")

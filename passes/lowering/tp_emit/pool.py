@@ -59,7 +59,7 @@ def max_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     return None
 
 
-def _valid_count(
+def valid_count(
     o: ir.Value, stride: int, pad: int, dil: int, k: int, size: int, limit: int
 ) -> ir.Value:
     """Number of window taps kh in [0, k) whose position o*stride + kh*dil - pad is in range."""
@@ -98,8 +98,8 @@ def avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     def count(axes: list[str], idx: list[ir.AffineExpr]) -> ir.Value:
         oh, ow = affine_value(axes, idx[2]), affine_value(axes, idx[3])
         taps = arith.MulIOp(
-            _valid_count(oh, sh, off_h, dh, kh, h, lim_h),
-            _valid_count(ow, sw, off_w, dw, kw, w, lim_w),
+            valid_count(oh, sh, off_h, dh, kh, h, lim_h),
+            valid_count(ow, sw, off_w, dw, kw, w, lim_w),
         ).result
         as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), taps).result
         return arith.SIToFPOp(ir.Type.parse(y_t.dtype), as_int).result

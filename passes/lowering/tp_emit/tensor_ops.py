@@ -37,6 +37,15 @@ def _clamp(i: ir.Value, hi: int) -> ir.Value:
     return arith.MinSIOp(arith.MaxSIOp(i, _index(0)).result, _index(hi)).result
 
 
+def axis_position(raw: ir.Value, dim: int) -> ir.Value:
+    """An index read from an index tensor as a position along a dim of `dim` elements: negative
+    values count from the end, then clamp into [0, dim - 1] (out-of-range indices are undefined
+    in ONNX; clamping keeps the access inside the buffer)."""
+    i = arith.IndexCastOp(ir.IndexType.get(), raw).result
+    i = _select_lt(i, _index(0), arith.AddIOp(i, _index(dim)).result, i)
+    return _clamp(i, dim - 1)
+
+
 @anchor("gather")
 def gather(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     data_t, idx_t, y_t = (kb.type_of(v) for v in (op.operands[0], op.operands[1], op.results[0]))
@@ -47,12 +56,10 @@ def gather(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     indices = kb.expr(op.operands[1])
     blk, axes, idx = block_over(out, kb.name("gather"), y_t.shape)
     with ir.InsertionPoint(blk.body):
-        raw = indices.emit(axes, idx[axis : axis + idx_t.rank])
-        i = arith.IndexCastOp(ir.IndexType.get(), raw).result
-        i = _select_lt(i, _index(0), arith.AddIOp(i, _index(dim)).result, i)
+        i = axis_position(indices.emit(axes, idx[axis : axis + idx_t.rank]), dim)
         position = (
             [affine_value(axes, e) for e in idx[:axis]]
-            + [_clamp(i, dim - 1)]
+            + [i]
             + [affine_value(axes, e) for e in idx[axis + idx_t.rank :]]
         )
         tp.yield_(tp.load(data, position))

@@ -120,17 +120,17 @@ def test_old_softmax_on_constants_is_converted_not_folded() -> None:
 def test_unsupported_content_is_reported_at_once_before_converting() -> None:
     nodes = [
         helper.make_node("Relu", ["x"], ["a"]),
-        helper.make_node("TopK", ["a", "k"], ["v", "i"], name="topk1"),
-        helper.make_node("TopK", ["v", "k"], ["v2", "i2"], name="topk2"),
+        helper.make_node("Det", ["a"], ["v"], name="det1"),
+        helper.make_node("Det", ["v"], ["v2"], name="det2"),
         helper.make_node("FusedThing", ["v2"], ["f"], name="custom", domain="com.example"),
-        helper.make_node("ConstantOfShape", ["x_shape_input"], ["c"], name="cos"),
+        helper.make_node("NonZero", ["x_shape_input"], ["c"], name="nonzero"),
         helper.make_node("Softmax", ["f"], ["y"], name="old_softmax"),
     ]
     model = make_model(
         nodes,
         {"x": (np.float32, [4, 8]), "x_shape_input": (np.int64, [2])},
         ["y", "c"],
-        {"k": np.array([2], np.int64)},
+        None,
         opset=13,
         extra_opsets={"com.example": 1},
     )
@@ -138,14 +138,15 @@ def test_unsupported_content_is_reported_at_once_before_converting() -> None:
         from_onnx(model)
     message = str(info.value)
     assert message.startswith("the model uses 3 unsupported operator(s) in 4 node(s):")
-    assert "  ConstantOfShape (opset 13): supported only when its inputs are constant" in message
-    assert "  TopK (opset 13): no converter; nodes: topk1, topk2" in message
+    assert "  NonZero (opset 13): its output shape depends on its input values" in message
+    assert "  Det (opset 13): no converter; nodes: det1, det2" in message
     assert "  com.example.FusedThing (opset 1): no converter; nodes: custom" in message
 
 
 def test_subgraph_ops_are_reported() -> None:
+    """An unsupported op inside an If branch is reported with its scoped node name."""
     branch = helper.make_graph(
-        [helper.make_node("Identity", ["x"], ["o"])],
+        [helper.make_node("FusedThing", ["x"], ["o"], name="custom", domain="com.example")],
         "b",
         [],
         [helper.make_tensor_value_info("o", TensorProto.FLOAT, None)],
@@ -153,8 +154,16 @@ def test_subgraph_ops_are_reported() -> None:
     node = helper.make_node(
         "If", ["cond"], ["y"], name="branch", then_branch=branch, else_branch=branch
     )
-    model = make_model([node], {"cond": (np.bool_, []), "x": (np.float32, [2])}, ["y"])
-    with pytest.raises(UnsupportedOpError, match="If \\(opset 13\\): no converter; nodes: branch"):
+    model = make_model(
+        [node],
+        {"cond": (np.bool_, []), "x": (np.float32, [2])},
+        ["y"],
+        extra_opsets={"com.example": 1},
+    )
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"com.example.FusedThing \(opset 1\): no converter; nodes: branch/then#1/custom",
+    ):
         from_onnx(model)
 
 
@@ -204,12 +213,13 @@ def test_context_argument_is_used() -> None:
 def test_long_node_lists_are_shortened() -> None:
     nodes = [helper.make_node("Relu", ["x"], ["r0"])]
     nodes += [
-        helper.make_node("Hardmax", [f"r{i}"], [f"r{i + 1}"], name=f"h{i}") for i in range(10)
+        helper.make_node("StringNormalizer", [f"r{i}"], [f"r{i + 1}"], name=f"h{i}")
+        for i in range(10)
     ]
     model = make_model(nodes, {"x": (np.float32, [2, 3])}, ["r10"])
     with pytest.raises(
         UnsupportedOpError,
-        match=r"Hardmax \(opset 13\): no converter; nodes: h0, h1, h2, h3, "
+        match=r"StringNormalizer \(opset 13\): no converter; nodes: h0, h1, h2, h3, "
         r"h4, h5, h6, h7, \.\.\. \(10 nodes\)$",
     ):
         from_onnx(model)

@@ -7,7 +7,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 from helpers.onnx_testing import make_model, op_names, output_types, params_used, rand, run_mlc
-from mlc.errors import UnsupportedOpError
+from mlc.errors import InputShapeError, UnsupportedOpError
 from mlc.frontend import from_onnx
 
 
@@ -50,11 +50,14 @@ def test_shape_dict_overrides_static_dims() -> None:
 def test_shape_dict_errors() -> None:
     model = _dynamic_model()
     with pytest.raises(
-        ValueError,
-        match=r"shape_dict names \['w', 'zz'\], which are not graph inputs.*\['x', 'm'\]",
+        InputShapeError,
+        match=r"input shapes given for 'w', 'zz', which the model does not have as an input; "
+        r"its inputs are 'x', 'm'",
     ):
         from_onnx(model, shape_dict={"x": [1, 2, 8], "m": [1, 2, 4], "zz": [1], "w": [8, 4]})
-    with pytest.raises(ValueError, match="gives input 'x' rank 2 .* declares rank 3"):
+    with pytest.raises(
+        InputShapeError, match=r"'x' is given rank 2 .* declares rank 3 \[batch, seq, 8\]"
+    ):
         from_onnx(model, shape_dict={"x": [2, 8], "m": [1, 2, 4]})
 
 

@@ -77,12 +77,28 @@ def test_conv1d_runs_as_2d_with_unit_height() -> None:
     assert attrs(conv)["pads"] == (0, 1, 0, 2) and attrs(conv)["strides"] == (1, 2)
 
 
-def test_conv3d_is_rejected_with_the_node_name() -> None:
+def test_conv3d_is_conv_nd() -> None:
+    x = rand(1, 4, 5, 6, 7)
     model = node_model(
-        "Conv", {"x": rand(1, 2, 4, 4, 4)}, consts={"w": rand(2, 2, 1, 1, 1)}, opset=13
+        "Conv",
+        {"x": x},
+        consts={"w": rand(6, 2, 3, 1, 2, seed=1), "b": rand(6, seed=2)},
+        opset=13,
+        group=2,
+        strides=[2, 1, 1],
+        pads=[1, 0, 1, 1, 0, 0],
+        dilations=[1, 1, 2],
     )
+    module = check_numerics(model, {"x": x}, rtol=1e-5, atol=1e-5)
+    conv = the_op(module, "graph.conv_nd")
+    assert attrs(conv)["pads"] == (1, 0, 1, 1, 0, 0) and attrs(conv)["group"] == 2
+    assert result_type(conv).shape == (1, 6, 3, 6, 6)
+
+
+def test_conv_of_a_rank_2_input_is_rejected_with_the_node_name() -> None:
+    model = node_model("Conv", {"x": rand(2, 4)}, consts={"w": rand(2, 4)}, opset=13)
     with pytest.raises(
-        UnsupportedOpError, match=r"Conv node 'conv_node' \(opset 13\): only 1-D and 2-D"
+        UnsupportedOpError, match=r"Conv node 'conv_node' \(opset 13\): the input must be"
     ):
         from_onnx(model)
 

@@ -1,0 +1,128 @@
+"""GEMM-shaped kernels: mlc vs onnxruntime vs numpy (OpenBLAS, one thread), one process.
+
+    OPENBLAS_NUM_THREADS=1 python bench/bench_gemm.py               # every shape, 1 thread
+    python bench/bench_gemm.py dense_vit --threads 2 --rounds 5
+
+Shapes: a ViT-S MLP dense layer with constant weights, the attention products Q.K^T and P.V
+(6 heads, 197 tokens, head dim 64) of two activations, a BERT-base dense layer (seq 128), and a
+square 512 matmul. Each peer runs `--number` timed calls per round after one untimed call, the
+rounds alternate, and the figure is the median; GFLOP/s = 2*M*N*K*batch / time. The ratio is
+onnxruntime time / mlc time (> 1: mlc faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads OpenBLAS
+
+import numpy as np  # noqa: E402
+
+import mlc  # noqa: E402
+from mlc.runtime import GraphModule  # noqa: E402
+from mlc.runtime.benchmark import time_function  # noqa: E402
+
+# name: (batch dims, M, K, N, B is a constant, B transposed)
+SHAPES = {
+    "dense_vit": ((), 197, 384, 1536, True, False),
+    "dense_bert": ((), 128, 768, 3072, True, False),
+    "qk_t": ((6,), 197, 64, 197, False, True),
+    "pv": ((6,), 197, 197, 64, False, False),
+    "square512": ((), 512, 512, 512, False, False),
+}
+SETTLE_S = 0.3
+
+
+def model(batch: tuple[int, ...], m: int, k: int, n: int, const_b: bool, trans_b: bool):  # type: ignore[no-untyped-def]
+    from onnx import TensorProto, helper, numpy_helper
+
+    a_shape, b_shape = [*batch, m, k], [*batch, n, k] if trans_b else [*batch, k, n]
+    rng = np.random.default_rng(0)
+    nodes, inits = [], []
+    inputs = [helper.make_tensor_value_info("a", TensorProto.FLOAT, a_shape)]
+    if const_b:
+        w = rng.standard_normal(b_shape).astype(np.float32) * 0.05
+        inits.append(numpy_helper.from_array(w, "b"))
+    else:
+        inputs.append(helper.make_tensor_value_info("b", TensorProto.FLOAT, b_shape))
+    b = "b"
+    if trans_b:
+        perm = [*range(len(batch)), len(batch) + 1, len(batch)]
+        nodes.append(helper.make_node("Transpose", ["b"], ["bt"], perm=perm))
+        b = "bt"
+    nodes.append(helper.make_node("MatMul", ["a", b], ["y"]))
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT, [*batch, m, n])
+    graph = helper.make_graph(nodes, "gemm", inputs, [out], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def bench(name: str, threads: int, rounds: int, number: int) -> dict[str, float]:
+    import onnxruntime as ort
+
+    batch, m, k, n, const_b, trans_b = SHAPES[name]
+    proto = model(batch, m, k, n, const_b, trans_b)
+    module, params = mlc.from_onnx(proto)
+    gm = GraphModule(mlc.build(module, params, threads=threads).jit())
+    rng = np.random.default_rng(1)
+    feeds = {i.name: rng.standard_normal(i.shape).astype(np.float32) for i in _inputs(proto)}
+    for key, value in feeds.items():
+        gm.set_input(key, value)
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    sess = ort.InferenceSession(proto.SerializeToString(), opts)
+    b_np = params["b"] if const_b else feeds["b"]
+    b_np = np.swapaxes(b_np, -1, -2) if trans_b else b_np
+    a_np = feeds["a"]
+    gm.run()
+    want = a_np @ b_np
+    err = float(np.max(np.abs(gm.get_output(0) - want)) / (np.max(np.abs(want)) + 1e-30))
+    peers = {
+        "mlc": gm.run,
+        "onnxruntime": lambda: sess.run(None, feeds),
+        "numpy": lambda: np.matmul(a_np, b_np),
+    }
+    samples: dict[str, list[float]] = {p: [] for p in peers}
+    for _ in range(rounds):
+        for peer, fn in peers.items():
+            time.sleep(SETTLE_S)
+            samples[peer] += time_function(fn, number=1, repeat=number, warmup=1).samples
+    flops = 2.0 * m * n * k * int(np.prod(batch or (1,)))
+    out = {f"{p}_ms": float(np.median(s)) * 1e3 for p, s in samples.items()}
+    out.update({f"{p}_gflops": flops / float(np.median(s)) / 1e9 for p, s in samples.items()})
+    out["ratio"] = out["onnxruntime_ms"] / out["mlc_ms"]
+    out["rel_err"] = err
+    return out
+
+
+def _inputs(proto):  # type: ignore[no-untyped-def]
+    class Input:
+        def __init__(self, value) -> None:  # type: ignore[no-untyped-def]
+            self.name = value.name
+            self.shape = [d.dim_value for d in value.type.tensor_type.shape.dim]
+
+    return [Input(i) for i in proto.graph.input]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("shapes", nargs="*", default=list(SHAPES))
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--number", type=int, default=10)
+    args = parser.parse_args()
+    print("| kernel | threads | mlc ms | GF/s | ort ms | GF/s | numpy ms | GF/s | ort/mlc | err |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name in args.shapes:
+        r = bench(name, args.threads, args.rounds, args.number)
+        print(
+            f"| {name} | {args.threads} | {r['mlc_ms']:.3f} | {r['mlc_gflops']:.0f} | "
+            f"{r['onnxruntime_ms']:.3f} | {r['onnxruntime_gflops']:.0f} | {r['numpy_ms']:.3f} | "
+            f"{r['numpy_gflops']:.0f} | {r['ratio']:.2f} | {r['rel_err']:.1e} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,94 @@
+"""Several mlc pass pipelines and onnxruntime on one model, in one process, alternating rounds.
+
+    python bench/compare_pipelines.py resnet18 distilbert --pipeline avx512=vector-bits=512,...
+
+Each `--pipeline LABEL=SPEC` is either a full pass-pipeline string (`builtin.module(...)`) or
+`vector-bits=B,max-accumulators=A,layout-block=L`, which fills the mlc-default stages with those
+knobs (`default` is always measured: mlc-default). One thread. Every peer's outputs are checked
+against onnxruntime (max relative error) before timing; the timing method is bench_models.py's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import pathlib
+import sys
+import time
+
+import numpy as np
+
+import mlc
+from mlc.runtime import GraphModule
+from mlc.runtime.benchmark import time_function
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+import bench_models  # noqa: E402  (sibling scripts, not a package)
+import modern_models  # noqa: E402
+
+KNOB_PIPELINE = (
+    "builtin.module(graph-verify,graph-simplify,graph-fold-constants,"
+    "graph-alter-layout{{block={layout_block}}},graph-simplify,graph-fold-constants,mlc-cse,"
+    "mlc-dce,graph-fuse{{max-group-size=32}},graph-to-tp,"
+    "tp-default-schedule{{threads=1 vector-bits={vector_bits} "
+    "max-accumulators={max_accumulators}}},"
+    "tp-verify,tp-to-loops{{threads=1}},func.func(canonicalize,cse),lower-to-llvm{{threads=1}})"
+)
+
+
+def pipeline_text(spec: str) -> str:
+    if spec.startswith("builtin.module("):
+        return spec
+    knobs = {"vector_bits": 256, "max_accumulators": 14, "layout_block": 8}
+    for item in spec.split(","):
+        key, _, value = item.partition("=")
+        knobs[key.strip().replace("-", "_")] = int(value)
+    return KNOB_PIPELINE.format(**knobs)
+
+
+def compare(name: str, pipelines: dict[str, str], rounds: int, number: int) -> dict[str, float]:
+    model = bench_models.load_model(name)
+    feed = modern_models.input_feed(model)
+    session = bench_models._ort_session(model, 1)
+    want = session.run(None, feed)
+    peers = {"ort": lambda: session.run(None, feed)}
+    for label, text in pipelines.items():
+        module, params = mlc.from_onnx(model)
+        options = {"pipeline": text} if text else {}
+        gm = GraphModule(mlc.build(module, params, threads=1, **options).jit())
+        for input_name, value in feed.items():
+            gm.set_input(input_name, value)
+        gm.run()
+        got = [gm.get_output(i) for i in range(gm.get_num_outputs())]
+        print(f"{name} {label}: max rel. error {bench_models.max_rel_error(got, want):.1e}")
+        peers[label] = gm.run
+    samples: dict[str, list[float]] = {label: [] for label in peers}
+    for _ in range(rounds):
+        for label, fn in peers.items():
+            samples[label] += time_function(fn, number=1, repeat=number, warmup=1).samples
+            time.sleep(bench_models.SETTLE_S)
+    return {label: 1e3 * float(np.median(s)) for label, s in samples.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="+")
+    parser.add_argument("--pipeline", action="append", default=[], metavar="LABEL=SPEC")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--number", type=int, default=5)
+    args = parser.parse_args()
+    pipelines = {"default": ""}
+    for item in args.pipeline:
+        label, _, spec = item.partition("=")
+        pipelines[label] = pipeline_text(spec)
+    headers = " | ".join(f"{p} (ms, ratio)" for p in pipelines)
+    print(f"| model | onnxruntime (ms) | {headers} |")
+    print("|---|---|" + "---|" * len(pipelines))
+    for name in args.models:
+        ms = compare(name, pipelines, args.rounds, args.number)
+        cells = " | ".join(f"{ms[p]:.1f} ({ms['ort'] / ms[p]:.2f})" for p in pipelines)
+        print(f"| {name} | {ms['ort']:.1f} | {cells} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,192 @@
+"""graph-fuse's partition of a function's ops into single-result fusion groups, in two steps.
+
+1. Chains, in block order: an elementwise or injective op joins the group of an operand that
+   is the group's output and has no other use, when the group's kind allows it (after a
+   conv/matmul/pool/reduction: same-shape elementwise ops only, applied to the anchor's output
+   tile). Any other op starts a group; opaque ops (constants) join none.
+2. Diamonds, from the last group to the first: a group whose output is used only by other
+   groups (x and sigmoid(x) -> mul, GELU's branches) merges with all of them when the union
+   still has a single value used outside it (its last op's result), at most `max_size` ops,
+   one anchor at most (the first op), and every value that becomes internal is read by
+   elementwise ops of its own shape: at its own index, so the kernel evaluates it once per
+   element (in a register) and never recomputes it. Consumers are settled before their
+   producers, so one pass finds chains of diamonds (SiLU after SiLU after a conv).
+
+Both steps visit each op and each use a bounded number of times: linear in the function's size
+for a fixed `max_size`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from mlc.dialects.attrs import tensor_t
+from mlc.dialects.graph import FusionKind, op_kind
+from mlc.dialects.walk import defining_op
+
+FUSIBLE: tuple[FusionKind, ...] = ("elemwise", "injective")
+"""Kinds that may join a group; every other kind starts one (or, when opaque, none)."""
+
+
+@dataclass(eq=False)
+class Group:
+    """Ops of one kernel, in block order; the last op's result is its only value used outside.
+    `root`: the kind of the op that started it (a group with a conv/matmul/pool/reduction has
+    one, which no other op of the group feeds)."""
+
+    root: FusionKind
+    ops: list[ir.Operation] = field(default_factory=list)
+
+    @property
+    def output(self) -> ir.Value:
+        return self.ops[-1].results[0]
+
+
+def _shape(v: ir.Value) -> tuple[int, ...] | None:
+    t = tensor_t(v.type)
+    return None if t is None else tuple(t.shape)
+
+
+def _users(v: ir.Value) -> list[ir.Operation]:
+    return [use.owner.operation for use in v.uses]
+
+
+class Partitioner:
+    """Partition of one block's ops into groups of at most `max_size` ops; `diamonds`: whether
+    groups merge across values with several uses (step 2)."""
+
+    def __init__(self, max_size: int, diamonds: bool = True) -> None:
+        self.max_size = max_size
+        self.diamonds = diamonds
+        self._position: dict[ir.Operation, int] = {}
+        self._identity: dict[ir.Value, bool] = {}
+
+    def run(self, ops: Sequence[ir.Operation]) -> list[Group]:
+        self._position = {op: i for i, op in enumerate(ops)}
+        groups = self._chains(ops)
+        if self.diamonds and self.max_size > 1:
+            groups = self._merge_diamonds(groups)
+        return groups
+
+    # -- step 1: chains --------------------------------------------------------------------
+    def _chains(self, ops: Sequence[ir.Operation]) -> list[Group]:
+        group_of: dict[ir.Operation, Group] = {}
+        groups: list[Group] = []
+        for op in ops:
+            kind = op_kind(op)
+            if kind == "opaque":
+                continue
+            target = self._chain_target(op, kind, group_of)
+            if target is None:
+                target = Group(kind)
+                groups.append(target)
+            target.ops.append(op)
+            group_of[op] = target
+        return groups
+
+    def _chain_target(
+        self, op: ir.Operation, kind: FusionKind, group_of: dict[ir.Operation, Group]
+    ) -> Group | None:
+        if kind not in FUSIBLE or self.max_size == 1:
+            return None
+        for v in op.operands:
+            owner = defining_op(v)
+            group = group_of.get(owner) if owner is not None else None
+            if group is None or group.output != v or len(list(v.uses)) != 1:
+                continue
+            if len(group.ops) >= self.max_size:
+                continue
+            if group.root in FUSIBLE or self._epilogue_op(op, group):
+                return group
+        return None
+
+    @staticmethod
+    def _epilogue_op(op: ir.Operation, group: Group) -> bool:
+        """Whether `op` may join the conv/matmul/pool/reduction of `group`: an elementwise op
+        of its output's shape, which the lowering applies to the kernel's output tile (in place
+        when the type is kept; an int8 requantization of an i32 accumulator changes it)."""
+        anchor = next(o for o in group.ops if op_kind(o) not in FUSIBLE)
+        shape = _shape(anchor.results[0])
+        return op_kind(op) == "elemwise" and shape is not None and _shape(op.results[0]) == shape
+
+    # -- step 2: diamonds ------------------------------------------------------------------
+    def _merge_diamonds(self, groups: list[Group]) -> list[Group]:
+        group_of = {op: g for g in groups for op in g.ops}
+        live = set(groups)
+        for producer in sorted(groups, key=self._end, reverse=True):
+            if producer not in live:
+                continue
+            consumers = self._consumers(producer, group_of)
+            plan = None if consumers is None else self._plan(producer, consumers)
+            if plan is None:
+                continue
+            merged, rests = plan
+            for g in [producer, *consumers]:
+                live.discard(g)
+            for g in [merged, *rests]:
+                live.add(g)
+                for op in g.ops:
+                    group_of[op] = g
+        return sorted(live, key=lambda g: self._position[g.ops[0]])
+
+    def _end(self, group: Group) -> int:
+        return self._position[group.ops[-1]]
+
+    @staticmethod
+    def _consumers(producer: Group, group_of: dict[ir.Operation, Group]) -> list[Group] | None:
+        """The groups using `producer`'s output; None when an op in no group (a return, an
+        opaque op) uses it too."""
+        out: list[Group] = []
+        for user in _users(producer.output):
+            group = group_of.get(user)
+            if group is None or group is producer:
+                return None
+            if group not in out:
+                out.append(group)
+        return out or None
+
+    def _plan(self, producer: Group, consumers: list[Group]) -> tuple[Group, list[Group]] | None:
+        """The merged group and what stays of the consumers, or None when they cannot merge.
+        After an anchor, a consumer contributes its leading epilogue ops and keeps the rest
+        (the layout transform after a conv's SiLU stays a kernel of its own, as before)."""
+        if any(g.root not in FUSIBLE for g in consumers):
+            return None  # an anchor starts its kernel: no prologue before it
+        members: list[list[ir.Operation]] = [producer.ops]
+        rests: list[Group] = []
+        for g in consumers:
+            k = len(g.ops)
+            if producer.root not in FUSIBLE:
+                k = next(
+                    (i for i, op in enumerate(g.ops) if not self._epilogue_op(op, producer)), k
+                )
+            if k == 0:
+                return None
+            members.append(g.ops[:k])
+            if k < len(g.ops):
+                rests.append(Group(op_kind(g.ops[k]), g.ops[k:]))
+        ops = sorted((op for m in members for op in m), key=self._position.__getitem__)
+        if len(ops) > self.max_size:
+            return None
+        inside = set(ops)
+        if any(not set(_users(op.results[0])) <= inside for op in ops[:-1]):
+            return None  # one result leaves the group: the last op's
+        # What each member passed to the others is now evaluated inside one expression.
+        boundaries = {m[-1].results[0] for m in members} - {ops[-1].results[0]}
+        if not all(self._read_in_place(v) for v in boundaries):
+            return None
+        return Group(producer.root, ops), rests
+
+    def _read_in_place(self, v: ir.Value) -> bool:
+        """Whether every user of `v` is an elementwise op of `v`'s shape (reads it at the
+        element it computes)."""
+        ok = self._identity.get(v)
+        if ok is None:
+            shape = _shape(v)
+            ok = shape is not None and all(
+                op_kind(u) == "elemwise" and _shape(u.results[0]) == shape for u in _users(v)
+            )
+            self._identity[v] = ok
+        return ok

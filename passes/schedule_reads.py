@@ -1,0 +1,131 @@
+"""What the reads of a tp.block say about how to vectorize and tile it: which output axis is
+contiguous, which axes the vector operands depend on (columns), which they do not (rows of a
+register tile), which only they depend on (companions), which axis to gather along.
+
+Shared by the default schedule and the tuner's knob spaces.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from mlc.dialects.tp import BlockView
+from mlc.dialects.tp.affine import linear_coeff
+from mlc.dialects.walk import walk
+
+
+def elem_bytes(view: BlockView) -> int:
+    return getattr(ir.MemRefType(view.out.type).element_type, "width", 32) // 8
+
+
+def lanes_of(elem: ir.Type, width_bits: int) -> int:
+    """Vector lanes for an output element type; 8-bit outputs (int8 tensors, bools) take 16
+    lanes, a 16-byte store: what computes them is mostly wider (the f32 math of a quantize)."""
+    bits = getattr(elem, "width", 0)
+    if bits == 8:
+        return width_bits // 16
+    return width_bits // bits if bits in (16, 32, 64) else 0
+
+
+def vector_axis(view: BlockView) -> str | None:
+    """The spatial axis that walks the output's last dim with unit stride, if any."""
+    amap = view.out_map
+    if not amap.results:
+        return None
+    last = amap.results[-1].maybe_downcast()
+    if not isinstance(last, ir.AffineDimExpr):
+        return None
+    axis = view.axes[last.position]
+    return axis if view.kinds[last.position] == "S" else None
+
+
+def reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
+    pos = view.axes.index(axis)
+    maps = []
+    for op in walk(view.op):
+        if op.name in ("tp.read", "tp.read_padded"):
+            amap = ir.AffineMapAttr(op.attributes["map"]).value
+            if any(linear_coeff(e, pos) != 0 for e in amap.results):
+                maps.append(amap)
+    return maps
+
+
+def row_axis(view: BlockView, vec: str) -> str | None:
+    """A spatial axis no vector read depends on, with the largest extent (> 1)."""
+    vector_reads = reads_using(view, vec)
+    best = None
+    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
+        if kind != "S" or axis == vec or extent < 2:
+            continue
+        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results):
+            continue
+        if best is None or extent >= view.extents[view.axes.index(best)]:
+            best = axis
+    return best
+
+
+def companion_axis(view: BlockView, vec: str) -> str | None:
+    """A spatial axis only the vector reads depend on (a conv's output-channel block index):
+    unrolling it gives each broadcast operand more vector FMAs."""
+    vector_reads = reads_using(view, vec)
+    all_reads = [
+        ir.AffineMapAttr(op.attributes["map"]).value
+        for op in walk(view.op)
+        if op.name in ("tp.read", "tp.read_padded")
+    ]
+    other_reads = [m for m in all_reads if m not in vector_reads]
+    for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
+        if kind != "S" or axis == vec or extent % 2:
+            continue
+        used_by_vector = any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results)
+        used_by_other = any(linear_coeff(e, i) != 0 for m in other_reads for e in m.results)
+        if used_by_vector and not used_by_other and other_reads:
+            return axis
+    return None
+
+
+def vector_only_axes(view: BlockView, vec: str) -> set[str]:
+    """Spatial axes the vector reads depend on and the other reads do not (vec included)."""
+    vector_reads = reads_using(view, vec)
+    others = [
+        ir.AffineMapAttr(op.attributes["map"]).value
+        for op in walk(view.op)
+        if op.name in ("tp.read", "tp.read_padded")
+    ]
+    others = [m for m in others if m not in vector_reads]
+    out = set()
+    for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
+        if kind != "S":
+            continue
+        if any(linear_coeff(e, i) != 0 for m in vector_reads for e in m.results) and not any(
+            linear_coeff(e, i) != 0 for m in others for e in m.results
+        ):
+            out.add(axis)
+    return out
+
+
+def shares_index(view: BlockView, a: str, b: str) -> bool:
+    """Whether some read index depends on both axes (e.g. `ow + kw`)."""
+    ia, ib = view.axes.index(a), view.axes.index(b)
+    for op in walk(view.op):
+        if op.name in ("tp.read", "tp.read_padded"):
+            for e in ir.AffineMapAttr(op.attributes["map"]).value.results:
+                if linear_coeff(e, ia) != 0 and linear_coeff(e, ib) != 0:
+                    return True
+    return False
+
+
+def gather_axis(view: BlockView, lanes: int) -> str | None:
+    """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
+    reads = sum(1 for op in walk(view.op) if op.name in ("tp.read", "tp.read_padded"))
+    best: tuple[int, int, str] | None = None
+    for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
+        if kind != "S" or extent % lanes:
+            continue
+        gathered = len(reads_using(view, axis))
+        if gathered >= reads:
+            continue  # nothing is reused across lanes: gathers would only add work
+        key = (-gathered, extent, axis)
+        if best is None or key > best:
+            best = key
+    return best[2] if best else None

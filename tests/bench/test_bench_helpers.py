@@ -1,0 +1,121 @@
+"""The benchmark scripts' helpers: input feeds, error metric, failure rows, kernels, pipelines.
+
+The scripts in bench/ are not a package; pytest puts their folder on the path. Nothing here times
+anything or needs torch.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+onnx = pytest.importorskip("onnx")
+import bench_models  # noqa: E402
+import compare_pipelines  # noqa: E402
+import modern_models  # noqa: E402
+import profile_kernels  # noqa: E402
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+import mlc  # noqa: E402
+
+
+def _model(nodes, inputs, outputs, initializers=()):  # type: ignore[no-untyped-def]
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(initializers))
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_input_feed_follows_the_recorded_specs() -> None:
+    model = _model(
+        [helper.make_node("Identity", ["ids"], ["y"])],
+        [helper.make_tensor_value_info("ids", TensorProto.INT64, [1, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.INT64, [1, 8])],
+    )
+    specs = {
+        "ids": {"dtype": "int64", "shape": [1, 8], "fill": "randint", "high": 5},
+        "mask": {"dtype": "int64", "shape": [1, 8], "fill": "ones"},
+        "x": {"dtype": "float32", "shape": [2, 3], "fill": "normal"},
+    }
+    entry = model.metadata_props.add()
+    entry.key, entry.value = modern_models.INPUTS_KEY, json.dumps(specs)
+    feed = modern_models.input_feed(model)
+    assert feed["ids"].dtype == np.int64 and feed["ids"].shape == (1, 8)
+    assert 0 <= feed["ids"].min() and feed["ids"].max() < 5
+    np.testing.assert_array_equal(feed["mask"], np.ones((1, 8), np.int64))
+    assert feed["x"].dtype == np.float32 and feed["x"].shape == (2, 3)
+    np.testing.assert_array_equal(modern_models.input_feed(model)["x"], feed["x"])  # seeded
+
+
+def test_input_feed_without_specs_skips_initializers() -> None:
+    weight = numpy_helper.from_array(np.ones((4, 2), np.float32), "w")
+    model = _model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"])],
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4]),
+            helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, 2]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 2])],
+        [weight],
+    )
+    feed = modern_models.input_feed(model)
+    assert list(feed) == ["x"] and feed["x"].shape == (3, 4)
+
+
+def test_max_rel_error_is_over_all_outputs() -> None:
+    want = [np.array([1.0, -4.0], np.float32), np.array([10.0], np.float32)]
+    got = [np.array([1.0, -3.0], np.float32), np.array([10.5], np.float32)]
+    assert bench_models.max_rel_error(got, want) == pytest.approx(0.25)
+
+
+def test_failed_rows_print_their_one_line_error_once() -> None:
+    error = bench_models.one_line(ValueError("first line\n  second line\n"))
+    assert error == "ValueError: first line | second line"
+    rows = [{"model": "m", "threads": t, "status": "import failed", "error": error} for t in (1, 2)]
+    text = bench_models.markdown(rows, "cmd")
+    assert text.count("| m | 1 | import failed |") == 1
+    assert text.count("- m, import failed: `ValueError: first line | second line`") == 1
+
+
+def test_suites_do_not_overlap() -> None:
+    modern, holdout = modern_models.suite_names("modern"), modern_models.suite_names("holdout")
+    assert len(modern) >= 8 and 5 <= len(holdout) <= 7 and not set(modern) & set(holdout)
+
+
+def test_kernels_are_classified_with_their_work() -> None:
+    weight = numpy_helper.from_array(np.ones((64, 48), np.float32), "w")
+    model = _model(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["h"]),
+            helper.make_node("Erf", ["h"], ["e"]),
+            helper.make_node("Add", ["e", "h"], ["y"]),
+            helper.make_node("Transpose", ["y"], ["t"], perm=[1, 0]),
+            helper.make_node("Sigmoid", ["t"], ["s"]),
+            helper.make_node("Mul", ["s", "t"], ["z"]),
+        ],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [10, 64])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [48, 10])],
+        [weight],
+    )
+    module, params = mlc.from_onnx(model)
+    mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
+    infos = {name: info for name, _, calls, info in profile_kernels.kernel_modules(module)}
+    # The matmul's output has two uses (erf, add), so erf stays out of its epilogue.
+    assert sorted(infos) == ["fused_erf_add_transpose_1", "fused_matmul_0", "fused_sigmoid_mul_2"]
+    gemm = infos["fused_matmul_0"]
+    assert (gemm.category, gemm.detail, gemm.gemm) == (
+        "gemm",
+        "matmul 1x[10x64]x[64x48]",
+        (1, 10, 64, 48),
+    )
+    assert gemm.flops == 2.0 * 10 * 64 * 48 and gemm.bytes == 4 * (10 * 64 + 64 * 48 + 10 * 48)
+    silu = infos["fused_sigmoid_mul_2"]
+    assert (silu.category, silu.detail, silu.elements) == ("transcendental", "sigmoid+mul", 480)
+    assert infos["fused_erf_add_transpose_1"].category == "transcendental"
+
+
+def test_knob_pipelines_parse() -> None:
+    text = compare_pipelines.pipeline_text("vector-bits=512,max-accumulators=28,layout-block=16")
+    assert "vector-bits=512" in text and "graph-alter-layout{block=16}" in text
+    mlc.PassManager.parse(text)
+    assert compare_pipelines.pipeline_text("builtin.module(mlc-dce)") == "builtin.module(mlc-dce)"

@@ -1,0 +1,174 @@
+"""Quantized models built and calibrated here (no downloads), compiled by mlc, compared with
+onnxruntime's int8 execution (ORT_ENABLE_ALL: its QDQ fusions and int8 kernels).
+
+- A small CNN (conv-relu, strided conv-relu, max-pool, global average pool, Gemm) and an MLP
+  (MatMul+Add, Relu, Gemm), quantized by `quantize_static` in QDQ format with per-channel int8
+  weights and uint8 activations: mlc runs every conv / matmul / Gemm as an integer kernel
+  (graph-fuse-qdq; checked on the IR). The outputs are dequantized int8 values; they must lie
+  within one output quantization step of onnxruntime's. Where they differ, onnxruntime's own
+  float rounding is why: its requantization multiplies in f32 (mlc: the exact f64 product), and
+  its QLinearGlobalAveragePool rounds the mean its own way (mlc: the float mean of the
+  dequantized values, then QuantizeLinear, as the QDQ graph says).
+- The MLP quantized by `quantize_dynamic` (DynamicQuantizeLinear + MatMulInteger): integer
+  matrix products, float scaling after them; equal to float rounding (rtol 1e-5).
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import mlc
+from helpers.onnx_testing import import_model, run_compiled
+
+ort = pytest.importorskip("onnxruntime")
+quantization = pytest.importorskip("onnxruntime.quantization")
+
+
+def _model(nodes: list[Any], shape: list[int], out: str, inits: dict[str, np.ndarray]) -> Any:
+    graph = helper.make_graph(
+        nodes,
+        "float",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
+        [helper.make_tensor_value_info(out, TensorProto.FLOAT, None)],
+        [numpy_helper.from_array(a.astype(np.float32), n) for n, a in inits.items()],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+def small_cnn(rng: np.random.Generator) -> tuple[Any, list[int]]:
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        n("Relu", ["c1"], ["r1"]),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1], strides=[2, 2]),
+        n("Relu", ["c2"], ["r2"]),
+        n("MaxPool", ["r2"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        n("GlobalAveragePool", ["p"], ["g"]),
+        n("Flatten", ["g"], ["f"]),
+        n("Gemm", ["f", "w3", "b3"], ["y"], transB=1),
+    ]
+    inits = {
+        "w1": rng.standard_normal((16, 3, 3, 3)) * 0.3,
+        "b1": rng.standard_normal(16) * 0.1,
+        "w2": rng.standard_normal((32, 16, 3, 3)) * 0.1,
+        "b2": rng.standard_normal(32) * 0.1,
+        "w3": rng.standard_normal((10, 32)) * 0.3,
+        "b3": rng.standard_normal(10) * 0.1,
+    }
+    return _model(nodes, [1, 3, 16, 16], "y", inits), [1, 3, 16, 16]
+
+
+def small_mlp(rng: np.random.Generator) -> tuple[Any, list[int]]:
+    n = helper.make_node
+    nodes = [
+        n("MatMul", ["x", "w1"], ["h"]),
+        n("Add", ["h", "b1"], ["h1"]),
+        n("Relu", ["h1"], ["r"]),
+        n("Gemm", ["r", "w2", "b2"], ["y"]),
+    ]
+    inits = {
+        "w1": rng.standard_normal((64, 48)) * 0.2,
+        "b1": rng.standard_normal(48) * 0.1,
+        "w2": rng.standard_normal((48, 10)) * 0.2,
+        "b2": rng.standard_normal(10) * 0.1,
+    }
+    return _model(nodes, [4, 64], "y", inits), [4, 64]
+
+
+def quantize_static(
+    model: Any, shape: list[int], rng: np.random.Generator, tmp: pathlib.Path
+) -> Any:
+    class Reader(quantization.CalibrationDataReader):  # type: ignore[misc]
+        def __init__(self) -> None:
+            batches = [{"x": rng.standard_normal(shape).astype(np.float32)} for _ in range(8)]
+            self.batches = iter(batches)
+
+        def get_next(self) -> dict[str, np.ndarray] | None:
+            return next(self.batches, None)
+
+    onnx.save(model, tmp / "float.onnx")
+    quantization.quantize_static(
+        str(tmp / "float.onnx"),
+        str(tmp / "qdq.onnx"),
+        Reader(),
+        quant_format=quantization.QuantFormat.QDQ,
+        per_channel=True,
+        activation_type=quantization.QuantType.QUInt8,
+        weight_type=quantization.QuantType.QInt8,
+    )
+    return onnx.load(tmp / "qdq.onnx")
+
+
+def ort_int8(model: Any, x: np.ndarray) -> np.ndarray:
+    options = ort.SessionOptions()
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(
+        model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
+    return session.run(None, {"x": x})[0]
+
+
+def output_step(model: Any) -> float:
+    """The scale of the last DequantizeLinear: one step of the int8 output."""
+    last = [n for n in model.graph.node if n.op_type == "DequantizeLinear"][-1]
+    inits = {i.name: i for i in model.graph.initializer}
+    return float(numpy_helper.to_array(inits[last.input[1]]))
+
+
+def integer_kernels(model: Any) -> list[str]:
+    """The conv / matmul ops left after graph-fuse-qdq (and folding) on the imported model."""
+    module, params = import_model(model)
+    pm = mlc.PassManager.parse("builtin.module(graph-fuse-qdq,graph-fold-constants,mlc-dce)")
+    pm.run(module, params=params)
+    text = str(module)
+    kinds = ("conv2d", "conv2d_integer", "matmul", "matmul_integer", "dense")
+    return [k for k in kinds for _ in range(text.count(f'"graph.{k}"'))]
+
+
+@pytest.mark.parametrize("build", [small_cnn, small_mlp], ids=["cnn", "mlp"])
+def test_static_qdq_per_channel(build: Any, tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(0)
+    model, shape = build(rng)
+    qdq = quantize_static(model, shape, rng, tmp_path)
+    kernels = integer_kernels(qdq)
+    expected = (
+        ["conv2d_integer"] * 2 + ["matmul_integer"]
+        if build is small_cnn
+        else ["matmul_integer"] * 2
+    )
+    assert sorted(kernels) == sorted(expected), kernels
+    step = output_step(qdq)
+    differing = 0
+    for seed in range(4):
+        x = np.random.default_rng(100 + seed).standard_normal(shape).astype(np.float32)
+        got, want = run_compiled(qdq, {"x": x})[0], ort_int8(qdq, x)
+        steps = np.abs(got - want) / step
+        assert steps.max() <= 1.0 + 1e-3, steps.max()
+        differing += int(np.count_nonzero(steps > 1e-3))
+    assert differing <= 2, f"{differing} outputs differ by one step"
+
+
+@pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
+def test_dynamic_matmul_integer(per_channel: bool, tmp_path: pathlib.Path) -> None:
+    rng = np.random.default_rng(1)
+    model, shape = small_mlp(rng)
+    onnx.save(model, tmp_path / "float.onnx")
+    quantization.quantize_dynamic(
+        str(tmp_path / "float.onnx"),
+        str(tmp_path / "dynamic.onnx"),
+        weight_type=quantization.QuantType.QInt8,
+        per_channel=per_channel,
+    )
+    dynamic = onnx.load(tmp_path / "dynamic.onnx")
+    ops = {n.op_type for n in dynamic.graph.node}
+    assert {"DynamicQuantizeLinear", "MatMulInteger"} <= ops, ops
+    for seed in range(3):
+        x = np.random.default_rng(200 + seed).standard_normal(shape).astype(np.float32)
+        got, want = run_compiled(dynamic, {"x": x})[0], ort_int8(dynamic, x)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
