@@ -16,6 +16,9 @@ Two templates cover the default schedules of `tp-default-schedule`:
   has a cache tile (a 2-level `tile_<row>`), and the first `parallel` loops run on the threads.
 * `stream` (the batch-1 dense layer whose matrix streams from memory): `k` outside the vector
   loops, the vector axis split into per-thread chunks.
+* `row` (a reduction vectorized along its own contiguous reduce axis: softmax's and layer norm's
+  row statistics): spatial loops, other reduce loops, then the reduce axis in vectors whose
+  lanes are partial results; `tile_<r>` is their width (one to four registers).
 
 A generator is one function: it returns knobs (name, legal values, the default schedule's value,
 how a value edits the draft). To add a knob (say, packing an operand at some loop), write one
@@ -40,6 +43,9 @@ BODY_MAX = 256
 MAX_UNROLL_TRIP = 16
 """Reduce loops with at most this many iterations get an unroll knob."""
 MAX_MIDS = 2
+"""Cache-tile sizes offered per register size of a row axis."""
+MAX_LANES = 64
+"""Widest vectorized loop (`Schedule.check`'s limit)."""
 """Cache-tile sizes offered per register size of a row axis."""
 
 
@@ -205,3 +211,19 @@ def gen_stream_split(f: BlockFacts) -> list[Knob]:
             if (extent // width) % chunks == 0:
                 values.add((extent // chunks, width))
     return [Knob(f"tile_{f.vec}", tuple(sorted(values)), default, _set("split"))]
+
+
+def gen_row_lanes(f: BlockFacts) -> list[Knob]:
+    """`tile_<r>` of a row reduction: lanes of partial results along the reduce axis `r` (one,
+    two or four registers: more independent chains of adds, a longer tail)."""
+    if f.vec is None or f.vec not in f.reduce:
+        return []
+    extent = f.extent(f.vec)
+    default = f.default.tile[f.vec][0] if f.vec in f.default.tile else extent
+    widths = {default} | {
+        f.native_lanes * m for m in (1, 2, 4) if f.native_lanes * m <= min(extent, MAX_LANES)
+    }
+    return [Knob(f"tile_{f.vec}", tuple(sorted(widths)), default, _set("width"))]
+
+
+ROW_GENERATORS: tuple[Callable[[BlockFacts], list[Knob]], ...] = (gen_row_lanes, gen_parallel)

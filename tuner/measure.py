@@ -130,7 +130,7 @@ def run_candidate(request: dict[str, Any], state: RunState) -> dict[str, Any]:
     the reference), then time it."""
     start = time.perf_counter()
     manifest = Manifest.from_json(request["manifest"])
-    gm = GraphModule(load_module(request["so"], manifest=manifest, params={}))
+    gm = GraphModule(load_module(request["so"], params={}))
     for i, value in enumerate(state.inputs_for(request["task"], manifest)):
         gm.set_input(i, value)
     gm.run()

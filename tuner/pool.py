@@ -21,6 +21,9 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+STARTUP_TIMEOUT = 120.0
+"""Seconds a worker may take to import mlc and say it is ready."""
+
 
 class Worker:
     """One worker process; `request` never raises for what a candidate does to it."""
@@ -31,42 +34,63 @@ class Worker:
         self.proc: subprocess.Popen[bytes] | None = None
         self.restarts = 0
 
-    def _start(self) -> subprocess.Popen[bytes]:
-        if self.proc is None or self.proc.poll() is not None:
-            if self.proc is not None:
-                self.restarts += 1
-            log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it from here
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "mlc.tuner.worker"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                env=self.env,
-            )
-            log.close()
+    def _start(self) -> subprocess.Popen[bytes] | str:
+        """The running worker, started if needed; an error text if it did not come up."""
+        if self.proc is not None and self.proc.poll() is None:
+            return self.proc
+        if self.proc is not None:
+            self.restarts += 1
+        log = open(self.log_path, "ab")  # noqa: SIM115 - the child owns it from here
+        log_start = log.tell()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mlc.tuner.worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            env=self.env,
+        )
+        log.close()
+        # Start-up (imports) is not the candidate's time: a busy machine took over 3 s.
+        line = self._read_line(self.proc, time.monotonic() + STARTUP_TIMEOUT)
+        if line is None:
+            self.kill()
+            return f"the worker did not start within {STARTUP_TIMEOUT:g} s"
+        if not line:
+            return "the worker failed to start: " + self._died(self.proc, log_start)
         return self.proc
+
+    def _read_line(self, proc: subprocess.Popen[bytes], deadline: float) -> bytes | None:
+        """One line from the worker; b"" if it died first, None at the deadline."""
+        assert proc.stdout is not None
+        line = b""
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
+            if not ready:
+                return None
+            chunk = os.read(proc.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return b""
+            line += chunk
+        return line
 
     def request(self, message: dict[str, Any], timeout: float) -> dict[str, Any]:
         proc = self._start()
-        assert proc.stdin is not None and proc.stdout is not None
+        if isinstance(proc, str):
+            return {"error": proc}
+        assert proc.stdin is not None
         log_start = self.log_path.stat().st_size if self.log_path.exists() else 0
         try:
             proc.stdin.write((json.dumps(message) + "\n").encode())
             proc.stdin.flush()
         except BrokenPipeError:
             return {"error": self._died(proc, log_start)}
-        deadline = time.monotonic() + timeout
-        line = b""
-        while not line.endswith(b"\n"):
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([proc.stdout], [], [], max(left, 0))
-            if not ready:
-                self.kill()
-                return {"error": f"timed out after {timeout:g} s (the worker was killed)"}
-            chunk = os.read(proc.stdout.fileno(), 1 << 16)
-            if not chunk:
-                return {"error": self._died(proc, log_start)}
-            line += chunk
+        line = self._read_line(proc, time.monotonic() + timeout)
+        if line is None:
+            self.kill()
+            return {"error": f"timed out after {timeout:g} s (the worker was killed)"}
+        if not line:
+            return {"error": self._died(proc, log_start)}
         return json.loads(line)
 
     def _died(self, proc: subprocess.Popen[bytes], log_start: int) -> str:

@@ -1,4 +1,4 @@
-"""Templates: how knob values become a Schedule (`nest`, `stream`; see `knobs`), the
+"""Templates: how knob values become a Schedule (`nest`, `stream`, `row`; see `knobs`), the
 constraints between the nest template's knobs, and `block_space`, which picks the template
 that reproduces a block's default schedule."""
 
@@ -12,7 +12,7 @@ import numpy as np
 from mlc.dialects.tp import Schedule
 
 from .facts import BlockFacts
-from .knobs import BODY_MAX, NEST_GENERATORS, gen_stream_split
+from .knobs import BODY_MAX, NEST_GENERATORS, ROW_GENERATORS, gen_stream_split
 from .space import Columns, ConfigSpace, Constraint, Draft, Knob, Value
 
 
@@ -220,6 +220,35 @@ def stream_template(f: BlockFacts) -> Callable[[Draft], Schedule]:
     return finish
 
 
+def row_template(f: BlockFacts) -> Callable[[Draft], Schedule]:
+    def finish(draft: Draft) -> Schedule:
+        r = f.vec
+        assert r is not None and r in f.reduce
+        width = draft.fields["width"]
+        tiled = width < f.extent(r)
+        inner = [f"{r}.0", f"{r}.1"] if tiled else [r]
+        order = f.spatial + [a for a in f.reduce if a != r] + inner
+        return Schedule(
+            tile={r: (width,)} if tiled else {},
+            order=tuple(order),
+            vectorize=inner[-1],
+            parallel=tuple(order[: draft.fields.get("parallel", 0)]),
+        )
+
+    return finish
+
+
+def row_constraints(f: BlockFacts) -> list[Constraint]:
+    spatial = len(f.spatial)
+    return [
+        Constraint(
+            "parallel loops are spatial",
+            ("parallel",),
+            lambda cols: cols.map("parallel", float) <= spatial,
+        )
+    ]
+
+
 TEMPLATES: tuple[
     tuple[
         str,
@@ -231,6 +260,7 @@ TEMPLATES: tuple[
 ] = (
     ("nest", NEST_GENERATORS, nest_template, nest_constraints),
     ("stream", (gen_stream_split,), stream_template, lambda f: []),
+    ("row", ROW_GENERATORS, row_template, row_constraints),
 )
 
 

@@ -1,12 +1,12 @@
 """A measurement worker process: `python -m mlc.tuner.worker` reads one JSON request per line on
 stdin and answers each with one JSON line on the protocol pipe (its original stdout).
 
-Requests: `{"op": "build", ...}` (`measure.build_candidate`) and `{"op": "run", ...}`
-(`measure.run_candidate`). A request that fails answers `{"error": "..."}`. A candidate that
-crashes the process (a segfault in generated code, an abort in MLIR) or never returns is handled
-by the parent (`mlc.tuner.pool`), which sees the pipe close or the timeout expire.
-Everything else the process or its libraries print goes to stderr, which the parent keeps in a
-log file (the last lines are quoted in crash records).
+It first writes `{"ready": true}` once its imports are done. Requests: `{"op": "build", ...}`
+(`measure.build_candidate`) and `{"op": "run", ...}` (`measure.run_candidate`). A request that
+fails answers `{"error": "..."}`. A candidate that crashes the process (a segfault in generated
+code, an abort in MLIR) or never returns is handled by the parent (`mlc.tuner.pool`), which sees
+the pipe close or the timeout expire. Everything else the process or its libraries print goes
+to stderr, which the parent keeps in a log file (the last lines are quoted in crash records).
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ def main() -> None:
     replies = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray output of libraries must not corrupt the protocol
     sys.stdout = sys.stderr
+    replies.write(json.dumps({"ready": True}) + "\n")  # imports done: timeouts start now
+    replies.flush()
     serve(sys.stdin, replies)
 
 

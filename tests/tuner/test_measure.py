@@ -14,6 +14,7 @@ import pytest
 from helpers.onnx_testing import import_model
 from helpers.tuner_models import dense_net
 from mlc.contract import Manifest
+from mlc.runtime import embedded
 from mlc.runtime.linker import c_compiler
 from mlc.tuner.measure import MeasureOptions, compare
 from mlc.tuner.records import load_records
@@ -30,16 +31,23 @@ BODIES = {
 
 
 def fake_library(kind: str, manifest: Manifest, out: pathlib.Path) -> None:
-    """A shared library with the harness's entry whose body misbehaves as `kind` says."""
+    """A shared library with the harness's entry whose body misbehaves as `kind` says, sealed
+    with the candidate's manifest as mlc seals its libraries (so loading it passes the checks
+    and the fault happens when the entry runs)."""
     n = len(manifest.inputs) + len(manifest.outputs) + 2
     params = ", ".join(f"void *a{i}" for i in range(n))
+    record = embedded.MAGIC + bytes(32) + manifest.to_json().encode()
+    data = ", ".join(str(b) for b in record)
     source = out.with_suffix(".c")
     source.write_text(
-        f"#include <stdlib.h>\nvoid _mlir_ciface_{manifest.entry}({params}) {{ {BODIES[kind]} }}\n"
+        f"#include <stdlib.h>\n"
+        f"const unsigned char {embedded.record_symbol(manifest.entry)}[] = {{{data}}};\n"
+        f"void _mlir_ciface_{manifest.entry}({params}) {{ {BODIES[kind]} }}\n"
     )
     subprocess.run(
         [c_compiler(), "-shared", "-fPIC", "-O0", "-o", str(out), str(source)], check=True
     )
+    embedded.seal(out)
 
 
 class FaultyRunner(LocalRunner):
