@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from mlir import ir
 
+from mlc import progress as mlc_progress
 from mlc.compiler import BuildOptions, build, check_target
 from mlc.errors import MlcError
 from mlc.tuner.measure import MeasureOptions
@@ -64,19 +65,24 @@ def tune_model(
     check_target(options.target)
     if options.threads < 1:
         raise MlcError(f"threads must be >= 1, got {options.threads}")
-    module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
+    with mlc_progress.stage(f"importing {model}"):
+        module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
     start = time.monotonic()
     with LocalRunner(options.measure) as runner:
-        tasks = extract_tasks(module, params, threads=options.threads, runner=runner)
+        with mlc_progress.stage("extracting tasks, timing their default schedules"):
+            with mlc_progress.suppressed():
+                tasks = extract_tasks(module, params, threads=options.threads, runner=runner)
         extract_seconds = time.monotonic() - start
         if on_tasks is not None:
             on_tasks(tasks)
         report = tune(tasks, runner, records, options.tune, progress=progress)
     out = ModelTuneReport(tasks, report, extract_seconds)
     if options.compare_rounds > 0 and pathlib.Path(records).exists():
-        out.model_default_ms, out.model_tuned_ms = compare_whole_model(
-            module, params, options.threads, str(records), options.compare_rounds
-        )
+        with mlc_progress.stage("timing the whole model, default vs tuned"):
+            with mlc_progress.suppressed():
+                out.model_default_ms, out.model_tuned_ms = compare_whole_model(
+                    module, params, options.threads, str(records), options.compare_rounds
+                )
     return out
 
 

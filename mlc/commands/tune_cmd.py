@@ -16,26 +16,21 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from mlc.commands.common import parse_input_shapes
+from mlc import progress
+from mlc.commands.common import (
+    blaming_input_shapes,
+    non_negative_float,
+    parse_input_shapes,
+    positive_float,
+    positive_int,
+)
+from mlc.files import check_input_file, check_output_file
 
 if TYPE_CHECKING:
     from mlc.tuner.task import Task
     from mlc.tuning import ModelTuneReport
 
 TUNERS = ("xgb", "ga", "random", "gridsearch")
-
-
-def _positive(kind: type) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, got '{text}'") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
-        return value
-
-    return parse
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -56,46 +51,44 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=None,
         help='override input shapes, e.g. "data:[1,3,224,224]"',
     )
-    p.add_argument(
-        "--threads", type=_positive(int), default=1, help="threads the model will run on"
-    )
+    p.add_argument("--threads", type=positive_int, default=1, help="threads the model will run on")
     p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search (default xgb)")
     p.add_argument(
-        "--trials", type=_positive(int), default=1000, help="most trials per task (default 1000)"
+        "--trials", type=positive_int, default=1000, help="most trials per task (default 1000)"
     )
     p.add_argument(
         "--early-stopping",
-        type=_positive(int),
+        type=positive_int,
         help="stop a task after this many trials without a better one",
     )
     p.add_argument(
         "--time-budget",
-        type=_positive(float),
+        type=positive_float,
         metavar="MINUTES",
         help="the whole run's time, split by each task's share of the model's latency",
     )
     p.add_argument(
-        "--number", type=_positive(int), default=1, help="calls per timed sample (default 1)"
+        "--number", type=positive_int, default=1, help="calls per timed sample (default 1)"
     )
     p.add_argument(
         "--repeat",
-        type=_positive(int),
+        type=positive_int,
         default=10,
         help="timed samples; the fastest counts (default 10)",
     )
     p.add_argument(
         "--min-repeat-ms",
-        type=float,
+        type=non_negative_float,
         default=2.0,
         help="grow --number until a sample lasts this long (default 2)",
     )
     p.add_argument(
         "--timeout",
-        type=_positive(float),
+        type=positive_float,
         default=10.0,
         help="seconds a candidate may run before it is killed (default 10)",
     )
-    p.add_argument("--parallel", type=_positive(int), default=2, help="build processes (default 2)")
+    p.add_argument("--parallel", type=positive_int, default=2, help="build processes (default 2)")
     p.add_argument(
         "--enable-cpu-cache-flush",
         action="store_true",
@@ -115,19 +108,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def drive(args: argparse.Namespace) -> int:
-    from mlc.errors import MlcError
     from mlc.tuner.measure import MeasureOptions
     from mlc.tuner.progress import TerminalProgress
     from mlc.tuner.tune import TuneOptions
     from mlc.tuning import TuneModelOptions, tune_model
 
-    if not args.model.is_file():
-        raise MlcError(f"model '{args.model}' does not exist")
+    check_input_file(args.model, "model")
+    check_output_file(args.output, "output (-o)")
     for prior in args.prior_records:
-        if not prior.is_file():
-            raise MlcError(f"prior records '{prior}' do not exist")
-    if args.min_repeat_ms < 0:
-        raise MlcError(f"--min-repeat-ms must be >= 0, got {args.min_repeat_ms}")
+        check_input_file(prior, "--prior-records")
     options = TuneModelOptions(
         target=args.target,
         threads=args.threads,
@@ -150,13 +139,15 @@ def drive(args: argparse.Namespace) -> int:
         ),
     )
     out = sys.stdout
-    report = tune_model(
-        args.model,
-        args.output,
-        options,
-        on_tasks=None if args.json else lambda tasks: out.write(task_table(tasks) + "\n"),
-        progress=TerminalProgress(sys.stderr),
-    )
+    quiet = args.verbosity < progress.NORMAL
+    with blaming_input_shapes():
+        report = tune_model(
+            args.model,
+            args.output,
+            options,
+            on_tasks=None if args.json or quiet else lambda ts: out.write(task_table(ts) + "\n"),
+            progress=None if quiet else TerminalProgress(sys.stderr),
+        )
     for problem in report.tuning.problems:
         sys.stderr.write(f"mlc tune: warning: {problem}; the line was left alone\n")
     if args.json:

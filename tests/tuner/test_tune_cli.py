@@ -132,12 +132,14 @@ def test_a_killed_run_resumes_losing_and_remeasuring_nothing(tmp_path: pathlib.P
 @pytest.mark.parametrize(
     "args, code, message",
     [
-        (["missing.onnx", "-o", "r.jsonl"], 4, "model 'missing.onnx' does not exist"),
-        (["MODEL", "-o", "r.jsonl", "--trials", "0"], 1, "--trials: must be > 0, got 0"),
+        (["missing.onnx", "-o", "r.jsonl"], 4, "model 'missing.onnx': no such file"),
+        (["MODEL", "-o", "no/such/dir/r.jsonl"], 4, "the folder 'no/such/dir' does not exist"),
+        (["MODEL", "-o", "r.jsonl", "--trials", "0"], 1, "--trials: must be >= 1, got 0"),
+        (["MODEL", "-o", "r.jsonl", "--min-repeat-ms", "-1"], 1, "must be >= 0, got -1"),
         (["MODEL", "-o", "r.jsonl", "--tuner", "annealing"], 1, "invalid choice: 'annealing'"),
         (["MODEL", "-o", "r.jsonl", "--time-budget", "-2"], 1, "--time-budget: must be > 0"),
-        (["MODEL", "-o", "r.jsonl", "--timeout", "soon"], 1, "expected a number, got 'soon'"),
-        (["MODEL", "-o", "r.jsonl", "--prior-records", "nope.jsonl"], 4, "'nope.jsonl' do not"),
+        (["MODEL", "-o", "r.jsonl", "--timeout", "soon"], 1, "expected a number > 0, got 'soon'"),
+        (["MODEL", "-o", "r.jsonl", "--prior-records", "x.jsonl"], 4, "'x.jsonl': no such file"),
         (["MODEL", "-o", "r.jsonl", "--target", "cuda"], 4, "unsupported target 'cuda'"),
         (["MODEL"], 1, "the following arguments are required: -o/--output"),
     ],
