@@ -39,15 +39,18 @@ def vector_axis(view: BlockView) -> str | None:
     return axis if view.kinds[last.position] == "S" else None
 
 
+def read_maps(view: BlockView) -> list[ir.AffineMap]:
+    """The index map of every read in the block's body, in body order."""
+    return [
+        ir.AffineMapAttr(op.attributes["map"]).value
+        for op in walk(view.op)
+        if op.name in ("tp.read", "tp.read_padded")
+    ]
+
+
 def reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
     pos = view.axes.index(axis)
-    maps = []
-    for op in walk(view.op):
-        if op.name in ("tp.read", "tp.read_padded"):
-            amap = ir.AffineMapAttr(op.attributes["map"]).value
-            if any(linear_coeff(e, pos) != 0 for e in amap.results):
-                maps.append(amap)
-    return maps
+    return [m for m in read_maps(view) if any(linear_coeff(e, pos) != 0 for e in m.results)]
 
 
 def row_axis(view: BlockView, vec: str) -> str | None:
@@ -68,12 +71,7 @@ def companion_axis(view: BlockView, vec: str) -> str | None:
     """A spatial axis only the vector reads depend on (a conv's output-channel block index):
     unrolling it gives each broadcast operand more vector FMAs."""
     vector_reads = reads_using(view, vec)
-    all_reads = [
-        ir.AffineMapAttr(op.attributes["map"]).value
-        for op in walk(view.op)
-        if op.name in ("tp.read", "tp.read_padded")
-    ]
-    other_reads = [m for m in all_reads if m not in vector_reads]
+    other_reads = [m for m in read_maps(view) if m not in vector_reads]
     for i, (axis, kind, extent) in enumerate(zip(view.axes, view.kinds, view.extents)):
         if kind != "S" or axis == vec or extent % 2:
             continue
@@ -87,12 +85,7 @@ def companion_axis(view: BlockView, vec: str) -> str | None:
 def vector_only_axes(view: BlockView, vec: str) -> set[str]:
     """Spatial axes the vector reads depend on and the other reads do not (vec included)."""
     vector_reads = reads_using(view, vec)
-    others = [
-        ir.AffineMapAttr(op.attributes["map"]).value
-        for op in walk(view.op)
-        if op.name in ("tp.read", "tp.read_padded")
-    ]
-    others = [m for m in others if m not in vector_reads]
+    others = [m for m in read_maps(view) if m not in vector_reads]
     out = set()
     for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
         if kind != "S":
@@ -107,17 +100,16 @@ def vector_only_axes(view: BlockView, vec: str) -> set[str]:
 def shares_index(view: BlockView, a: str, b: str) -> bool:
     """Whether some read index depends on both axes (e.g. `ow + kw`)."""
     ia, ib = view.axes.index(a), view.axes.index(b)
-    for op in walk(view.op):
-        if op.name in ("tp.read", "tp.read_padded"):
-            for e in ir.AffineMapAttr(op.attributes["map"]).value.results:
-                if linear_coeff(e, ia) != 0 and linear_coeff(e, ib) != 0:
-                    return True
-    return False
+    return any(
+        linear_coeff(e, ia) != 0 and linear_coeff(e, ib) != 0
+        for m in read_maps(view)
+        for e in m.results
+    )
 
 
 def gather_axis(view: BlockView, lanes: int) -> str | None:
     """A spatial axis divisible by `lanes` that the fewest reads depend on (largest if tied)."""
-    reads = sum(1 for op in walk(view.op) if op.name in ("tp.read", "tp.read_padded"))
+    reads = len(read_maps(view))
     best: tuple[int, int, str] | None = None
     for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
         if kind != "S" or extent % lanes:

@@ -7,15 +7,9 @@ a `reduction`: `none` overwrites (a position written twice keeps the last update
 
 from __future__ import annotations
 
-from .spec import AttrSpec, OpSpec, TensorT, need, norm_axis, register
+from .spec import AttrSpec, OpSpec, TensorT, need, norm_axis, present, register
 
 REDUCTIONS = ("none", "add", "mul", "max", "min")
-
-
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
 
 
 def _indices(t: TensorT) -> None:
@@ -35,7 +29,7 @@ def _within(idx: TensorT, data: TensorT, axis: int, what: str) -> None:
 
 
 def infer_gather_elements(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    data, idx = _t(ins, 0), _t(ins, 1)
+    data, idx = present(ins, 0), present(ins, 1)
     _indices(idx)
     axis = norm_axis(int(attrs["axis"]), data.rank)  # type: ignore[arg-type]
     _within(idx, data, axis, "indices")
@@ -57,14 +51,14 @@ def _nd(data: TensorT, idx: TensorT, batch: int) -> int:
 
 
 def infer_gather_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    data, idx = _t(ins, 0), _t(ins, 1)
+    data, idx = present(ins, 0), present(ins, 1)
     batch = int(attrs["batch_dims"])  # type: ignore[call-overload]
     k = _nd(data, idx, batch)
     return [TensorT(idx.shape[:-1] + data.shape[batch + k :], data.dtype)]
 
 
 def infer_scatter_elements(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    data, idx, upd = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    data, idx, upd = present(ins, 0), present(ins, 1), present(ins, 2)
     _indices(idx)
     _reduction(attrs)
     axis = norm_axis(int(attrs["axis"]), data.rank)  # type: ignore[arg-type]
@@ -75,7 +69,7 @@ def infer_scatter_elements(ins: list[TensorT | None], attrs: dict[str, object]) 
 
 
 def infer_scatter_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    data, idx, upd = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    data, idx, upd = present(ins, 0), present(ins, 1), present(ins, 2)
     _reduction(attrs)
     k = _nd(data, idx, 0)
     want = idx.shape[:-1] + data.shape[k:]

@@ -15,15 +15,10 @@ from .spec import (
     need,
     norm_axis,
     pool_out,
+    present,
     register,
     same_dtype,
 )
-
-
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
 
 
 def _spatial(x: TensorT, layout: str) -> tuple[int, int, int, int, int]:
@@ -60,7 +55,7 @@ def _window(attrs: dict[str, object], what: str) -> tuple[tuple[int, ...], ...]:
 
 
 def infer_conv2d(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, w = _t(ins, 0), _t(ins, 1)
+    x, w = present(ins, 0), present(ins, 1)
     dtype = same_dtype(ins)
     need(is_float(dtype), f"element type {dtype} is not a float type")
     n, c, h, wd, _ = _spatial(x, str(attrs["data_layout"]))
@@ -90,7 +85,7 @@ def infer_conv2d(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Te
 
 def infer_matmul(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     """numpy.matmul: 1-D operands are promoted and the added dim removed; batch dims broadcast."""
-    a, b = _t(ins, 0), _t(ins, 1)
+    a, b = present(ins, 0), present(ins, 1)
     dtype = same_dtype(ins)
     need(a.rank >= 1 and b.rank >= 1, "matmul operands must have rank >= 1")
     ash = (1,) + a.shape if a.rank == 1 else a.shape
@@ -106,7 +101,7 @@ def infer_matmul(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Te
 
 
 def infer_batch_matmul(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    a, b = _t(ins, 0), _t(ins, 1)
+    a, b = present(ins, 0), present(ins, 1)
     dtype = same_dtype(ins)
     need(a.rank == 3 and b.rank == 3, f"batch_matmul needs rank-3 operands, got {a} and {b}")
     need(a.shape[0] == b.shape[0] and a.shape[2] == b.shape[1], f"incompatible shapes {a} x {b}")
@@ -114,7 +109,7 @@ def infer_batch_matmul(ins: list[TensorT | None], attrs: dict[str, object]) -> l
 
 
 def infer_dense(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    a, b = _t(ins, 0), _t(ins, 1)
+    a, b = present(ins, 0), present(ins, 1)
     dtype = same_dtype(ins)
     need(a.rank == 2 and b.rank == 2, f"dense needs rank-2 operands, got {a} and {b}")
     m, k = a.shape[::-1] if attrs["transA"] else a.shape
@@ -129,14 +124,14 @@ def infer_dense(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Ten
 
 
 def infer_same_as_first(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     dtype = same_dtype(ins)
     need(is_float(dtype), f"element type {dtype} is not a float type")
     return [x]
 
 
 def infer_batch_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     need(x.rank >= 2, f"input {x} must have rank >= 2")
     for t in ins[1:]:
         need(
@@ -147,7 +142,7 @@ def infer_batch_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
 
 
 def _infer_pool(ins: list[TensorT | None], attrs: dict[str, object], what: str) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     layout = str(attrs["layout"])
     n, c, h, w, _ = _spatial(x, layout)
     k = ints(attrs, "kernel_shape")
@@ -163,24 +158,24 @@ def infer_max_pool(ins: list[TensorT | None], attrs: dict[str, object]) -> list[
 
 
 def infer_avg_pool(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    need(is_float(_t(ins, 0).dtype), "avg_pool2d needs a float input")
+    need(is_float(present(ins, 0).dtype), "avg_pool2d needs a float input")
     return _infer_pool(ins, attrs, "avg_pool2d")
 
 
 def infer_global_pool(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     need(x.rank >= 3, f"input {x} must have rank >= 3 (N, C, spatial...)")
     return [TensorT(x.shape[:2] + (1,) * (x.rank - 2), x.dtype)]
 
 
 def infer_softmax(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[arg-type]
     return infer_same_as_first(ins, attrs)
 
 
 def infer_layer_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[arg-type]
     tail = x.shape[axis:]
     for t in ins[1:]:
@@ -193,7 +188,7 @@ def infer_layer_norm(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
 
 
 def infer_lrn(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     need(x.rank >= 3, f"input {x} must have rank >= 3")
     need(int(attrs["size"]) >= 1, "size must be >= 1")  # type: ignore[arg-type]
     return infer_same_as_first(ins, attrs)

@@ -19,6 +19,7 @@ from .spec import (
     broadcast_shapes,
     is_float,
     need,
+    present,
     register,
 )
 
@@ -31,12 +32,6 @@ QUANT_RANGE = {"i8": (-128, 127), "ui8": (0, 255), "i16": (-32768, 32767), "ui16
 """Saturation bounds of each quantized type."""
 
 
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
-
-
 def _broadcasts_to(t: TensorT, target: tuple[int, ...], what: str) -> None:
     need(
         len(t.shape) <= len(target) and broadcast_shapes([t.shape, target]) == target,
@@ -45,7 +40,7 @@ def _broadcasts_to(t: TensorT, target: tuple[int, ...], what: str) -> None:
 
 
 def infer_quantize(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, scale, zp = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    x, scale, zp = present(ins, 0), present(ins, 1), present(ins, 2)
     need(is_float(x.dtype), f"input {x} is not a float tensor")
     need(scale.dtype == x.dtype, f"scale {scale} must have the input's element type {x.dtype}")
     need(zp.dtype in QUANT_TYPES, f"zero point {zp} is not one of {', '.join(QUANT_TYPES)}")
@@ -55,7 +50,7 @@ def infer_quantize(ins: list[TensorT | None], attrs: dict[str, object]) -> list[
 
 
 def infer_dequantize(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, scale, zp = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    x, scale, zp = present(ins, 0), present(ins, 1), present(ins, 2)
     need(x.dtype in QUANT_TYPES + ("i32",), f"input {x} is not an 8/16-bit or i32 tensor")
     need(zp.dtype == x.dtype, f"zero point {zp} must have the input's element type {x.dtype}")
     need(is_float(scale.dtype), f"scale {scale} is not a float tensor")
@@ -65,7 +60,7 @@ def infer_dequantize(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
 
 
 def infer_requantize(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    acc, mult, zp = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    acc, mult, zp = present(ins, 0), present(ins, 1), present(ins, 2)
     need(acc.dtype == "i32", f"accumulator {acc} is not an i32 tensor")
     need(is_float(mult.dtype), f"multiplier {mult} is not a float tensor")
     need(zp.dtype in QUANT_TYPES, f"zero point {zp} is not one of {', '.join(QUANT_TYPES)}")
@@ -75,7 +70,7 @@ def infer_requantize(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
 
 
 def _integer_operands(ins: list[TensorT | None]) -> tuple[TensorT, TensorT]:
-    a, b = _t(ins, 0), _t(ins, 1)
+    a, b = present(ins, 0), present(ins, 1)
     for t in (a, b):
         need(
             t.dtype in INTEGER_OPERAND_TYPES,

@@ -148,6 +148,13 @@ def broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(out)
 
 
+def present(ins: Sequence[TensorT | None], i: int) -> TensorT:
+    """Operand `i`'s type, for an operand that is not optional."""
+    t = ins[i]
+    assert t is not None
+    return t
+
+
 def same_dtype(ins: Sequence[TensorT | None]) -> str:
     dtypes = {t.dtype for t in ins if t is not None}
     need(len(dtypes) == 1, "operand element types differ: " + ", ".join(sorted(dtypes)))

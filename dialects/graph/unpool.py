@@ -10,14 +10,8 @@ from __future__ import annotations
 
 import math
 
-from .spec import AttrSpec, OpSpec, TensorT, ints, need, register
+from .spec import AttrSpec, OpSpec, TensorT, ints, need, present, register
 from .window import window_attrs
-
-
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
 
 
 def unpooled_sizes(
@@ -35,7 +29,7 @@ def unpooled_sizes(
 
 
 def infer_max_unpool(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, idx = _t(ins, 0), _t(ins, 1)
+    x, idx = present(ins, 0), present(ins, 1)
     spatial = x.rank - 2
     need(spatial >= 1, f"input {x} must be (N, C, spatial...)")
     need(idx.shape == x.shape and idx.dtype == "i64", f"indices {idx} must be i64 of {x}'s shape")
@@ -76,7 +70,7 @@ def col2im_blocks(
 
 
 def infer_col2im(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     image, kernel = ints(attrs, "image_shape"), ints(attrs, "block_shape")
     spatial = len(image)
     need(spatial >= 1 and len(kernel) == spatial, "image_shape and block_shape must match")

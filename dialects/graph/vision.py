@@ -15,18 +15,13 @@ from .spec import (
     is_float,
     need,
     norm_axis,
+    present,
     register,
 )
 
 
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
-
-
 def infer_resample(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, idx, w = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    x, idx, w = present(ins, 0), present(ins, 1), present(ins, 2)
     need(is_float(x.dtype), f"element type {x.dtype} is not a float type")
     axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[call-overload]
     need(idx.dtype == "i64", f"indices must be i64, got {idx.dtype}")
@@ -42,7 +37,7 @@ def infer_resample(ins: list[TensorT | None], attrs: dict[str, object]) -> list[
 
 
 def infer_topk(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[call-overload]
     k = int(attrs["k"])  # type: ignore[call-overload]
     need(0 <= k <= x.shape[axis], f"k = {k} must lie in [0, {x.shape[axis]}]")
@@ -53,7 +48,7 @@ def infer_topk(ins: list[TensorT | None], attrs: dict[str, object]) -> list[Tens
 
 
 def infer_take_along_axis(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, idx = _t(ins, 0), _t(ins, 1)
+    x, idx = present(ins, 0), present(ins, 1)
     axis = norm_axis(int(attrs["axis"]), x.rank)  # type: ignore[call-overload]
     need(idx.dtype in ("i32", "i64"), f"indices must be i32 or i64, got {idx.dtype}")
     need(
@@ -65,7 +60,7 @@ def infer_take_along_axis(ins: list[TensorT | None], attrs: dict[str, object]) -
 
 
 def infer_grid_sample(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, grid = _t(ins, 0), _t(ins, 1)
+    x, grid = present(ins, 0), present(ins, 1)
     spatial = x.rank - 2
     need(spatial >= 1, f"input {x} must be (N, C, spatial...)")
     need(is_float(grid.dtype), f"grid element type {grid.dtype} is not a float type")
@@ -86,7 +81,7 @@ def infer_grid_sample(ins: list[TensorT | None], attrs: dict[str, object]) -> li
 
 
 def infer_roi_align(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, rois, batch = _t(ins, 0), _t(ins, 1), _t(ins, 2)
+    x, rois, batch = present(ins, 0), present(ins, 1), present(ins, 2)
     need(x.rank == 4 and is_float(x.dtype), f"input {x} must be a float (N, C, H, W) tensor")
     need(
         rois.rank == 2 and rois.shape[1] == 4 and rois.dtype == x.dtype,
@@ -127,7 +122,7 @@ def roi_geometry(
 
 
 def infer_deform_im2col(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, offset = _t(ins, 0), _t(ins, 1)
+    x, offset = present(ins, 0), present(ins, 1)
     need(x.rank == 4 and is_float(x.dtype), f"input {x} must be a float (N, C, H, W) tensor")
     kh, kw = ints(attrs, "kernel_shape")
     groups = int(attrs["offset_group"])  # type: ignore[call-overload]

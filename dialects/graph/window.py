@@ -16,15 +16,10 @@ from .spec import (
     is_float,
     need,
     pool_out,
+    present,
     register,
     same_dtype,
 )
-
-
-def _t(ins: list[TensorT | None], i: int) -> TensorT:
-    t = ins[i]
-    assert t is not None
-    return t
 
 
 def window_attrs(
@@ -48,7 +43,7 @@ def window_attrs(
 
 
 def infer_conv_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x, w = _t(ins, 0), _t(ins, 1)
+    x, w = present(ins, 0), present(ins, 1)
     dtype = same_dtype(ins)
     need(is_float(dtype), f"element type {dtype} is not a float type")
     need(x.rank >= 3, f"input {x} must be (N, C, spatial...)")
@@ -75,7 +70,7 @@ def infer_conv_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[T
 
 
 def infer_pool_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    x = _t(ins, 0)
+    x = present(ins, 0)
     need(x.rank >= 3, f"input {x} must be (N, C, spatial...)")
     spatial = x.rank - 2
     k = ints(attrs, "kernel_shape")
@@ -99,7 +94,9 @@ def infer_pool_indices(ins: list[TensorT | None], attrs: dict[str, object]) -> l
 
 
 def infer_float_pool_nd(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
-    need(is_float(_t(ins, 0).dtype), f"element type {_t(ins, 0).dtype} is not a float type")
+    need(
+        is_float(present(ins, 0).dtype), f"element type {present(ins, 0).dtype} is not a float type"
+    )
     return infer_pool_nd(ins, attrs)
 
 

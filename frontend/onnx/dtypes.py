@@ -12,28 +12,30 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mlir import ir
 
+from mlc.contract import NUMPY_DTYPES
 from mlc.errors import UnsupportedOpError
 
 if TYPE_CHECKING:
     import onnx
 
-# ONNX TensorProto.DataType value -> (MLIR element type, numpy dtype).
-_SUPPORTED: dict[int, tuple[str, np.dtype]] = {
-    1: ("f32", np.dtype(np.float32)),
-    2: ("ui8", np.dtype(np.uint8)),
-    3: ("i8", np.dtype(np.int8)),
-    4: ("ui16", np.dtype(np.uint16)),
-    5: ("i16", np.dtype(np.int16)),
-    6: ("i32", np.dtype(np.int32)),
-    7: ("i64", np.dtype(np.int64)),
-    9: ("i1", np.dtype(np.bool_)),
-    10: ("f16", np.dtype(np.float16)),
-    11: ("f64", np.dtype(np.float64)),
-    12: ("ui32", np.dtype(np.uint32)),
-    13: ("ui64", np.dtype(np.uint64)),
+# ONNX TensorProto.DataType value -> MLIR element type (numpy dtypes: the contract's table).
+_SUPPORTED: dict[int, str] = {
+    1: "f32",
+    2: "ui8",
+    3: "i8",
+    4: "ui16",
+    5: "i16",
+    6: "i32",
+    7: "i64",
+    9: "i1",
+    10: "f16",
+    11: "f64",
+    12: "ui32",
+    13: "ui64",
 }
-_BY_MLIR = {mlir: onnx_type for onnx_type, (mlir, _) in _SUPPORTED.items()}
-_BY_NUMPY = {dt: mlir for mlir, dt in _SUPPORTED.values()}
+_BY_MLIR = {mlir: onnx_type for onnx_type, mlir in _SUPPORTED.items()}
+_NUMPY = {mlir: np.dtype(NUMPY_DTYPES[mlir]) for mlir in _SUPPORTED.values()}
+_BY_NUMPY = {dt: mlir for mlir, dt in _NUMPY.items()}
 
 
 def onnx_type_name(onnx_type: int) -> str:
@@ -53,11 +55,11 @@ def mlir_type_of(onnx_type: int, what: str) -> str:
             f"{what} has element type {onnx_type_name(onnx_type)}, which mlc does "
             f"not support (supported: {supported_names()})"
         )
-    return _SUPPORTED[onnx_type][0]
+    return _SUPPORTED[onnx_type]
 
 
 def numpy_dtype_of(mlir_type: str) -> np.dtype:
-    return _SUPPORTED[_BY_MLIR[mlir_type]][1]
+    return _NUMPY[mlir_type]
 
 
 def onnx_type_of(mlir_type: str) -> int:

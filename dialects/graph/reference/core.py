@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from mlc.contract import NUMPY_DTYPES
+
 from ..spec import TensorT, norm_axis
 
 Impl = Callable[[list[np.ndarray], dict[str, object], TensorT | None], np.ndarray]
@@ -35,27 +37,14 @@ class UnsupportedDtypeError(NotImplementedError):
     """An element type numpy cannot represent (bf16, f8 ...)."""
 
 
-_NP_DTYPES: dict[str, type] = {
-    "f16": np.float16,
-    "f32": np.float32,
-    "f64": np.float64,
-    "i1": np.bool_,
-    "i8": np.int8,
-    "i16": np.int16,
-    "i32": np.int32,
-    "i64": np.int64,
-    "ui8": np.uint8,
-    "ui16": np.uint16,
-    "ui32": np.uint32,
-    "ui64": np.uint64,
-}
-_MLIR_NAMES = {np.dtype(v): k for k, v in _NP_DTYPES.items()}
+_NP_DTYPES = {name: np.dtype(numpy) for name, numpy in NUMPY_DTYPES.items()}
+_MLIR_NAMES = {v: k for k, v in _NP_DTYPES.items()}
 
 
 def np_dtype(mlir_name: str) -> np.dtype:
     """MLIR element type name (`f32`, `i64`, `i1`) -> numpy dtype."""
     try:
-        return np.dtype(_NP_DTYPES[mlir_name])
+        return _NP_DTYPES[mlir_name]
     except KeyError:
         raise UnsupportedDtypeError(
             f"element type {mlir_name} has no numpy equivalent in the reference"

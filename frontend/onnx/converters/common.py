@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..dtypes import numpy_dtype_of
+from .registry import ConverterFn, converter
 
 if TYPE_CHECKING:
     import onnx
@@ -28,3 +30,31 @@ def norm_axis(ctx: ImportContext, axis: int, rank: int) -> int:
     if not -rank <= axis < rank:
         raise ctx.unsupported(f"axis {axis} is out of range for rank {rank}")
     return axis % rank
+
+
+OpTable = dict[str, tuple[str, tuple[int, ...]]]
+"""ONNX op -> (graph op, the ONNX versions it is registered at)."""
+
+
+def unary(graph_op: str) -> ConverterFn:
+    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+        return [ctx.emit(graph_op, ctx.operand(node, 0))]
+
+    convert.__doc__ = f"Elementwise graph.{graph_op}."
+    return convert
+
+
+def binary(graph_op: str, doc: str = "with numpy broadcasting") -> ConverterFn:
+    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+        return [ctx.emit(graph_op, ctx.operand(node, 0), ctx.operand(node, 1))]
+
+    convert.__doc__ = f"graph.{graph_op} {doc}."
+    return convert
+
+
+def register_table(table: OpTable, make: Callable[[str], ConverterFn]) -> None:
+    """Register `make(graph op)` as the converter of each ONNX op of `table` at its versions."""
+    for op_type, (graph_op, versions) in table.items():
+        fn = make(graph_op)
+        for since in versions:
+            converter(op_type, since=since)(fn)

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ..dtypes import mlir_type_of, numpy_dtype_of
-from .registry import ConverterFn, converter
+from .common import OpTable, binary, register_table, unary
+from .registry import converter
 
 if TYPE_CHECKING:
     import onnx
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
     from ..context import ImportContext
 
 # ONNX op -> (graph op, since versions).
-_UNARY: dict[str, tuple[str, tuple[int, ...]]] = {
+_UNARY: OpTable = {
     "Tan": ("tan", (7, 22)),
     "Asin": ("asin", (7, 22)),
     "Acos": ("acos", (7, 22)),
@@ -36,35 +37,15 @@ _UNARY: dict[str, tuple[str, tuple[int, ...]]] = {
     "IsNaN": ("is_nan", (9, 13, 20)),
     "BitwiseNot": ("bitwise_not", (18,)),
 }
-_BINARY: dict[str, tuple[str, tuple[int, ...]]] = {
+_BINARY: OpTable = {
     "BitwiseAnd": ("bitwise_and", (18,)),
     "BitwiseOr": ("bitwise_or", (18,)),
     "BitwiseXor": ("bitwise_xor", (18,)),
 }
 
 
-def _unary(graph_op: str) -> ConverterFn:
-    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-        return [ctx.emit(graph_op, ctx.operand(node, 0))]
-
-    convert.__doc__ = f"Elementwise graph.{graph_op}."
-    return convert
-
-
-def _binary(graph_op: str) -> ConverterFn:
-    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-        return [ctx.emit(graph_op, ctx.operand(node, 0), ctx.operand(node, 1))]
-
-    convert.__doc__ = f"graph.{graph_op} with numpy broadcasting."
-    return convert
-
-
-for _op_type, (_graph_op, _versions) in _UNARY.items():
-    for _since in _versions:
-        converter(_op_type, since=_since)(_unary(_graph_op))
-for _op_type, (_graph_op, _versions) in _BINARY.items():
-    for _since in _versions:
-        converter(_op_type, since=_since)(_binary(_graph_op))
+register_table(_UNARY, unary)
+register_table(_BINARY, binary)
 
 
 @converter("IsInf", since=10)

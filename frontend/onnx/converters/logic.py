@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .registry import ConverterFn, converter
+from .common import OpTable, binary, register_table
+from .registry import converter
 
 if TYPE_CHECKING:
     import onnx
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
     from ..context import ImportContext
 
-_BINARY: dict[str, tuple[str, tuple[int, ...]]] = {
+_BINARY: OpTable = {
     "Equal": ("equal", (7, 11, 13, 19)),
     "Greater": ("greater", (7, 9, 13)),
     "Less": ("less", (7, 9, 13)),
@@ -29,18 +30,7 @@ _BINARY: dict[str, tuple[str, tuple[int, ...]]] = {
 }
 
 
-def _binary(graph_op: str) -> ConverterFn:
-    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-        return [ctx.emit(graph_op, ctx.operand(node, 0), ctx.operand(node, 1))]
-
-    convert.__doc__ = f"graph.{graph_op} with numpy broadcasting (result i1)."
-    return convert
-
-
-for _op_type, (_graph_op, _versions) in _BINARY.items():
-    _fn = _binary(_graph_op)
-    for _since in _versions:
-        converter(_op_type, since=_since)(_fn)
+register_table(_BINARY, lambda graph_op: binary(graph_op, "with numpy broadcasting (result i1)"))
 
 
 @converter("Not", since=1)

@@ -8,13 +8,12 @@ versions only added element types, except Mod-28, which defines fmod=0 for float
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..dtypes import numpy_dtype_of
-from .common import as_dtype
+from .common import OpTable, as_dtype, binary, register_table, unary
 from .registry import ConverterFn, converter
 
 if TYPE_CHECKING:
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from ..context import ImportContext
 
 # ONNX op -> (graph op, since versions).
-_UNARY: dict[str, tuple[str, tuple[int, ...]]] = {
+_UNARY: OpTable = {
     "Relu": ("relu", (6, 13, 14)),
     "Sigmoid": ("sigmoid", (6, 13)),
     "Tanh": ("tanh", (6, 13)),
@@ -44,34 +43,18 @@ _UNARY: dict[str, tuple[str, tuple[int, ...]]] = {
     "Softplus": ("softplus", (1, 22)),
     "Softsign": ("softsign", (1, 22)),
 }
-_BINARY: dict[str, tuple[str, tuple[int, ...]]] = {
+_BINARY: OpTable = {
     "Add": ("add", (7, 13, 14)),
     "Sub": ("sub", (7, 13, 14)),
     "Mul": ("mul", (7, 13, 14)),
     "Div": ("div", (7, 13, 14)),
 }
 # Opset 6 requires equal shapes, a special case of the broadcasting of opset 8.
-_VARIADIC: dict[str, tuple[str, tuple[int, ...]]] = {
+_VARIADIC: OpTable = {
     "Sum": ("add", (6, 8, 13)),
     "Max": ("max", (6, 8, 12, 13)),
     "Min": ("min", (6, 8, 12, 13)),
 }
-
-
-def _unary(graph_op: str) -> ConverterFn:
-    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-        return [ctx.emit(graph_op, ctx.operand(node, 0))]
-
-    convert.__doc__ = f"Elementwise graph.{graph_op}."
-    return convert
-
-
-def _binary(graph_op: str) -> ConverterFn:
-    def convert(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
-        return [ctx.emit(graph_op, ctx.operand(node, 0), ctx.operand(node, 1))]
-
-    convert.__doc__ = f"graph.{graph_op} with numpy broadcasting."
-    return convert
 
 
 def _variadic(graph_op: str) -> ConverterFn:
@@ -92,18 +75,9 @@ def _fold_left(ctx: ImportContext, node: onnx.NodeProto, graph_op: str) -> ir.Va
     return acc
 
 
-def _register(
-    table: dict[str, tuple[str, tuple[int, ...]]], make: Callable[[str], ConverterFn]
-) -> None:
-    for op_type, (graph_op, versions) in table.items():
-        fn = make(graph_op)
-        for since in versions:
-            converter(op_type, since=since)(fn)
-
-
-_register(_UNARY, _unary)
-_register(_BINARY, _binary)
-_register(_VARIADIC, _variadic)
+register_table(_UNARY, unary)
+register_table(_BINARY, binary)
+register_table(_VARIADIC, _variadic)
 
 
 @converter("Mean", since=6)

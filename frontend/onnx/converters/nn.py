@@ -104,15 +104,21 @@ def conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     return [ctx.emit("squeeze", y, axes=[2])]
 
 
-def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int) -> ir.Value:
-    """`graph_op` (a 2-D pool) for 1-D and 2-D inputs, its N-D twin (`..._nd`) for more dims."""
-    x = ctx.operand(node, 0)
-    xt = ctx.type(node, 0)
-    spatial = _spatial_rank(ctx, xt.rank)
+def _pool_kernel(ctx: ImportContext, rank: int) -> tuple[int, list[int]]:
+    """The spatial rank of a pool's input of `rank` and the `kernel_shape` matching it."""
+    spatial = _spatial_rank(ctx, rank)
     kernel = ctx.attrs.ints("kernel_shape")
     assert kernel is not None
     if len(kernel) != spatial:
         raise ctx.unsupported(f"kernel_shape {kernel} does not match the {spatial}-D input")
+    return spatial, kernel
+
+
+def _pool(ctx: ImportContext, node: onnx.NodeProto, graph_op: str, **extra: int) -> ir.Value:
+    """`graph_op` (a 2-D pool) for 1-D and 2-D inputs, its N-D twin (`..._nd`) for more dims."""
+    x = ctx.operand(node, 0)
+    xt = ctx.type(node, 0)
+    spatial, kernel = _pool_kernel(ctx, xt.rank)
     window = _window(ctx, kernel, list(xt.shape[2:]))
     attrs = dict(extra, ceil_mode=ctx.attrs.int("ceil_mode", 0))
     if spatial == 2:
@@ -169,11 +175,7 @@ def average_pool(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
 def _lp_pool(ctx: ImportContext, node: onnx.NodeProto, p: float) -> list[ir.Value]:
     x = ctx.operand(node, 0)
     xt = ctx.type(node, 0)
-    spatial = _spatial_rank(ctx, xt.rank)
-    kernel = ctx.attrs.ints("kernel_shape")
-    assert kernel is not None
-    if len(kernel) != spatial:
-        raise ctx.unsupported(f"kernel_shape {kernel} does not match the {spatial}-D input")
+    _, kernel = _pool_kernel(ctx, xt.rank)
     if p <= 0:
         raise ctx.unsupported(f"p = {p} must be positive")
     window = _window(ctx, kernel, list(xt.shape[2:]))

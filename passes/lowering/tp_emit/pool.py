@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from mlir import ir
 from mlir.dialects import arith
 
 from mlc.dialects import tp
+from mlc.dialects.graph import TensorT
 from mlc.dialects.graph.spec import layout_block
 
-from .expr import Computed, Elementwise, Expr, Leaf, affine_value, read
+from .expr import Computed, Elementwise, Expr, Index, Leaf, affine_value, read
 from .kernel import KernelBuilder, anchor
 from .reduce import extreme_combiner
 from .scalar import const
@@ -84,28 +87,48 @@ def avg_pool2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | Non
     _window_block(kb, op, out, "avg")
     a = kb.attrs(op)
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
-    (kh, kw), (sh, sw), (pt, pl, pb, pr), (dh, dw) = (
-        a["kernel_shape"],
-        a["strides"],
-        a["pads"],
-        a["dilations"],
-    )  # type: ignore[misc]
-    h, w = x_t.shape[2], x_t.shape[3]
-    # count_include_pad counts padding but never the ceil_mode overhang past it.
-    lim_h, lim_w = (h + pt + pb, w + pl + pr) if a["count_include_pad"] else (h, w)
-    off_h, off_w = (0, 0) if a["count_include_pad"] else (pt, pl)
+    return divided_by_taps(
+        y_t,
+        out,
+        x_t.shape[2:4],
+        a["kernel_shape"],  # type: ignore[arg-type]
+        a["strides"],  # type: ignore[arg-type]
+        a["pads"],  # type: ignore[arg-type]
+        a["dilations"],  # type: ignore[arg-type]
+        bool(a["count_include_pad"]),
+    )
 
-    def count(axes: list[str], idx: list[ir.AffineExpr]) -> ir.Value:
-        oh, ow = affine_value(axes, idx[2]), affine_value(axes, idx[3])
-        taps = arith.MulIOp(
-            valid_count(oh, sh, off_h, dh, kh, h, lim_h),
-            valid_count(ow, sw, off_w, dw, kw, w, lim_w),
-        ).result
+
+def divided_by_taps(
+    y_t: TensorT,
+    out: ir.Value,
+    sizes: Sequence[int],
+    kernel: Sequence[int],
+    strides: Sequence[int],
+    pads: Sequence[int],
+    dilations: Sequence[int],
+    include_pad: bool,
+) -> Expr:
+    """`out` (a window sum over the spatial dims 2..) divided by the number of taps each output
+    point counts: those inside the input of `sizes` (`pads`: all begins, then all ends), or inside
+    it and its padding when `include_pad`."""
+    spatial = len(sizes)
+
+    def count(axes: Sequence[str], idx: Index) -> ir.Value:
+        points = [affine_value(axes, idx[2 + i]) for i in range(spatial)]
+        taps: ir.Value | None = None
+        for i, o in enumerate(points):
+            # count_include_pad counts padding but never the ceil_mode overhang past it.
+            limit = sizes[i] + pads[i] + pads[spatial + i] if include_pad else sizes[i]
+            offset = 0 if include_pad else pads[i]
+            n = valid_count(o, strides[i], offset, dilations[i], kernel[i], sizes[i], limit)
+            taps = n if taps is None else arith.MulIOp(taps, n).result
+        assert taps is not None
         as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), taps).result
         return arith.SIToFPOp(ir.Type.parse(y_t.dtype), as_int).result
 
     own = Leaf(y_t.shape, y_t.dtype, out)
-    taps = Computed(y_t.shape, y_t.dtype, count)  # type: ignore[arg-type]
+    taps = Computed(y_t.shape, y_t.dtype, count)
     return Elementwise(
         y_t.shape,
         y_t.dtype,

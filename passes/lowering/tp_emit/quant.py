@@ -22,9 +22,10 @@ from mlc.dialects import tp
 from mlc.dialects.graph.quant import QUANT_RANGE, dot4_kernel_layout
 
 from ..emit_util import index_const
+from .conv import conv_loops
 from .expr import Elementwise, Expr, broadcast_index, read
 from .kernel import KernelBuilder, anchor, inline
-from .nn import conv_loops, matmul_indices
+from .nn import matmul_indices
 from .scalar import wrap_signed
 
 

@@ -23,9 +23,9 @@ from mlir.dialects import math as m
 from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
 
-from .expr import Computed, Elementwise, Expr, Index, Leaf, affine_value, block_over, read
+from .expr import Elementwise, Expr, Leaf, affine_value, block_over, read
 from .kernel import KernelBuilder, anchor
-from .pool import valid_count
+from .pool import divided_by_taps
 from .reduce import extreme_combiner, is_half, rounded, widen
 from .scalar import const
 
@@ -162,33 +162,15 @@ def avg_pool_nd(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | No
     _pool_block(kb, op, out, "avg")
     a = kb.attrs(op)
     x_t, y_t = kb.type_of(op.operands[0]), kb.type_of(op.results[0])
-    spatial = x_t.rank - 2
-    kernel = _ints(a, "kernel_shape")
-    strides, pads, dil = _ints(a, "strides"), _ints(a, "pads"), _ints(a, "dilations")
-    include = bool(a["count_include_pad"])
-
-    def count(axes: Sequence[str], idx: Index) -> ir.Value:
-        taps: ir.Value | None = None
-        for i in range(spatial):
-            size = x_t.shape[2 + i]
-            # count_include_pad counts padding but never the ceil_mode overhang past it.
-            limit = size + pads[i] + pads[spatial + i] if include else size
-            offset = 0 if include else pads[i]
-            o = affine_value(axes, idx[2 + i])
-            n = valid_count(o, strides[i], offset, dil[i], kernel[i], size, limit)
-            taps = n if taps is None else arith.MulIOp(taps, n).result
-        assert taps is not None
-        as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), taps).result
-        return arith.SIToFPOp(ir.Type.parse(y_t.dtype), as_int).result
-
-    own = Leaf(y_t.shape, y_t.dtype, out)
-    taps = Computed(y_t.shape, y_t.dtype, count)
-    return Elementwise(
-        y_t.shape,
-        y_t.dtype,
-        [own, taps],
-        lambda xs: arith.DivFOp(xs[0], xs[1]).result,
-        [lambda idx: idx, lambda idx: idx],
+    return divided_by_taps(
+        y_t,
+        out,
+        x_t.shape[2:],
+        _ints(a, "kernel_shape"),
+        _ints(a, "strides"),
+        _ints(a, "pads"),
+        _ints(a, "dilations"),
+        bool(a["count_include_pad"]),
     )
 
 
