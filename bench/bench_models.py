@@ -5,6 +5,7 @@
     python bench/bench_models.py --suite holdout --write bench/RESULTS.md
     python bench/bench_models.py resnet50 vit_b_16 --threads 1 --rounds 5
     python bench/bench_models.py --suite modern --pipeline 'builtin.module(...{threads}...)'
+    python bench/bench_models.py resnet50 --threads 2 --tuning-records r.jsonl   # + tuned mlc
 
 Suites: `light` (the nine models shipped with the onnx wheel, `mlc.frontend.onnx.zoo`), `modern`
 and `holdout` (exported from torch with seeded weights by `bench/modern_models.py`, built on first
@@ -89,11 +90,12 @@ def max_rel_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
 
 
 def bench_model(
-    name: str, threads: int, rounds: int, number: int, pipeline: str = ""
+    name: str, threads: int, rounds: int, number: int, pipeline: str = "", records: str = ""
 ) -> dict[str, object]:
     """One model at one thread count; a failure is returned as a row with its stage and error.
 
     `pipeline`, when given, replaces mlc-default; `{threads}` in it becomes the thread count.
+    `records` (from mlc tune) adds a third peer: mlc built with them.
     """
     row: dict[str, object] = {"model": name, "threads": threads}
     stage = "load"
@@ -104,32 +106,63 @@ def bench_model(
         start = time.perf_counter()
         module, params = mlc.from_onnx(model)
         stage = "compile"
-        options = {"pipeline": pipeline.replace("{threads}", str(threads))} if pipeline else {}
-        gm = GraphModule(mlc.build(module, params, threads=threads, **options).jit())
+        options: dict[str, object] = (
+            {"pipeline": pipeline.replace("{threads}", str(threads))}
+            if pipeline
+            else {"threads": threads}
+        )
+        gm = GraphModule(mlc.build(module, params, **options).jit())
         row["compile_s"] = time.perf_counter() - start
+        peers = {"mlc": gm}
+        if records:
+            stage = "compile with records"
+            diagnostics: list = []
+            lib = mlc.build(
+                module, params, threads=threads, tuning_records=records, diagnostics=diagnostics
+            )
+            peers["tuned"] = GraphModule(lib.jit())
+            row["coverage"] = next(
+                (d.message.split(": ", 1)[1] for d in diagnostics if "applied tuned" in d.message),
+                "",
+            )
         stage = "run"
-        for input_name, value in feed.items():
-            gm.set_input(input_name, value)
+        for peer in peers.values():
+            for input_name, value in feed.items():
+                peer.set_input(input_name, value)
         session = _ort_session(model, threads)
-        mlc_samples: list[float] = []
-        ort_samples: list[float] = []
+        samples: dict[str, list[float]] = {k: [] for k in [*peers, "ort"]}
         for _ in range(rounds):
-            mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
-            time.sleep(SETTLE_S)
-            ort_samples += time_function(
+            for key, peer in peers.items():
+                samples[key] += time_function(peer.run, number=1, repeat=number, warmup=1).samples
+                time.sleep(SETTLE_S)
+            samples["ort"] += time_function(
                 lambda: session.run(None, feed), number=1, repeat=number, warmup=1
             ).samples
             time.sleep(SETTLE_S)
-        gm.run()
-        got = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-        row["rel_error"] = max_rel_error(got, session.run(None, feed))
+        want = session.run(None, feed)
+        errors = []
+        for peer in peers.values():
+            peer.run()
+            got = [peer.get_output(i) for i in range(peer.get_num_outputs())]
+            errors.append(max_rel_error(got, want))
+        row["rel_error"] = max(errors)
     except Exception as error:  # noqa: BLE001  (report and go on with the next model)
         row.update(status=f"{stage} failed", error=one_line(error))
         return row
-    mlc_ms, ort_ms = 1e3 * float(np.median(mlc_samples)), 1e3 * float(np.median(ort_samples))
+    ms = {k: 1e3 * float(np.median(v)) for k, v in samples.items()}
     row.update(
-        status="ok", mlc_ms=mlc_ms, ort_ms=ort_ms, ratio=ort_ms / mlc_ms, samples=len(mlc_samples)
+        status="ok",
+        mlc_ms=ms["mlc"],
+        ort_ms=ms["ort"],
+        ratio=ms["ort"] / ms["mlc"],
+        samples=len(samples["mlc"]),
     )
+    if records:
+        row.update(
+            tuned_ms=ms["tuned"],
+            tuned_ratio=ms["ort"] / ms["tuned"],
+            speedup=ms["mlc"] / ms["tuned"],
+        )
     return row
 
 
@@ -142,9 +175,20 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
         "Ratio = onnxruntime latency / mlc latency in the same run (> 1: mlc faster). "
         "Median of all timed calls.",
         "",
-        "| model | threads | mlc (ms) | onnxruntime (ms) | ratio | compile (s) | max rel. error |",
-        "|---|---|---|---|---|---|---|",
     ]
+    tuned = any("tuned_ms" in r for r in rows)
+    if tuned:
+        lines += [
+            "| model | threads | mlc (ms) | mlc tuned (ms) | onnxruntime (ms) | ratio | "
+            "ratio tuned | tuned / untuned | max rel. error | records applied |",
+            "|---|---|---|---|---|---|---|---|---|---|",
+        ]
+    else:
+        lines += [
+            "| model | threads | mlc (ms) | onnxruntime (ms) | ratio | compile (s) | "
+            "max rel. error |",
+            "|---|---|---|---|---|---|---|",
+        ]
     failures = []
     for r in rows:
         if r["status"] != "ok":
@@ -154,6 +198,13 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
                 failures.append(failure)
             continue
         flag = "" if float(r["rel_error"]) <= ERROR_BAR else " (over 1e-3)"  # type: ignore[arg-type]
+        if tuned:
+            lines.append(
+                f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['tuned_ms']:.1f} | "
+                f"{r['ort_ms']:.1f} | {r['ratio']:.2f} | {r['tuned_ratio']:.2f} | "
+                f"{r['speedup']:.2f}x | {r['rel_error']:.1e}{flag} | {r['coverage']} |"
+            )
+            continue
         lines.append(
             f"| {r['model']} | {r['threads']} | {r['mlc_ms']:.1f} | {r['ort_ms']:.1f} | "
             f"{r['ratio']:.2f} | {r['compile_s']:.1f} | {r['rel_error']:.1e}{flag} |"
@@ -173,8 +224,11 @@ def _print_row(r: dict[str, object]) -> None:
     if r["status"] != "ok":
         print(f"{r['model']:22s} threads={r['threads']} {r['status']}: {r['error']}", flush=True)
         return
+    tuned = (
+        f"tuned {r['tuned_ms']:8.1f} ms (ratio {r['tuned_ratio']:.2f})  " if "tuned_ms" in r else ""
+    )
     print(
-        f"{r['model']:22s} threads={r['threads']} mlc {r['mlc_ms']:8.1f} ms  "
+        f"{r['model']:22s} threads={r['threads']} mlc {r['mlc_ms']:8.1f} ms  {tuned}"
         f"ort {r['ort_ms']:8.1f} ms  ratio {r['ratio']:.2f}  "
         f"(compile {r['compile_s']:.1f} s, max rel. error {r['rel_error']:.1e})",
         flush=True,
@@ -200,6 +254,9 @@ def main() -> int:
         help="an mlc pass pipeline instead of mlc-default; {threads} is replaced "
         "by the thread count",
     )
+    parser.add_argument(
+        "--tuning-records", default="", help="also time mlc built with these records (mlc tune)"
+    )
     args = parser.parse_args()
     known = set(light_model_names()) | set(modern_models.MODELS)
     unknown = [n for n in args.models if n not in known]
@@ -212,7 +269,11 @@ def main() -> int:
     rows = []
     for name in names:
         for threads in args.threads:
-            rows.append(bench_model(name, threads, args.rounds, args.number, args.pipeline))
+            rows.append(
+                bench_model(
+                    name, threads, args.rounds, args.number, args.pipeline, args.tuning_records
+                )
+            )
             _print_row(rows[-1])
     text = markdown(rows, command)
     print(text)

@@ -33,11 +33,13 @@ from mlc.files import (
 from mlc.npz import read_npz, write_npz
 
 if TYPE_CHECKING:
+    from mlc.passes.diagnostics import Diag
     from mlc.runtime import CompiledLibrary, SourceModel
+
+_log = logging.getLogger(__name__)
 
 _TARGET = re.compile(r"^\s*llvm(\s+-mcpu=(native|host))?\s*$")
 OUTPUT_KINDS = {".tar": "package", ".so": "shared library", ".o": "object file"}
-_log = logging.getLogger(__name__)
 
 
 def check_target(target: str) -> None:
@@ -88,14 +90,16 @@ class BuildOptions:
             )
 
     def pipeline_text(self) -> str:
+        """`pipeline`, or mlc-default as chosen for the host (`MlcDefaultPipeline.for_target`)."""
         if self.pipeline:
             return self.pipeline
-        from mlc.passes.base import format_option_value
+        from mlc.passes.mlc_default import MlcDefaultPipeline
+        from mlc.target import host_target
 
-        records = (
-            f" records={format_option_value(self.tuning_records)}" if self.tuning_records else ""
+        default = MlcDefaultPipeline.for_target(
+            host_target(), threads=self.threads or 1, records=self.tuning_records or ""
         )
-        return f"builtin.module(mlc-default{{threads={self.threads or 1}{records}}})"
+        return f"builtin.module({default})"
 
 
 def _copy(module: ir.Module) -> ir.Module:
@@ -110,6 +114,7 @@ def build(
     *,
     options: BuildOptions | None = None,
     source: SourceModel | None = None,
+    diagnostics: list[Diag] | None = None,
     filename: str = "-",
     **kwargs: object,
 ) -> CompiledLibrary:
@@ -117,7 +122,9 @@ def build(
 
     Keyword arguments are BuildOptions fields (`threads=2`, `pipeline=...`); an unknown one is
     an error. `filename` names the module's source file in diagnostics. Raises
-    PassFailedError / PipelineParseError / MlcError with located diagnostics.
+    PassFailedError / PipelineParseError / MlcError with located diagnostics. Warnings and
+    remarks of the passes (tp-apply-records' coverage, records that do not fit) are appended to
+    `diagnostics` when given, else warnings are logged (logger `mlc.compiler`).
     """
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
@@ -141,6 +148,12 @@ def build(
         pm.save_temp("00-input.mlir", module.operation.get_asm(enable_debug_info=True))
     with progress.stage(f"running {sum(1 for _ in pm.steps())} passes"):
         pm.run(work, params=table, filename=filename)
+    if diagnostics is not None:
+        diagnostics.extend(pm.diagnostics)
+    else:
+        for d in pm.diagnostics:
+            if d.severity == "warning":
+                _log.warning("%s", d.format())
     return CompiledLibrary.from_module(
         work, table, pipeline=str(pm), source=source, entry=options.entry_name
     )
@@ -167,6 +180,7 @@ def compile_model(
     options: BuildOptions,
     shape_dict: Mapping[str, list[int]] | None = None,
     params_path: str | pathlib.Path | None = None,
+    diagnostics: list[Diag] | None = None,
 ) -> CompiledLibrary:
     """`mlc compile`: an .onnx model (or a graph-dialect .mlir with its params .npz) to a
     package `.tar`, or a shared library `.so` / object `.o` with its manifest and params
@@ -189,7 +203,9 @@ def compile_model(
         with progress.stage(f"importing {model}"):
             module, params = from_onnx(model, shape_dict=shape_dict)
         source = source_model(model)
-    lib = build(module, params, options=options, source=source, filename=str(model))
+    lib = build(
+        module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics
+    )
     _write_outputs(lib, output)
     return lib
 

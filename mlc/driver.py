@@ -20,13 +20,13 @@ import sys
 import traceback
 
 from mlc import progress
-from mlc.commands import compile_cmd, import_cmd, run_cmd
+from mlc.commands import compile_cmd, import_cmd, run_cmd, tune_cmd
 from mlc.commands.common import UsageError
 from mlc.errors import MissingDependencyError, MlcError
 from mlc.files import terminate_as_interrupt
 from mlc.version import version_text
 
-COMMANDS = (import_cmd, compile_cmd, run_cmd)
+COMMANDS = (import_cmd, compile_cmd, run_cmd, tune_cmd)
 
 EXIT_USAGE, EXIT_ERROR, EXIT_MISSING_DEP, EXIT_INTERNAL, EXIT_INTERRUPTED = 1, 4, 5, 70, 130
 

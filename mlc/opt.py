@@ -136,7 +136,8 @@ def _process_chunk(
         except PassFailedError as e:
             if pipeline.internal_error and os.environ.get("MLC_DEBUG"):
                 sys.stderr.write(pipeline.internal_error)
-            return _ChunkResult(None, collected + e.diags)
+            return _ChunkResult(None, collected + pipeline.diagnostics + e.diags)
+        collected += pipeline.diagnostics
     out = module.operation.get_asm(
         print_generic_op_form=args.mlir_print_op_generic,
         enable_debug_info=args.mlir_print_debuginfo,

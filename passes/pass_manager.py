@@ -57,6 +57,8 @@ class PassManager:
         self.timings: list[tuple[str, float]] = []
         self.internal_error: str | None = None
         self.temps_dir: pathlib.Path | None = None
+        self.diagnostics: list[Diag] = []
+        """Warnings and remarks the passes of the last run reported (`PassContext.warn`)."""
 
     @classmethod
     def parse(cls, text: str, *, verify_each: bool = True) -> PassManager:
@@ -130,6 +132,7 @@ class PassManager:
         """
         op = module.operation if isinstance(module, ir.Module) else module
         ctx = PassContext(params=params)
+        self.diagnostics = ctx.diagnostics
         self.timings = []
         self.internal_error = None
         start = time.perf_counter()

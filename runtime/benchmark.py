@@ -9,7 +9,9 @@
    10 %), at least doubling and at most x1000 per step — and a batch is timed again. These
    batches are not recorded. The final `N` is reported as `BenchmarkResult.number`.
 3. **Samples.** `R` times: `N` back-to-back calls are timed with one pair of `timer()` readings;
-   the sample is that duration / `N`, in seconds.
+   the sample is that duration / `N`, in seconds. `before_each()`, when given, runs untimed
+   before each sample (the tuner flushes the CPU caches there, AutoTVM's
+   `enable_cpu_cache_flush`).
 
 `fn` is therefore called `W + (calibration calls) + N * R` times. The statistics (mean, median,
 std, min, max, p90, p99) are over the `R` samples; std is the population standard deviation.
@@ -105,6 +107,7 @@ def time_function(
     min_repeat_ms: float = 0.0,
     warmup: int = 1,
     timer: Callable[[], float] = time.perf_counter,
+    before_each: Callable[[], object] | None = None,
 ) -> BenchmarkResult:
     """Time `fn` with the loop described in the module docstring."""
     if number < 1 or repeat < 1:
@@ -118,8 +121,12 @@ def time_function(
         fn()
     if min_repeat_ms > 0:
         number = _calibrate(fn, number, min_repeat_ms / 1e3, timer)
-    samples = tuple(_batch(fn, number, timer) / number for _ in range(repeat))
-    return BenchmarkResult(samples=samples, number=number, warmup=warmup)
+    samples = []
+    for _ in range(repeat):
+        if before_each is not None:
+            before_each()
+        samples.append(_batch(fn, number, timer) / number)
+    return BenchmarkResult(samples=tuple(samples), number=number, warmup=warmup)
 
 
 def _batch(fn: Callable[[], object], number: int, timer: Callable[[], float]) -> float:

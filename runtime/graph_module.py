@@ -14,7 +14,7 @@ foreign call; the GraphModule owns every array a descriptor points to.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -191,15 +191,22 @@ class GraphModule:
         min_repeat_ms: float = 0.0,
         end_to_end: bool = False,
         warmup: int = 1,
+        before_each: Callable[[], object] | None = None,
     ) -> BenchmarkResult:
         """Time `run()` with `mlc.runtime.benchmark.time_function` (its docstring has the loop):
         `warmup` untimed calls, then `repeat` samples of `number` calls each, `number` grown
         until one sample lasts `min_repeat_ms`. `end_to_end=True` also times copying every input
-        in from the arrays last given to `set_input` and copying every output out."""
+        in from the arrays last given to `set_input` and copying every output out.
+        `before_each` runs untimed before every sample (a cache flush)."""
         self._require_inputs()
         fn = self._run_end_to_end if end_to_end else self._call
         return time_function(
-            fn, number=number, repeat=repeat, min_repeat_ms=min_repeat_ms, warmup=warmup
+            fn,
+            number=number,
+            repeat=repeat,
+            min_repeat_ms=min_repeat_ms,
+            warmup=warmup,
+            before_each=before_each,
         )
 
     def _run_end_to_end(self) -> list[np.ndarray]:

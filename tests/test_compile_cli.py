@@ -62,7 +62,10 @@ def test_save_temps_keeps_every_step(model_path: pathlib.Path, tmp_path: pathlib
         )
         == 0
     )
-    assert (temps / "pipeline.txt").read_text().strip() == "builtin.module(mlc-default)"
+    # the default pipeline for this host (NCHW16c convolutions on AVX-512 hosts)
+    expected = str(mlc.PassManager.parse(mlc.BuildOptions().pipeline_text()))
+    assert expected.startswith("builtin.module(mlc-default")
+    assert (temps / "pipeline.txt").read_text().strip() == expected
     steps = sorted(p.name for p in temps.glob("[0-9][0-9]-*.mlir"))
     assert steps[0] == "00-input.mlir" and any("graph-to-tp" in s for s in steps)
     assert 'loc("conv0")' in (temps / "00-input.mlir").read_text()

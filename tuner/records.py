@@ -1,43 +1,55 @@
 """Tuning records: measured schedules of tp blocks, as versioned JSON lines (AutoTVM's log).
 
-One record per line:
-    {"schema": 1, "mlc_version": "0.1.0", "target": "x86_64 znver3 avx2 fma",
-     "workload": "3f2a...", "kernel": "fused_conv2d_relu_4", "block": "conv2d_1",
-     "schedule": "{tile = {ow = array<i64: 4>}, ...}", "cost_ms": 0.41, "seed": 0}
+One record per line, appended as soon as the candidate is measured (schema 2):
 
-The workload is a hash of the kernel's tp program with every schedule cleared and its name
-dropped, so a record applies to every structurally identical kernel in any model. `schedule`
-is the MLIR text of the block's schedule attribute. Records outlive code versions and get
-shared: plain JSON with an explicit schema, never pickle.
+    {"schema": 2, "workload": "3f2a...", "kernel": "fused_conv2d_relu_4", "block": "conv2d_1",
+     "config": {"tile_ow": [4], "unroll_ic": 8, ...}, "schedule": "{tile = {...}, ...}",
+     "cost_ms": 0.41, "costs_ms": [0.41, 0.42, 0.40], "error": "",
+     "default": false, "remeasured": false, "target": {"triple": "x86_64-unknown-linux-gnu",
+     "cpu": "znver3", "features": ["avx", "avx2", "fma", ...]}, "threads": 2, "pipeline": "9c1e...",
+     "mlc_version": "0.1.0", "tuner": "xgb", "seed": 0, "timestamp": 1764590000.0}
+
+Fields: `workload` is a hash of the kernel's tp program with every schedule cleared and its name
+dropped, so a record applies to every structurally identical kernel in any model; `block` names
+the tuned block inside it; `config` holds the knob values (`mlc.tuner.space`) and `schedule` the
+MLIR text of the block's schedule attribute they produce (what the compiler applies); `cost_ms`
+is the fastest of the timed samples `costs_ms` (one per repeat: other processes only add
+time), null for an error record, whose
+`error` says what went wrong (`build: ...`, `run: crashed ...`, `run: timed out ...`,
+`wrong output: ...`); `default` marks the measurement of the default schedule (the baseline),
+`remeasured` a second measurement of a schedule already in the log (the best few of a task are
+timed again at its end);
+`target` is the CPU the code was generated and timed on (`mlc.target.host_target`), `threads`
+the thread count of the kernel, `pipeline` a hash of the passes that lowered it (`tp-to-loops`
+to LLVM), `tuner` and `seed` what proposed it, `timestamp` when it was measured (seconds).
+
+The kernels themselves live apart from the records, in a workload table next to them
+(`records.workloads.jsonl`: one `{"workload": key, "kernel": name, "ir": text}` per workload),
+so that records of other models can warm-start a cost model (transfer learning).
+
+Records outlive code versions and get shared: plain JSON with an explicit schema, never pickle.
+This module stays light (no cost model, no runtime): the `tp-apply-records` pass reads it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import pathlib
-from collections.abc import Iterable, Iterator
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
 
 from mlir import ir
 
+from mlc.contract import TargetInfo
 from mlc.dialects.tp import KERNEL_ATTR
 from mlc.dialects.walk import walk
 from mlc.errors import MlcError
 
-SCHEMA = 1
-_FIELDS = {
-    "schema",
-    "mlc_version",
-    "target",
-    "workload",
-    "kernel",
-    "block",
-    "schedule",
-    "cost_ms",
-    "seed",
-}
+SCHEMA = 2
 
 
 class RecordError(MlcError):
@@ -46,18 +58,77 @@ class RecordError(MlcError):
 
 @dataclass(frozen=True)
 class Record:
+    """One measured candidate (see the module docstring for the meaning of each field)."""
+
     workload: str
     block: str
     schedule: str
-    cost_ms: float
+    cost_ms: float | None
     kernel: str = ""
-    target: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    costs_ms: tuple[float, ...] = ()
+    error: str = ""
+    default: bool = False
+    remeasured: bool = False
+    target: dict[str, Any] = field(default_factory=dict)
+    threads: int = 1
+    pipeline: str = ""
     mlc_version: str = ""
+    tuner: str = ""
     seed: int = 0
-    schema: int = field(default=SCHEMA)
+    timestamp: float = 0.0
+    schema: int = SCHEMA
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and self.cost_ms is not None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        data = asdict(self)
+        data["costs_ms"] = list(self.costs_ms)
+        return json.dumps(data, sort_keys=True)
+
+
+_FIELDS = {f.name for f in fields(Record)}
+_REQUIRED = {"workload", "block", "schedule", "cost_ms"}
+_TYPES: dict[str, tuple[type, ...]] = {
+    "workload": (str,),
+    "block": (str,),
+    "schedule": (str,),
+    "cost_ms": (int, float, type(None)),
+    "kernel": (str,),
+    "config": (dict,),
+    "costs_ms": (list,),
+    "error": (str,),
+    "default": (bool,),
+    "remeasured": (bool,),
+    "target": (dict,),
+    "threads": (int,),
+    "pipeline": (str,),
+    "mlc_version": (str,),
+    "tuner": (str,),
+    "seed": (int,),
+    "timestamp": (int, float),
+    "schema": (int,),
+}
+
+
+def target_dict(target: TargetInfo) -> dict[str, Any]:
+    """A TargetInfo as the `target` field of a record."""
+    return {"triple": target.triple, "cpu": target.cpu, "features": sorted(target.features)}
+
+
+def same_target(recorded: Mapping[str, Any], target: TargetInfo) -> bool:
+    """Whether a record's target is `target`: same architecture, CPU and ISA extensions."""
+    return (
+        str(recorded.get("triple", "")).split("-")[0] == target.triple.split("-")[0]
+        and recorded.get("cpu") == target.cpu
+        and sorted(recorded.get("features", [])) == sorted(target.features)
+    )
+
+
+def describe_target(recorded: Mapping[str, Any]) -> str:
+    return f"{recorded.get('cpu', '?')} ({recorded.get('triple', '?')})"
 
 
 def workload_key(kernel: ir.Operation) -> str:
@@ -83,59 +154,153 @@ def workloads(module: ir.Operation) -> Iterator[tuple[str, str, ir.Operation]]:
             yield workload_key(op), ir.StringAttr(op.attributes["sym_name"]).value, op
 
 
+# -- reading -------------------------------------------------------------------------------------
 def parse_record(line: str, where: str) -> Record:
+    """One line of a record file; RecordError naming `where` (file:line) if it is not one."""
     try:
         data = json.loads(line)
     except json.JSONDecodeError as e:
         raise RecordError(f"{where}: not a JSON object: {e.msg}") from None
     if not isinstance(data, dict):
         raise RecordError(f"{where}: a record must be a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise RecordError(
+            f"{where}: schema {data.get('schema')!r} is not {SCHEMA}; re-tune (mlc tune) to "
+            "record the target and thread count"
+        )
     unknown = set(data) - _FIELDS
     if unknown:
         raise RecordError(
             f"{where}: unknown field(s) {sorted(unknown)}; expected {sorted(_FIELDS)}"
         )
-    if data.get("schema") != SCHEMA:
-        raise RecordError(
-            f"{where}: schema {data.get('schema')!r} is not {SCHEMA}; re-tune or convert the log"
-        )
-    missing = {"workload", "block", "schedule", "cost_ms"} - set(data)
+    missing = _REQUIRED - set(data)
     if missing:
         raise RecordError(f"{where}: missing field(s) {sorted(missing)}")
+    for key, value in data.items():
+        kinds = _TYPES[key]
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise RecordError(f"{where}: field '{key}' has the wrong type ({type(value).__name__})")
+    cost = data["cost_ms"]
+    if cost is not None and not (math.isfinite(cost) and cost > 0):
+        raise RecordError(f"{where}: cost_ms must be a positive number or null, got {cost}")
+    data["costs_ms"] = tuple(float(c) for c in data.get("costs_ms", ()))
+    return Record(**data)
+
+
+@dataclass(frozen=True)
+class RecordLog:
+    """The records of one file, the line each came from, and what was wrong with the others."""
+
+    path: str
+    records: list[Record]
+    lines: list[int]
+    problems: list[str]
+
+    def where(self, index: int) -> str:
+        """`file:line` of records[index]."""
+        return f"{self.path}:{self.lines[index]}"
+
+
+def read_records(path: str | pathlib.Path) -> RecordLog:
+    """Every record of a file, and a message for every line that is not one (each naming
+    file:line). A last line without its newline is what a run killed while writing leaves."""
     try:
-        return Record(**data)
-    except TypeError as e:
-        raise RecordError(f"{where}: {e}") from None
+        text = pathlib.Path(path).read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordError(f"cannot read tuning records '{path}': {e}") from None
+    log = RecordLog(str(path), [], [], [])
+    lines = text.split("\n")
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            log.records.append(parse_record(line, f"{path}:{i}"))
+            log.lines.append(i)
+        except RecordError as e:
+            truncated = i == len(lines) and not text.endswith("\n")
+            log.problems.append(f"{e} (an incomplete last line)" if truncated else str(e))
+    return log
 
 
 def load_records(path: str | pathlib.Path) -> list[Record]:
-    try:
-        lines = pathlib.Path(path).read_text().splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise RecordError(f"cannot read tuning records '{path}': {e}") from None
-    return [
-        parse_record(line, f"{path}:{i}") for i, line in enumerate(lines, start=1) if line.strip()
-    ]
+    """Every record of a file; RecordError on the first line that is not one."""
+    log = read_records(path)
+    if log.problems:
+        raise RecordError(log.problems[0])
+    return log.records
 
 
-def best_records(records: Iterable[Record]) -> dict[tuple[str, str], Record]:
-    """The fastest record per (workload, block)."""
+def best_records(
+    records: Iterable[Record], *, target: TargetInfo | None = None, threads: int | None = None
+) -> dict[tuple[str, str], Record]:
+    """The fastest successful record per (workload, block), of `target` and `threads` if given."""
     best: dict[tuple[str, str], Record] = {}
     for r in records:
+        if not r.ok or (threads is not None and r.threads != threads):
+            continue
+        if target is not None and not same_target(r.target, target):
+            continue
         key = (r.workload, r.block)
-        if key not in best or r.cost_ms < best[key].cost_ms:
+        if key not in best or r.cost_ms < best[key].cost_ms:  # type: ignore[operator]
             best[key] = r
     return best
 
 
+# -- writing -------------------------------------------------------------------------------------
+def drop_incomplete_line(path: str | pathlib.Path) -> bool:
+    """Cut an unterminated last line (a run killed while writing it) so that records appended
+    next start on a line of their own; True if there was one."""
+    p = pathlib.Path(path)
+    if not p.is_file():
+        return False
+    data = p.read_bytes()
+    if not data or data.endswith(b"\n"):
+        return False
+    with open(p, "r+b") as f:
+        f.truncate(data.rfind(b"\n") + 1)
+    return True
+
+
 def append_records(path: str | pathlib.Path, records: Iterable[Record]) -> None:
-    """Append whole lines: one O_APPEND write of all of them, so an interrupt (Ctrl-C between
-    two writes) never leaves half a record, and concurrent writers never interleave lines."""
+    """Append whole lines and force them to disk: one O_APPEND write of all of them, so an
+    interrupt (Ctrl-C between two writes) never leaves half a record, concurrent writers never
+    interleave lines, and a run killed later loses none of them."""
     data = "".join(r.to_json() + "\n" for r in records).encode()
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
         written = 0
         while written < len(data):  # a short write (signal, disk full) continues where it stopped
             written += os.write(fd, data[written:])
+        os.fsync(fd)
     finally:
         os.close(fd)
+
+
+# -- the workload table --------------------------------------------------------------------------
+def workload_table_path(records_path: str | pathlib.Path) -> pathlib.Path:
+    """`r.jsonl` -> `r.workloads.jsonl` (the kernels the records were measured on)."""
+    p = pathlib.Path(records_path)
+    stem = p.name[: -len(p.suffix)] if p.suffix else p.name
+    return p.with_name(f"{stem}.workloads.jsonl")
+
+
+def read_workloads(path: str | pathlib.Path) -> dict[str, tuple[str, str]]:
+    """workload key -> (kernel name, kernel IR text); {} when the table does not exist."""
+    p = pathlib.Path(path)
+    if not p.is_file():
+        return {}
+    table: dict[str, tuple[str, str]] = {}
+    for line in p.read_text().splitlines():
+        try:
+            data = json.loads(line)
+            table[str(data["workload"])] = (str(data["kernel"]), str(data["ir"]))
+        except (json.JSONDecodeError, KeyError, TypeError):
+            continue  # an incomplete last line: the records stay usable without it
+    return table
+
+
+def append_workload(path: str | pathlib.Path, key: str, kernel: str, text: str) -> None:
+    with open(path, "a") as f:
+        f.write(json.dumps({"workload": key, "kernel": kernel, "ir": text}) + "\n")
+        f.flush()
+        os.fsync(f.fileno())

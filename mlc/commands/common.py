@@ -80,5 +80,6 @@ def _bounded(kind: type, low: float, inclusive: bool) -> Callable[[str], float]:
 
 
 positive_int = _bounded(int, 1, True)
+positive_float = _bounded(float, 0, False)
 non_negative_int = _bounded(int, 0, True)
 non_negative_float = _bounded(float, 0, True)

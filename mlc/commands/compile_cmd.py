@@ -11,11 +11,15 @@ import logging
 import pathlib
 import sys
 import time
+from typing import TYPE_CHECKING
 
 from mlc import progress
 from mlc.commands.common import blaming_input_shapes, parse_input_shapes, positive_int
 
 _log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from mlc.passes.diagnostics import Diag
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -96,6 +100,7 @@ def drive(args: argparse.Namespace) -> int:
         entry_name=args.entry_name,
     )
     start = time.perf_counter()
+    diagnostics: list[Diag] = []
     with blaming_input_shapes():
         lib = compile_model(
             args.model,
@@ -103,7 +108,13 @@ def drive(args: argparse.Namespace) -> int:
             options=options,
             shape_dict=args.input_shapes,
             params_path=args.params,
+            diagnostics=diagnostics,
         )
+    for d in diagnostics:
+        if d.severity == "warning":
+            sys.stderr.write(f"mlc compile: warning: {d.message}\n")
+        elif args.verbosity >= progress.NORMAL:  # tp-apply-records' coverage line
+            sys.stdout.write(d.message.removeprefix("tp-apply-records: ") + "\n")
     m = lib.manifest
     if args.verbosity >= progress.NORMAL:
         sys.stdout.write(

@@ -100,18 +100,21 @@ def test_kernels_are_classified_with_their_work() -> None:
     module, params = mlc.from_onnx(model)
     mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
     infos = {name: info for name, _, calls, info in profile_kernels.kernel_modules(module)}
-    # The matmul's output has two uses (erf, add), so erf stays out of its epilogue.
-    assert sorted(infos) == ["fused_erf_add_transpose_1", "fused_matmul_0", "fused_sigmoid_mul_2"]
-    gemm = infos["fused_matmul_0"]
+    # The matmul's output has two uses (erf, add): a diamond, fused into its epilogue whole.
+    assert sorted(infos) == ["fused_matmul_erf_add_0", "fused_transpose_sigmoid_mul_1"]
+    gemm = infos["fused_matmul_erf_add_0"]
     assert (gemm.category, gemm.detail, gemm.gemm) == (
         "gemm",
-        "matmul 1x[10x64]x[64x48]",
+        "matmul 1x[10x64]x[64x48] +erf",
         (1, 10, 64, 48),
     )
     assert gemm.flops == 2.0 * 10 * 64 * 48 and gemm.bytes == 4 * (10 * 64 + 64 * 48 + 10 * 48)
-    silu = infos["fused_sigmoid_mul_2"]
-    assert (silu.category, silu.detail, silu.elements) == ("transcendental", "sigmoid+mul", 480)
-    assert infos["fused_erf_add_transpose_1"].category == "transcendental"
+    silu = infos["fused_transpose_sigmoid_mul_1"]
+    assert (silu.category, silu.detail, silu.elements) == (
+        "transcendental",
+        "transpose+sigmoid+mul",
+        480,
+    )
 
 
 def test_knob_pipelines_parse() -> None:

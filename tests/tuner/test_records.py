@@ -14,12 +14,15 @@ import mlc
 from mlc.dialects.tp import BlockView
 from mlc.dialects.walk import walk
 from mlc.errors import MlcError
+from mlc.target import host_target
 from mlc.tuner.records import (
     Record,
     RecordError,
     best_records,
     load_records,
     parse_record,
+    read_records,
+    target_dict,
     workload_key,
     workloads,
 )
@@ -61,16 +64,25 @@ def test_workload_key_ignores_name_and_schedule_but_not_computation() -> None:
         ("not json", "not a JSON object"),
         ("[1, 2]", "must be a JSON object"),
         (
-            '{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1}',
-            "schema 2 is not 1",
+            '{"schema": 1, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1}',
+            "schema 1 is not 2; re-tune",
         ),
         (
-            '{"schema": 1, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1, "x": 0}',
+            '{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1, "x": 0}',
             "unknown field(s) ['x']",
         ),
         (
-            '{"schema": 1, "workload": "w", "block": "b"}',
+            '{"schema": 2, "workload": "w", "block": "b"}',
             "missing field(s) ['cost_ms', 'schedule']",
+        ),
+        (
+            '{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": -1}',
+            "cost_ms must be a positive number or null",
+        ),
+        (
+            '{"schema": 2, "workload": "w", "block": "b", "schedule": "{}", "cost_ms": 1, '
+            '"threads": "2"}',
+            "field 'threads' has the wrong type (str)",
         ),
     ],
 )
@@ -86,17 +98,37 @@ def test_bad_records_name_the_line(line: str, message: str) -> None:
 
 
 def test_best_record_per_workload_and_block(tmp_path: pathlib.Path) -> None:
+    here = target_dict(host_target())
+    other = dict(here, cpu="another-cpu")
     records = [
-        Record("w", "b", "{}", 3.0),
-        Record("w", "b", '{vectorize = "i"}', 1.0),
-        Record("w", "c", "{}", 5.0),
-        Record("v", "b", "{}", 0.5),
+        Record("w", "b", "{}", 3.0, target=here),
+        Record("w", "b", '{vectorize = "i"}', 1.0, target=here),
+        Record("w", "b", '{unroll = {"i" = 2}}', 0.5, target=here, threads=2),
+        Record("w", "b", '{unroll = {"i" = 4}}', 0.2, target=other),
+        Record("w", "b", '{unroll = {"i" = 8}}', None, target=here, error="run: crashed"),
+        Record("w", "c", "{}", 5.0, target=here),
+        Record("v", "b", "{}", 0.5, target=here),
     ]
     path = tmp_path / "log.jsonl"
     path.write_text("\n".join(r.to_json() for r in records) + "\n\n")
-    best = best_records(load_records(path))
+    best = best_records(load_records(path), target=host_target(), threads=1)
     assert best[("w", "b")].cost_ms == 1.0 and best[("w", "c")].cost_ms == 5.0 and len(best) == 3
-    assert json.loads(records[0].to_json())["schema"] == 1
+    assert best_records(records, target=host_target(), threads=2)[("w", "b")].cost_ms == 0.5
+    assert best_records(records)[("w", "b")].cost_ms == 0.2  # no filter: any target
+    assert json.loads(records[0].to_json())["schema"] == 2
+    assert load_records(path) == records  # a round trip keeps every field
+
+
+def test_an_incomplete_last_line_is_reported_not_fatal(tmp_path: pathlib.Path) -> None:
+    good = Record("w", "b", "{}", 1.0).to_json()
+    path = tmp_path / "log.jsonl"
+    path.write_text(good + "\n" + good[: len(good) // 2])  # a run killed while writing
+    log = read_records(path)
+    assert len(log.records) == 1 and log.where(0).endswith("log.jsonl:1")
+    assert len(log.problems) == 1 and "log.jsonl:2" in log.problems[0]
+    assert "incomplete last line" in log.problems[0]
+    with pytest.raises(RecordError, match="log.jsonl:2"):
+        load_records(path)
 
 
 def test_compile_with_tuning_records(tmp_path: pathlib.Path) -> None:
@@ -123,7 +155,12 @@ def test_compile_with_tuning_records(tmp_path: pathlib.Path) -> None:
         '{tile = {s0 = array<i64: 3>}, order = ["s0.0", "s1", "k", "s0.1"], unroll = {"s0.1" = 3}}'
     )
     log = tmp_path / "log.jsonl"
-    log.write_text(Record(key, block.name, schedule, 0.1, kernel=name).to_json() + "\n")
+    log.write_text(
+        Record(
+            key, block.name, schedule, 0.1, kernel=name, target=target_dict(host_target())
+        ).to_json()
+        + "\n"
+    )
     temps = tmp_path / "temps"
     lib = mlc.build(*mlc.from_onnx(model), tuning_records=str(log), save_temps=str(temps))
     scheduled = next(p for p in sorted(temps.glob("*tp-default-schedule*.mlir")))

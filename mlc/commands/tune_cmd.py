@@ -1,0 +1,230 @@
+"""`mlc tune MODEL -o records.jsonl [--threads N] [--tuner xgb] [--trials N] [--time-budget M] ...`.
+
+Flag names follow tvmc tune. Prints the task table first (ordered by share of the model's
+latency), a progress bar per task (stderr), then a table per task and the whole model's latency
+with its default and with its tuned schedules, measured in this process; `--json` prints the
+same as one JSON object instead. Records are appended as they are measured: run the same
+command again to resume.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import pathlib
+import sys
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from mlc import progress
+from mlc.commands.common import (
+    blaming_input_shapes,
+    non_negative_float,
+    parse_input_shapes,
+    positive_float,
+    positive_int,
+)
+from mlc.files import check_input_file, check_output_file
+
+if TYPE_CHECKING:
+    from mlc.tuner.task import Task
+    from mlc.tuning import ModelTuneReport
+
+TUNERS = ("xgb", "ga", "random", "gridsearch")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "tune",
+        help="auto-tune a model's kernel schedules",
+        description="Tune the schedules of an ONNX model's kernels on this machine and append "
+        "the measurements to a record file (JSON lines) for mlc compile --tuning-records.",
+    )
+    p.add_argument("model", type=pathlib.Path, help="an .onnx model")
+    p.add_argument(
+        "-o", "--output", type=pathlib.Path, required=True, help="tuning records (JSON lines)"
+    )
+    p.add_argument("--target", default="llvm -mcpu=native", help="the host CPU (as mlc compile)")
+    p.add_argument(
+        "--input-shapes",
+        type=parse_input_shapes,
+        default=None,
+        help='override input shapes, e.g. "data:[1,3,224,224]"',
+    )
+    p.add_argument("--threads", type=positive_int, default=1, help="threads the model will run on")
+    p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search (default xgb)")
+    p.add_argument(
+        "--trials", type=positive_int, default=1000, help="most trials per task (default 1000)"
+    )
+    p.add_argument(
+        "--early-stopping",
+        type=positive_int,
+        help="stop a task after this many trials without a better one",
+    )
+    p.add_argument(
+        "--time-budget",
+        type=positive_float,
+        metavar="MINUTES",
+        help="the whole run's time, split by each task's share of the model's latency",
+    )
+    p.add_argument(
+        "--number", type=positive_int, default=1, help="calls per timed sample (default 1)"
+    )
+    p.add_argument(
+        "--repeat",
+        type=positive_int,
+        default=10,
+        help="timed samples; the fastest counts (default 10)",
+    )
+    p.add_argument(
+        "--min-repeat-ms",
+        type=non_negative_float,
+        default=2.0,
+        help="grow --number until a sample lasts this long (default 2)",
+    )
+    p.add_argument(
+        "--timeout",
+        type=positive_float,
+        default=10.0,
+        help="seconds a candidate may run before it is killed (default 10)",
+    )
+    p.add_argument("--parallel", type=positive_int, default=2, help="build processes (default 2)")
+    p.add_argument(
+        "--enable-cpu-cache-flush",
+        action="store_true",
+        help="flush the caches before every timed sample",
+    )
+    p.add_argument(
+        "--prior-records",
+        type=pathlib.Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="records of other runs to warm-start the cost model (repeatable)",
+    )
+    p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.set_defaults(drive=drive)
+
+
+def drive(args: argparse.Namespace) -> int:
+    from mlc.tuner.measure import MeasureOptions
+    from mlc.tuner.progress import TerminalProgress
+    from mlc.tuner.tune import TuneOptions
+    from mlc.tuning import TuneModelOptions, tune_model
+
+    check_input_file(args.model, "model")
+    check_output_file(args.output, "output (-o)")
+    for prior in args.prior_records:
+        check_input_file(prior, "--prior-records")
+    options = TuneModelOptions(
+        target=args.target,
+        threads=args.threads,
+        shape_dict=args.input_shapes,
+        measure=MeasureOptions(
+            number=args.number,
+            repeat=args.repeat,
+            min_repeat_ms=args.min_repeat_ms,
+            timeout=args.timeout,
+            parallel=args.parallel,
+            flush_cache=args.enable_cpu_cache_flush,
+        ),
+        tune=TuneOptions(
+            tuner=args.tuner,
+            trials=args.trials,
+            early_stopping=args.early_stopping,
+            time_budget=args.time_budget,
+            seed=args.seed,
+            prior_records=tuple(str(p) for p in args.prior_records),
+        ),
+    )
+    out = sys.stdout
+    quiet = args.verbosity < progress.NORMAL
+    with blaming_input_shapes():
+        report = tune_model(
+            args.model,
+            args.output,
+            options,
+            on_tasks=None if args.json or quiet else lambda ts: out.write(task_table(ts) + "\n"),
+            progress=None if quiet else TerminalProgress(sys.stderr),
+        )
+    for problem in report.tuning.problems:
+        sys.stderr.write(f"mlc tune: warning: {problem}; the line was left alone\n")
+    if args.json:
+        out.write(json.dumps(report_dict(report, args.output), indent=2) + "\n")
+    else:
+        out.write(result_table(report, args.output) + "\n")
+    return 0
+
+
+def task_table(tasks: Sequence[Task]) -> str:
+    total = sum(t.weight * (t.default_ms or 0.0) for t in tasks) or 1.0
+    lines = [
+        f"{len(tasks)} tasks (kernel workloads), by share of the model's latency:",
+        f"{'#':>3} {'kernel':34s} {'calls':>5} {'MFLOP':>9} {'default ms':>10} {'share':>6} "
+        f"{'space':>7}",
+    ]
+    for i, t in enumerate(tasks, start=1):
+        ms = f"{t.default_ms:10.3f}" if t.default_ms is not None else f"{'failed':>10}"
+        share = 100 * t.weight * (t.default_ms or 0.0) / total
+        lines.append(
+            f"{i:3d} {t.kernel[:34]:34s} {t.weight:5d} {t.flops / 1e6:9.1f} {ms} "
+            f"{share:5.1f}% {len(t.space):7d}"
+        )
+    return "\n".join(lines)
+
+
+def result_table(report: ModelTuneReport, records: pathlib.Path) -> str:
+    lines = [
+        "",
+        f"{'#':>3} {'kernel':34s} {'default ms':>10} {'best ms':>9} {'speedup':>7} {'trials':>6} "
+        f"{'errors':>6}  stopped",
+    ]
+    for i, r in enumerate(report.tuning.tasks, start=1):
+        best = f"{r.best_ms:9.3f}" if r.best_ms is not None else f"{'-':>9}"
+        default = f"{r.default_ms:10.3f}" if r.default_ms is not None else f"{'-':>10}"
+        speed = f"{r.speedup:6.2f}x" if r.speedup else f"{'-':>7}"
+        lines.append(
+            f"{i:3d} {r.task.kernel[:34]:34s} {default} {best} {speed} {r.trials:6d} "
+            f"{r.errors:6d}  {r.stopped}"
+        )
+    minutes = (report.extract_seconds + report.tuning.seconds) / 60
+    lines.append(f"tuning took {minutes:.1f} min; records: {records}")
+    default, tuned = report.model_default_ms, report.model_tuned_ms
+    if default is not None and tuned is not None:
+        lines.append(
+            f"whole model: default {default:.2f} ms, tuned {tuned:.2f} ms "
+            f"({default / tuned:.2f}x; medians, measured in this process)"
+        )
+    return "\n".join(lines)
+
+
+def report_dict(report: ModelTuneReport, records: pathlib.Path) -> dict[str, Any]:
+    return {
+        "records": str(records),
+        "extract_seconds": report.extract_seconds,
+        "tuning_seconds": report.tuning.seconds,
+        "model_default_ms": report.model_default_ms,
+        "model_tuned_ms": report.model_tuned_ms,
+        "tasks": [
+            {
+                "kernel": r.task.kernel,
+                "workload": r.task.workload,
+                "block": r.task.block,
+                "calls": r.task.weight,
+                "nodes": list(r.task.nodes),
+                "flops": r.task.flops,
+                "space": len(r.task.space),
+                "default_ms": r.default_ms,
+                "best_ms": r.best_ms,
+                "best_schedule": r.best_schedule,
+                "speedup": r.speedup,
+                "trials": r.trials,
+                "resumed": r.resumed,
+                "errors": r.errors,
+                "seconds": r.seconds,
+                "stopped": r.stopped,
+            }
+            for r in report.tuning.tasks
+        ],
+    }

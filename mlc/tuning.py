@@ -1,0 +1,129 @@
+"""`mlc tune` as a library call (tvmc's `tune_model`): tune a model's kernels, then measure the
+whole model with its default schedules and with the tuned ones, in this process.
+
+    report = tune_model("resnet50.onnx", "r.jsonl", TuneModelOptions(threads=2,
+                        tune=TuneOptions(time_budget=20)))
+    report.model_default_ms, report.model_tuned_ms
+
+Afterwards `mlc compile model.onnx --tuning-records r.jsonl --threads 2` applies the records.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from mlir import ir
+
+from mlc import progress as mlc_progress
+from mlc.compiler import BuildOptions, build, check_target
+from mlc.errors import MlcError
+from mlc.tuner.measure import MeasureOptions
+from mlc.tuner.runner import LocalRunner
+from mlc.tuner.task import Task, extract_tasks
+from mlc.tuner.tune import Progress, TuneOptions, TuneReport, tune
+
+SETTLE_S = 0.3
+"""Pause between the two builds' turns (OpenMP workers spin for 200 ms after a run)."""
+
+
+@dataclass(frozen=True)
+class TuneModelOptions:
+    target: str = "llvm -mcpu=native"
+    threads: int = 1
+    shape_dict: Mapping[str, list[int]] | None = None
+    measure: MeasureOptions = field(default_factory=MeasureOptions)
+    tune: TuneOptions = field(default_factory=TuneOptions)
+    compare_rounds: int = 4
+    """Alternating rounds of the whole-model comparison (0: skip it)."""
+
+
+@dataclass
+class ModelTuneReport:
+    tasks: list[Task]
+    tuning: TuneReport
+    extract_seconds: float = 0.0
+    model_default_ms: float | None = None
+    model_tuned_ms: float | None = None
+
+
+def tune_model(
+    model: str | pathlib.Path,
+    records: str | pathlib.Path,
+    options: TuneModelOptions | None = None,
+    *,
+    on_tasks: Callable[[Sequence[Task]], None] | None = None,
+    progress: Progress | None = None,
+) -> ModelTuneReport:
+    """Extract the tasks of an ONNX model, tune them into `records`, compare the whole model."""
+    from mlc.frontend import from_onnx
+
+    options = options or TuneModelOptions()
+    check_target(options.target)
+    if options.threads < 1:
+        raise MlcError(f"threads must be >= 1, got {options.threads}")
+    with mlc_progress.stage(f"importing {model}"):
+        module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
+    start = time.monotonic()
+    with LocalRunner(options.measure) as runner:
+        with mlc_progress.stage("extracting tasks, timing their default schedules"):
+            with mlc_progress.suppressed():
+                tasks = extract_tasks(module, params, threads=options.threads, runner=runner)
+        extract_seconds = time.monotonic() - start
+        if on_tasks is not None:
+            on_tasks(tasks)
+        report = tune(tasks, runner, records, options.tune, progress=progress)
+    out = ModelTuneReport(tasks, report, extract_seconds)
+    if options.compare_rounds > 0 and pathlib.Path(records).exists():
+        with mlc_progress.stage("timing the whole model, default vs tuned"):
+            with mlc_progress.suppressed():
+                out.model_default_ms, out.model_tuned_ms = compare_whole_model(
+                    module, params, options.threads, str(records), options.compare_rounds
+                )
+    return out
+
+
+def compare_whole_model(
+    module: ir.Module,
+    params: Mapping[str, np.ndarray],
+    threads: int,
+    records: str,
+    rounds: int,
+    number: int = 5,
+) -> tuple[float, float]:
+    """Median latency (ms) of the model built without and with the records, timed in
+    alternating rounds in this process so that machine noise hits both alike."""
+    from mlc.runtime import GraphModule
+
+    plain = GraphModule(build(module, params, options=BuildOptions(threads=threads)).jit())
+    tuned = GraphModule(
+        build(
+            module,
+            params,
+            options=BuildOptions(threads=threads, tuning_records=records),
+            diagnostics=[],
+        ).jit()
+    )
+    rng = np.random.default_rng(0)
+    for spec in plain.manifest.inputs:
+        value = _random_input(rng, spec.shape, spec.dtype)
+        plain.set_input(spec.name, value)
+        tuned.set_input(spec.name, value)
+    samples: dict[str, list[float]] = {"default": [], "tuned": []}
+    for _ in range(rounds):
+        for name, gm in (("default", plain), ("tuned", tuned)):
+            samples[name] += gm.benchmark(number=1, repeat=number, warmup=1).samples
+            time.sleep(SETTLE_S)
+    return 1e3 * float(np.median(samples["default"])), 1e3 * float(np.median(samples["tuned"]))
+
+
+def _random_input(rng: np.random.Generator, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    if np.dtype(dtype).kind == "f":
+        return rng.standard_normal(shape).astype(dtype)
+    return np.zeros(shape, dtype=dtype)
+
+
+__all__ = ["ModelTuneReport", "TuneModelOptions", "compare_whole_model", "tune_model"]

@@ -1,0 +1,35 @@
+"""Small models for the tuner tests: a conv net (two NCHW8c convs), a dense layer."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+import onnx
+
+from helpers.onnx_models import GraphBuilder
+from helpers.onnx_testing import make_model
+
+
+def conv_net() -> onnx.ModelProto:
+    """3x3 conv + relu, 1x1 conv + relu on an 8-channel 28x28 map (4 kernels, 2 of them convs)."""
+    g = GraphBuilder(seed=3)
+    y = g.op("Conv", "x", g.weight(16, 8, 3, 3), g.const(np.zeros(16)), pads=[1, 1, 1, 1])
+    y = g.op("Relu", y)
+    y = g.op("Relu", g.op("Conv", y, g.weight(16, 16, 1, 1)))
+    g.nodes[-1].output[0] = "y"
+    return make_model(g.nodes, {"x": (np.float32, [1, 8, 28, 28])}, ["y"], g.consts)
+
+
+def dense_net() -> onnx.ModelProto:
+    """MatMul + bias + relu: a single kernel."""
+    g = GraphBuilder(seed=4)
+    g.op("Relu", g.op("Add", g.op("MatMul", "x", g.weight(64, 48)), g.const(np.ones(48))))
+    g.nodes[-1].output[0] = "y"
+    return make_model(g.nodes, {"x": (np.float32, [6, 64])}, ["y"], g.consts)
+
+
+def save(model: onnx.ModelProto, directory: pathlib.Path, name: str) -> pathlib.Path:
+    path = directory / f"{name}.onnx"
+    onnx.save(model, str(path))
+    return path

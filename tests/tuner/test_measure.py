@@ -1,0 +1,128 @@
+"""Isolated measurement: candidates that segfault, abort, hang or compute the wrong output are
+error records and the tuning goes on; builds that fail are error records too."""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+from helpers.onnx_testing import import_model
+from helpers.tuner_models import dense_net
+from mlc.contract import Manifest
+from mlc.runtime import embedded
+from mlc.runtime.linker import c_compiler
+from mlc.tuner.measure import MeasureOptions, compare
+from mlc.tuner.records import load_records
+from mlc.tuner.runner import Candidate, LocalRunner
+from mlc.tuner.task import Task, extract_tasks
+from mlc.tuner.tune import TuneOptions, tune
+
+BODIES = {
+    "segfault": "*(volatile int *)0 = 1;",
+    "abort": "abort();",
+    "hang": 'for (;;) { __asm__ volatile(""); }',
+    "nothing": "",  # leaves the output as it is: a wrong output
+}
+
+
+def fake_library(kind: str, manifest: Manifest, out: pathlib.Path) -> None:
+    """A shared library with the harness's entry whose body misbehaves as `kind` says, sealed
+    with the candidate's manifest as mlc seals its libraries (so loading it passes the checks
+    and the fault happens when the entry runs)."""
+    n = len(manifest.inputs) + len(manifest.outputs) + 2
+    params = ", ".join(f"void *a{i}" for i in range(n))
+    record = embedded.MAGIC + bytes(32) + manifest.to_json().encode()
+    data = ", ".join(str(b) for b in record)
+    source = out.with_suffix(".c")
+    source.write_text(
+        f"#include <stdlib.h>\n"
+        f"const unsigned char {embedded.record_symbol(manifest.entry)}[] = {{{data}}};\n"
+        f"void _mlir_ciface_{manifest.entry}({params}) {{ {BODIES[kind]} }}\n"
+    )
+    subprocess.run(
+        [c_compiler(), "-shared", "-fPIC", "-O0", "-o", str(out), str(source)], check=True
+    )
+    embedded.seal(out)
+
+
+class FaultyRunner(LocalRunner):
+    """Builds as usual, then swaps some candidates' libraries for misbehaving ones."""
+
+    def __init__(self, faults: dict[int, str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.faults = faults
+
+    def build(self, work: Sequence[tuple[Task, Candidate]]) -> list[dict[str, Any]]:
+        built = super().build(work)
+        for (_, cand), reply in zip(work, built):
+            if cand.index in self.faults and "so" in reply:
+                manifest = Manifest.from_json(reply["manifest"])
+                fake_library(self.faults[cand.index], manifest, pathlib.Path(reply["so"]))
+        return built
+
+
+@pytest.fixture(scope="module")
+def dense_task() -> Task:
+    module, params = import_model(dense_net())
+    (task,) = extract_tasks(module, params, threads=1)
+    assert len(task.space) > 12
+    return task
+
+
+def test_crashing_hanging_and_wrong_candidates_are_error_records(
+    dense_task: Task, tmp_path: pathlib.Path
+) -> None:
+    # gridsearch proposes the points in index order, skipping the default
+    order = [i for i in range(len(dense_task.space)) if i != dense_task.default_index]
+    faults = {order[1]: "segfault", order[2]: "hang", order[3]: "nothing", order[4]: "abort"}
+    options = MeasureOptions(timeout=3.0, parallel=2, repeat=1, min_repeat_ms=0)
+    records = tmp_path / "r.jsonl"
+    with FaultyRunner(faults, options=options) as runner:
+        (task,) = runner.measure_defaults([dense_task])
+        report = tune([task], runner, records, TuneOptions(tuner="gridsearch", trials=8))
+    log = [r for r in load_records(records) if not r.remeasured]
+    assert log[0].default and log[0].ok
+    outcome = {task.space.index_of(r.config): r for r in log[1:]}
+    assert list(outcome) == order[:8]  # measured in order: the faults did not stop the search
+    assert "run: crashed with SIGSEGV" in outcome[order[1]].error
+    assert "run: timed out after 3 s" in outcome[order[2]].error
+    assert outcome[order[3]].error.startswith("wrong output: max |difference|")
+    assert "run: crashed with SIGABRT" in outcome[order[4]].error
+    for i in (order[0], *order[5:8]):
+        assert outcome[i].ok and outcome[i].cost_ms > 0, outcome[i]
+    for r in log[1:]:
+        assert (r.cost_ms is None) == bool(r.error)
+    (result,) = report.tasks
+    assert result.trials == 8 and result.errors == 4
+    assert result.best_ms is not None and result.best_ms > 0
+
+
+def test_a_failed_build_is_an_error_result(dense_task: Task) -> None:
+    bad = Candidate(-1, "{tile = {nope = array<i64: 2>}}", {})
+    good = Candidate.of(dense_task, 0)
+    with LocalRunner(MeasureOptions(repeat=1, min_repeat_ms=0, parallel=1)) as runner:
+        results = runner.measure(dense_task, [bad, good])
+    assert results[0] is not None and results[0].error.startswith("build: schedule does not fit")
+    assert "tile names unknown axis 'nope'" in results[0].error
+    assert results[1] is not None and results[1].ok
+
+
+def test_compare_outputs() -> None:
+    want = np.array([1.0, -2.0, np.nan, np.inf], dtype=np.float32)
+    assert compare(want.copy(), want, 1e-3) == ""
+    close = want.copy()
+    close[1] += 1e-4
+    assert compare(close, want, 1e-3) == ""
+    far = want.copy()
+    far[0] = 1.5
+    assert "max |difference| 0.5" in compare(far, want, 1e-3)
+    nan = want.copy()
+    nan[0] = np.nan
+    assert "NaN or infinity" in compare(nan, want, 1e-3)
+    assert "2 of 3 elements differ" in compare(np.array([1, 5, 6]), np.array([1, 2, 3]), 0.0)
+    assert "instead of" in compare(want[:2], want, 1e-3)

@@ -1,0 +1,197 @@
+"""The search strategies on a recorded measurement log (tests/tuner/data: every point of the
+space of squeezenet's first conv, one thread, measured by tools/record_tuning_log.py):
+replayed, so the comparison is deterministic. xgb reaches one of the three fastest points in
+fewer trials than random search; every tuner proposes each point once; the time budget is
+split by latency share."""
+
+from __future__ import annotations
+
+import math
+import pathlib
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from mlir import ir
+
+import mlc
+from mlc.contract import TargetInfo
+from mlc.dialects.tp import BlockView, Schedule
+from mlc.dialects.walk import walk
+from mlc.tuner.facts import BlockFacts
+from mlc.tuner.features import LENGTH
+from mlc.tuner.history import ExamplePool
+from mlc.tuner.records import Record, load_records, read_workloads, workload_table_path
+from mlc.tuner.runner import Candidate, MeasureResult, OnResult, Runner
+from mlc.tuner.space import ConfigSpace, Constraint, Draft, Knob
+from mlc.tuner.task import Task
+from mlc.tuner.tune import allot
+from mlc.tuner.tuners import TUNERS, create_tuner
+from mlc.tuner.tuners.xgb import XGBTuner
+
+LOG = pathlib.Path(__file__).parent / "data" / "squeezenet_conv1.jsonl"
+TOP = 3  # "reaching the best": reaching a point as fast as the third fastest of the log
+
+
+def _key(config: dict[str, object]) -> tuple[tuple[str, object], ...]:
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in config.items()))
+
+
+def replay_task() -> tuple[Task, dict[int, float]]:
+    """A task whose space is exactly the recorded points (so the test does not depend on how
+    knob spaces evolve), and the recorded seconds per call of each point."""
+    records = [r for r in load_records(LOG) if r.ok]
+    costs: dict[tuple, float] = {}
+    schedules: dict[tuple, str] = {}
+    for r in records:
+        k = _key(r.config)
+        costs[k] = min(costs.get(k, math.inf), r.cost_ms / 1e3)  # type: ignore[operator]
+        schedules[k] = r.schedule
+    default = next(r for r in records if r.default)
+    names = sorted(default.config)
+    values = {n: sorted({dict(k)[n] for k in costs}, key=repr) for n in names}
+    ctx = mlc.Context()
+    with ctx:
+        parsed = {k: Schedule.from_attr(ir.Attribute.parse(s)) for k, s in schedules.items()}
+
+    def template(draft: Draft) -> Schedule:
+        return parsed[_key(draft.values)]
+
+    def recorded(cols) -> np.ndarray:  # type: ignore[no-untyped-def]
+        rows = np.stack([cols.map(n, values[n].index) for n in names], axis=1).astype(int)
+        known = {tuple(values[n].index(dict(k)[n]) for n in names) for k in costs}
+        return np.array([tuple(r) in known for r in rows.tolist()])
+
+    knobs = [
+        Knob(n, tuple(values[n]), _key(default.config)[i][1], _noop) for i, n in enumerate(names)
+    ]
+    space = ConfigSpace(knobs, [Constraint("recorded", tuple(names), recorded)], template)
+    facts = _facts(default, ctx)
+    task = Task(default.workload, default.kernel, default.block, "", 1, space, facts)
+    by_index = {i: costs[_key(space.get(i))] for i in range(len(space))}
+    return task, by_index
+
+
+def _noop(draft: Draft, value: object) -> None:
+    pass
+
+
+def _facts(record: Record, ctx: ir.Context) -> BlockFacts:
+    _, text = read_workloads(workload_table_path(LOG))[record.workload]
+    module = ir.Module.parse(text, ctx)
+    target = TargetInfo(
+        record.target["triple"], record.target["cpu"], tuple(record.target["features"])
+    )
+    view = next(
+        BlockView(op) for op in walk(module.operation)
+        if op.name == "tp.block" and BlockView(op).name == record.block
+    )  # fmt: skip
+    facts = BlockFacts.of(view, view.schedule, 1, target)
+    facts.__dict__["_module"] = module  # keep the IR the facts came from alive
+    return facts
+
+
+class ReplayRunner(Runner):
+    def __init__(self, costs: dict[int, float]) -> None:
+        self.costs = costs
+
+    def measure(
+        self,
+        task: Task,
+        candidates: Sequence[Candidate],
+        *,
+        on_result: OnResult | None = None,
+        deadline: float | None = None,
+    ) -> list[MeasureResult | None]:
+        return [MeasureResult(costs=(self.costs[c.index],)) for c in candidates]
+
+
+@pytest.fixture(scope="module")
+def replay() -> tuple[Task, dict[int, float]]:
+    return replay_task()
+
+
+def trials_to_near_best(kind: str, seed: int, task: Task, costs: dict[int, float]) -> int:
+    target = sorted(costs.values())[TOP - 1]
+    tuner = create_tuner(kind, task, seed=seed)
+    tuner.load_history([(task.space.default_index, costs[task.space.default_index])])
+    runner = ReplayRunner(costs)
+    while tuner.best_cost > target and tuner.has_next():
+        tuner.tune(runner, n_trial=8, batch_size=8)
+    return tuner.trials
+
+
+def test_the_log_is_a_whole_space(replay: tuple[Task, dict[int, float]]) -> None:
+    task, costs = replay
+    assert len(task.space) == len(costs) >= 250
+    ordered = sorted(costs.values())
+    assert ordered[-1] > 2 * ordered[0]  # schedules matter: the slowest takes twice as long
+
+
+def test_xgb_reaches_the_best_in_fewer_trials_than_random(
+    replay: tuple[Task, dict[int, float]],
+) -> None:
+    pytest.importorskip("xgboost")
+    task, costs = replay
+    seeds = range(8)
+    xgb = [trials_to_near_best("xgb", s, task, costs) for s in seeds]
+    rand = [trials_to_near_best("random", s, task, costs) for s in seeds]
+    print(f"trials to reach a top-{TOP} point: xgb {xgb}, random {rand}")
+    assert np.mean(xgb) < 0.6 * np.mean(rand), (xgb, rand)
+    assert xgb == [trials_to_near_best("xgb", s, task, costs) for s in seeds]  # deterministic
+
+
+@pytest.mark.parametrize("kind", TUNERS)
+def test_every_tuner_proposes_each_point_once(
+    kind: str, replay: tuple[Task, dict[int, float]]
+) -> None:
+    if kind == "xgb":
+        pytest.importorskip("xgboost")
+    task, costs = replay
+    tuner = create_tuner(kind, task, seed=1)
+    runner = ReplayRunner(costs)
+    seen: list[int] = []
+    for _ in range(6):
+        batch = tuner.next_batch(8)
+        assert len(batch) == 8 and not set(batch) & set(seen) and len(set(batch)) == 8
+        seen += batch
+        tuner.update(batch, runner.measure(task, [Candidate(i, "", {}) for i in batch]))  # type: ignore[arg-type]
+    assert tuner.trials == 48 and tuner.best_cost == min(costs[i] for i in seen)
+
+
+def test_time_budget_follows_latency_shares() -> None:
+    # 60 s over shares 3:1: the first task gets 45 s; if it used only 15 s, the second gets
+    # all that is left (the unused time moves on), not its original 15 s
+    assert allot(60.0, [3.0, 1.0]) == 45.0
+    assert allot(45.0, [1.0]) == 45.0
+    assert allot(-1.0, [1.0]) == 0.0 and allot(10.0, [0.0]) == 0.0
+
+
+def test_records_of_another_run_warm_start_the_cost_model(
+    replay: tuple[Task, dict[int, float]],
+) -> None:
+    """Transfer learning: records read back with their workload table become training examples
+    (features from the kernel's IR), and a tuner given them proposes from the model at once."""
+    pytest.importorskip("xgboost")
+    task, costs = replay
+    records = load_records(LOG)
+    pool = ExamplePool(1, _target(records[0]))
+    added = pool.add_records(records, {}, read_workloads(workload_table_path(LOG)))
+    assert added == len(records) and len({e[2] for e in pool.examples}) == 1
+    assert all(len(e[0]) == LENGTH for e in pool.examples)
+    target = sorted(costs.values())[TOP - 1]
+    cold, warm = [], []
+    for seed in range(4):
+        for history, out in (([], cold), (pool.examples, warm)):
+            tuner = XGBTuner(task, seed=seed, history=history)
+            tuner.load_history([(task.space.default_index, costs[task.space.default_index])])
+            assert tuner.model.trained == bool(history)
+            while tuner.best_cost > target:
+                tuner.tune(ReplayRunner(costs), n_trial=8, batch_size=8)
+            out.append(tuner.trials)
+    assert max(warm) <= 8 and np.mean(warm) < np.mean(cold), (warm, cold)
+
+
+def _target(record: Record) -> TargetInfo:
+    t = record.target
+    return TargetInfo(t["triple"], t["cpu"], tuple(t["features"]))

@@ -1,0 +1,253 @@
+"""Runners measure candidates of a task: the `Runner` interface, and `LocalRunner`, which builds
+in a pool of worker processes and times in one more, on this machine.
+
+    with LocalRunner(MeasureOptions(parallel=2)) as runner:
+        results = runner.measure(task, [Candidate.of(task, i) for i in indices])
+
+Builds run in parallel (`MeasureOptions.parallel` workers); candidates are then timed one at a
+time in the run worker, while no build runs, so that timings never overlap on the cores. Every
+candidate's output is compared with the default schedule's (the task's reference, computed
+once by the run worker): a wrong output, a crash (segfault, abort) or a run past the timeout is
+an error result, and the worker is restarted for the next candidate. A distributed runner
+(Ray) implements the same interface.
+"""
+
+from __future__ import annotations
+
+import abc
+import dataclasses
+import os
+import pathlib
+import shutil
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .measure import MeasureOptions
+from .pool import Worker, WorkerPool
+from .task import Task
+
+TIMING_BLOCKTIME = os.environ.get("KMP_BLOCKTIME", "0")
+"""OpenMP workers of the timing process sleep at once after a parallel region (unless the user
+set KMP_BLOCKTIME): on a busy machine, workers spinning for the default 200 ms took the core
+their partner thread needed, and a 2-thread kernel of 0.03 ms measured 5-16 ms."""
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A point of a task's space to measure (index -1: a schedule from elsewhere)."""
+
+    index: int
+    schedule: str
+    config: dict[str, Any]
+
+    @classmethod
+    def of(cls, task: Task, index: int) -> Candidate:
+        return cls(index, task.schedule_text(index), task.space.get(index))
+
+
+@dataclass(frozen=True)
+class MeasureResult:
+    """Seconds per call, one per timed sample; or the error that stopped the candidate."""
+
+    costs: tuple[float, ...] = ()
+    error: str = ""
+    build_s: float = 0.0
+    run_s: float = 0.0
+    timestamp: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not self.error and bool(self.costs)
+
+    @property
+    def cost(self) -> float:
+        """The fastest sample in seconds (infinity for an error). Not the median: on a shared
+        machine other processes only ever add time, so the minimum is the best estimate of
+        the candidate's own speed."""
+        return min(self.costs) if self.ok else float("inf")
+
+
+OnResult = Callable[[Candidate, MeasureResult], None]
+
+
+class Runner(abc.ABC):
+    """Measures candidates of a task; results in the order of the candidates (None for those
+    not measured before the deadline)."""
+
+    @abc.abstractmethod
+    def measure(
+        self,
+        task: Task,
+        candidates: Sequence[Candidate],
+        *,
+        on_result: OnResult | None = None,
+        deadline: float | None = None,
+    ) -> list[MeasureResult | None]: ...
+
+    def measure_defaults(self, tasks: Sequence[Task]) -> list[Task]:
+        """The tasks with `default_ms` measured (None where the default schedule failed)."""
+        out = []
+        for task in tasks:
+            (result,) = self.measure(task, [Candidate.of(task, task.default_index)])
+            ms = result.cost * 1e3 if result is not None and result.ok else None
+            out.append(dataclasses.replace(task, default_ms=ms))
+        return out
+
+    def close(self) -> None:  # noqa: B027 - optional for runners without resources
+        pass
+
+    def __enter__(self) -> Runner:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalRunner(Runner):
+    """Build workers + one run worker on this machine (AutoTVM's LocalBuilder + LocalRunner)."""
+
+    def __init__(self, options: MeasureOptions | None = None, workdir: str | None = None) -> None:
+        self.options = options or MeasureOptions()
+        self._own_dir = workdir is None
+        self.dir = pathlib.Path(workdir or tempfile.mkdtemp(prefix="mlc-tune-"))
+        self.dir.mkdir(parents=True, exist_ok=True)
+        self.builders = WorkerPool(self.options.parallel, self.dir, "build")
+        self.timer = Worker(self.dir / "run.log", {"KMP_BLOCKTIME": TIMING_BLOCKTIME})
+        self._references: dict[str, str] = {}  # workload -> "" (ready) or why it failed
+        self._serial = 0
+
+    # -- steps (separate so that a test or a subclass can intervene) --------------------------
+    def build(self, work: Sequence[tuple[Task, Candidate]]) -> list[dict[str, Any]]:
+        """Build (in parallel) replies: {"so", "manifest", "seconds"} or {"error"}."""
+        requests = []
+        for task, cand in work:
+            self._serial += 1
+            requests.append(
+                {
+                    "op": "build",
+                    "kernel": task.ir,
+                    "block": task.block,
+                    "schedule": cand.schedule,
+                    "scratch": task.scratch,
+                    "threads": task.threads,
+                    "out": str(self.dir / f"c{self._serial}.so"),
+                }
+            )
+        return self.builders.map(requests, self.options.build_timeout)
+
+    def measure_defaults(self, tasks: Sequence[Task]) -> list[Task]:
+        """All default schedules built in one parallel batch, then timed in two passes (each
+        keeps its faster: the time budget is split by these latencies, and a busy moment
+        during one pass should not hand a task more than its share); each task's output is
+        kept as its reference."""
+        candidates = [Candidate.of(t, t.default_index) for t in tasks]
+        builds = self.build(list(zip(tasks, candidates)))
+        best: list[float | None] = []
+        for task, cand, built in zip(tasks, candidates, builds):
+            result = self._run_one(task, cand, built, is_reference=True)
+            best.append(result.cost if result.ok else None)
+        for i, (task, cand, built) in enumerate(zip(tasks, candidates, builds)):
+            if best[i] is not None:
+                again = self._run_one(task, cand, built, is_reference=False)
+                best[i] = min(best[i], again.cost)  # type: ignore[type-var]
+            self._discard(built)
+        return [
+            dataclasses.replace(t, default_ms=None if b is None else b * 1e3)
+            for t, b in zip(tasks, best)
+        ]
+
+    def run(self, task: Task, built: dict[str, Any], mode: str) -> dict[str, Any]:
+        o = self.options
+        return self.timer.request(
+            {
+                "op": "run",
+                "so": built["so"],
+                "manifest": built["manifest"],
+                "task": task.workload,
+                "reference": str(self.dir / f"{task.workload}.npy"),
+                "mode": mode,
+                "rtol": o.rtol,
+                "number": o.number,
+                "repeat": o.repeat,
+                "min_repeat_ms": o.min_repeat_ms,
+                "warmup": o.warmup,
+                "flush": o.flush_cache,
+            },
+            o.timeout,
+        )
+
+    # -- the interface ---------------------------------------------------------------------
+    def measure(
+        self,
+        task: Task,
+        candidates: Sequence[Candidate],
+        *,
+        on_result: OnResult | None = None,
+        deadline: float | None = None,
+    ) -> list[MeasureResult | None]:
+        pending = list(candidates)
+        default = next((c for c in pending if c.index == task.default_index), None)
+        needs_reference = task.workload not in self._references
+        if needs_reference and default is None:
+            default = Candidate.of(task, task.default_index)
+            pending.insert(0, default)  # builds with the others; timed, not reported
+        builds = self.build([(task, c) for c in pending])
+        results: dict[int, MeasureResult] = {}
+        for i, (cand, built) in enumerate(zip(pending, builds)):
+            is_reference = needs_reference and cand is default
+            if deadline is not None and time.monotonic() > deadline and not is_reference:
+                break
+            result = self._run_one(task, cand, built, is_reference)
+            self._discard(built)
+            if cand not in candidates:
+                continue
+            results[i] = result
+            if on_result is not None:
+                on_result(cand, result)
+        for built in builds:
+            self._discard(built)
+        offset = len(pending) - len(candidates)
+        return [results.get(i + offset) for i in range(len(candidates))]
+
+    def _run_one(
+        self, task: Task, cand: Candidate, built: dict[str, Any], is_reference: bool
+    ) -> MeasureResult:
+        stamp = time.time()
+        if "error" in built:
+            if is_reference:
+                self._references[task.workload] = f"the default schedule failed: {built['error']}"
+            return MeasureResult(error=f"build: {built['error']}", timestamp=stamp)
+        problem = self._references.get(task.workload, "")
+        if problem and not is_reference:
+            return MeasureResult(error=problem, build_s=built["seconds"], timestamp=stamp)
+        reply = self.run(task, built, "reference" if is_reference else "check")
+        if is_reference:
+            failed = "error" in reply
+            self._references[task.workload] = (
+                f"the default schedule failed: {reply['error']}" if failed else ""
+            )
+        if "error" in reply:
+            prefix = "" if reply["error"].startswith("wrong output") else "run: "
+            return MeasureResult(
+                error=prefix + reply["error"], build_s=built["seconds"], timestamp=stamp
+            )
+        return MeasureResult(
+            costs=tuple(reply["costs"]),
+            build_s=built["seconds"],
+            run_s=reply["seconds"],
+            timestamp=stamp,
+        )
+
+    @staticmethod
+    def _discard(built: dict[str, Any]) -> None:
+        if "so" in built:
+            pathlib.Path(built["so"]).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        self.builders.close()
+        self.timer.close()
+        if self._own_dir:
+            shutil.rmtree(self.dir, ignore_errors=True)

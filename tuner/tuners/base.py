@@ -1,0 +1,141 @@
+"""The tuner contract (AutoTVM's): `next_batch(n)` proposes points of the task's space,
+`update(indices, results)` learns from their measurements, `has_next()` says whether unmeasured
+points remain. The measurement loop, early stopping and error counting live once, in `tune`.
+"""
+
+from __future__ import annotations
+
+import abc
+import math
+import time
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+import numpy as np
+
+from ..runner import Candidate, MeasureResult, OnResult, Runner
+from ..task import Task
+
+BatchCallback = Callable[["Tuner", Sequence[tuple[int, MeasureResult]]], None]
+
+
+class Tuner(abc.ABC):
+    """Searches one task's knob space. Seeded: the same seed and measurements give the same
+    proposals."""
+
+    name: ClassVar[str] = ""
+
+    def __init__(self, task: Task, *, seed: int = 0) -> None:
+        self.task = task
+        self.space = task.space
+        self.seed = seed
+        self.rng = np.random.default_rng(seed)
+        self.visited: set[int] = set()
+        self.costs: dict[int, float] = {}
+        """Seconds per call of every measured point (infinity for errors)."""
+        self.best_index: int | None = None
+        self.best_cost = math.inf
+        self.trials = 0
+        self.errors = 0
+        self._best_trial = 0
+
+    # -- the contract ----------------------------------------------------------------------
+    def has_next(self) -> bool:
+        return len(self.visited) < len(self.space)
+
+    @abc.abstractmethod
+    def next_batch(self, size: int) -> list[int]:
+        """Up to `size` unvisited points."""
+
+    def update(self, indices: Sequence[int], results: Sequence[MeasureResult]) -> None:
+        for index, result in zip(indices, results):
+            self.trials += 1
+            self._record(index, result.cost)
+            if not result.ok:
+                self.errors += 1
+        self._learn()
+
+    def load_history(self, measured: Sequence[tuple[int, float]]) -> None:
+        """Points of this task measured before (seconds per call; infinity for errors): they are
+        not proposed again, and model-based tuners learn from them."""
+        for index, cost in measured:
+            self._record(index, cost)
+        self._learn()
+
+    def remeasured(self, indices: Sequence[int], results: Sequence[MeasureResult]) -> None:
+        """Another measurement of points already tried (not trials): each keeps its fastest."""
+        for index, result in zip(indices, results):
+            self._record(index, result.cost)
+
+    def _record(self, index: int, cost: float) -> None:
+        self.visited.add(index)
+        cost = min(cost, self.costs.get(index, math.inf))
+        self.costs[index] = cost
+        if cost < self.best_cost:
+            self.best_cost, self.best_index = cost, index
+            self._best_trial = self.trials
+
+    def _learn(self) -> None:  # noqa: B027 - a hook, empty for model-free tuners
+        """Model-based tuners refit here."""
+
+    # -- helpers ----------------------------------------------------------------------------
+    def random_unvisited(self, size: int, exclude: set[int] | None = None) -> list[int]:
+        taken = set(self.visited) | (exclude or set())
+        n = len(self.space)
+        left = n - len(taken)
+        size = min(size, left)
+        if size <= 0:
+            return []
+        if left <= 4 * size or n <= 4096:
+            pool = np.array([i for i in range(n) if i not in taken])
+            return [int(i) for i in self.rng.choice(pool, size=size, replace=False)]
+        out: list[int] = []
+        while len(out) < size:
+            i = int(self.rng.integers(n))
+            if i not in taken:
+                taken.add(i)
+                out.append(i)
+        return out
+
+    # -- the loop --------------------------------------------------------------------------
+    def tune(
+        self,
+        runner: Runner,
+        *,
+        n_trial: int,
+        batch_size: int = 8,
+        early_stopping: int | None = None,
+        deadline: float | None = None,
+        on_result: OnResult | None = None,
+        callbacks: Sequence[BatchCallback] = (),
+        batch_seconds: float = 0.0,
+    ) -> None:
+        """Measure up to `n_trial` more points, in batches; stop early after `early_stopping`
+        trials without a better point, or at `deadline` (time.monotonic()). A batch expected to
+        take `batch_seconds` is not started when less than half of that is left."""
+        start = self.trials
+        while self.has_next() and self.trials - start < n_trial:
+            if deadline is not None and time.monotonic() + batch_seconds / 2 >= deadline:
+                break
+            size = min(batch_size, n_trial - (self.trials - start))
+            batch = self.next_batch(size)
+            if not batch:
+                break
+            candidates = [Candidate.of(self.task, i) for i in batch]
+            results = runner.measure(self.task, candidates, on_result=on_result, deadline=deadline)
+            done = [(i, r) for i, r in zip(batch, results) if r is not None]
+            if not done:
+                break
+            self.update([i for i, _ in done], [r for _, r in done])
+            for callback in callbacks:
+                callback(self, done)
+            if early_stopping is not None and self.trials - self._best_trial >= early_stopping:
+                break
+
+    @property
+    def converged(self) -> bool:
+        """The space is exhausted (nothing left to try)."""
+        return not self.has_next()
+
+    def since_best(self) -> int:
+        return self.trials - self._best_trial
