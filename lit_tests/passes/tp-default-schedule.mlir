@@ -226,11 +226,32 @@ func.func @scatter(%U: memref<256x512xf32>, %I: memref<256xi64>, %J: memref<256x
 // CHECK: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 32>}, vectorize = "k.1"}
 // AVX512-LABEL: func.func @row_sums
 // AVX512: schedule = {order = ["i", "z", "k.0", "k.1"], parallel = ["i"], tile = {k = array<i64: 64>}, vectorize = "k.1"}
-func.func @row_sums(%X: memref<512x197xf32>, %O: memref<512x1xf32>) {
+func.func @row_sums(%X: memref<1024x197xf32>, %O: memref<1024x1xf32>) {
   "tp.block"(%O) ({
-    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<512x197xf32>) -> f32
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<1024x197xf32>) -> f32
     gpu.yield %x : f32
-  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 512, 1, 197>,
-      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<512x1xf32>) -> ()
+  }) {name = "sum", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 1024, 1, 197>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1024x1xf32>) -> ()
+  return
+}
+
+// -----
+
+// Parallel loops only for blocks worth a parallel region (2^17 iterations): 256x256 elements
+// (2 us on one thread) stay sequential, 512x256 run in parallel over rows.
+// THREADS2-LABEL: func.func @parallel_threshold
+// THREADS2: name = "small", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2: name = "large", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>, %L: memref<512x256xf32>) {
+  "tp.block"(%S) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "small", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<256x256xf32>) -> ()
+  "tp.block"(%L) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "large", axes = ["i", "j"], kinds = "SS", extents = array<i64: 512, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<512x256xf32>) -> ()
   return
 }

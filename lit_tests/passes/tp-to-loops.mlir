@@ -372,3 +372,38 @@ func.func @rows_fused(%X: memref<48x512xf32>, %M: memref<48x1xf32>, %Y: memref<4
       schedule = {tile = {j = array<i64: 16>}, order = ["i", "j.0", "j.1"], vectorize = "j.1"}} : (memref<48x512xf32>) -> ()
   return
 }
+
+// -----
+
+// Row fusion with parallel rows: the tiles of rows are what the threads share (48 rows in 8
+// tiles of 6 on two threads, 4 tiles each), and each tile's rows stay inside the tensor.
+// CHUNKS-LABEL: func.func @rows_fused_parallel
+// CHUNKS: scf.parallel (%[[C:.*]]) = (%c0) to (%c2) step (%c1) {
+// CHUNKS: %[[LO:.*]] = affine.apply #{{.*}}(%[[C]])
+// CHUNKS: %[[HI:.*]] = affine.apply #{{.*}}(%[[C]])
+// CHUNKS: scf.for %[[T:.*]] = %[[LO]] to %[[HI]] step %c1 {
+// CHUNKS: scf.for %[[R:.*]] = %c0 to %c6 step %c1 {
+// CHUNKS: affine.apply #[[ROWMAP:.*]](%[[T]], %[[R]])
+// CHUNKS: vector.reduction <maximumf>
+// CHUNKS-NEXT: %[[ROW:.*]] = affine.apply #[[ROWMAP]](%[[T]], %[[R]])
+// CHUNKS-NEXT: memref.store %{{.*}}, %arg1[%[[ROW]], %c0]
+// CHUNKS: scf.for %{{.*}} = %c0 to %c6 step %c1 {
+// CHUNKS: vector.store %{{.*}}, %arg2
+// CHUNKS-NOT: scf.parallel
+func.func @rows_fused_parallel(%X: memref<48x512xf32>, %M: memref<48x1xf32>, %Y: memref<48x512xf32>) attributes {tp.kernel} {
+  "tp.block"(%M) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<48x512xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "max", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 48, 1, 512>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "max", init = 0xFF800000 : f32,
+      schedule = {tile = {k = array<i64: 16>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1", parallel = ["i"]}} : (memref<48x1xf32>) -> ()
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, j) -> (i, j)>} : (memref<48x512xf32>) -> f32
+    %m = "tp.read"(%M) {map = affine_map<(i, j) -> (i, 0)>} : (memref<48x1xf32>) -> f32
+    %d = arith.subf %x, %m : f32
+    gpu.yield %d : f32
+  }) {name = "shift", axes = ["i", "j"], kinds = "SS", extents = array<i64: 48, 512>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {tile = {j = array<i64: 16>}, order = ["i", "j.0", "j.1"], vectorize = "j.1", parallel = ["i"]}} : (memref<48x512xf32>) -> ()
+  return
+}

@@ -78,14 +78,20 @@ class BlockLowering:
             len(self.schedule.parallel), lambda par, p: self._after_parallel(par, p, len(par))
         )
 
-    def around_parallel(self, n_par: int, inner: Callable[[Sequence[Loop], Point], None]) -> None:
-        """The first `n_par` loops as parallel loops (static chunks per thread with `threads` > 1)
-        and `inner(parallel loops, point)` inside them; sequential without threads."""
+    def around_parallel(
+        self,
+        n_par: int,
+        inner: Callable[[Sequence[Loop], Point], None],
+        loops: Sequence[Loop] | None = None,
+    ) -> None:
+        """The first `n_par` of `loops` (default: the block's) as parallel loops (static chunks
+        per thread with `threads` > 1) and `inner(parallel loops, point)` inside them; sequential
+        without threads. Row fusion passes its own loops: the rows' last loop runs in tiles."""
         point = Point([], {a: ir.AffineConstantExpr.get(0) for a in self.axes})
         if n_par == 0 or self.threads == 1:
             inner([], point)
             return
-        par = self.loops[:n_par]
+        par = list(loops if loops is not None else self.loops)[:n_par]
         total = 1
         for lp in par:
             total *= lp.trip

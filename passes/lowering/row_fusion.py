@@ -111,10 +111,12 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
     first = lowerings[0]
     prefix = first.loops[:depth]
     last = prefix[-1]
+    parallel = min(depth, sum(1 for lp in prefix if lp.name in first.schedule.parallel))
     rows = min(last.trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+    if threads > 1 and parallel == depth:
+        rows = _balanced_rows(prefix, rows, threads)
     tiles = -(-last.trip // rows)
     outer = list(prefix[:-1]) + [replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows)]
-    parallel = sum(1 for lp in prefix if lp.name in first.schedule.parallel)
 
     def each_unit(point: Point) -> list[ir.Value]:
         for lowering in lowerings:
@@ -128,9 +130,24 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
         return []
 
     first.around_parallel(
-        min(parallel, depth),
+        parallel,
         lambda bound, point: first.nest(outer[len(bound) :], point, each_unit),
+        outer,
     )
+
+
+def _balanced_rows(prefix: Sequence[Loop], rows: int, threads: int) -> int:
+    """Rows per tile when the tiles are shared out to threads: at most `rows`, and few enough
+    that every thread gets as many tiles (32 channels of a global pooling fit one 16 KiB tile,
+    which left one of two threads idle)."""
+    others = 1
+    for lp in prefix[:-1]:
+        others *= lp.trip
+    trip = prefix[-1].trip
+    tiles = -(-trip // rows)
+    while tiles < trip and (others * tiles) % threads:
+        tiles += 1
+    return -(-trip // tiles)
 
 
 TILE_BYTES = 16 << 10

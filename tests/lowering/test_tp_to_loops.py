@@ -267,3 +267,43 @@ def test_reductions_vectorized_along_the_reduce_axis(
     call(engine, "rows", x, out)
     want = reference(x.astype(np.float64), axis=1, keepdims=True)  # type: ignore[operator]
     np.testing.assert_allclose(out, want, rtol=1e-5)
+
+
+ROWS_FUSED = """
+func.func @rows_fused(%X: memref<{R}x{C}xf32>, %M: memref<{R}x1xf32>, %Y: memref<{R}x{C}xf32>) attributes {{tp.kernel}} {{
+  "tp.block"(%M) ({{
+    %x = "tp.read"(%X) {{map = affine_map<(i, z, k) -> (i, k)>}} : (memref<{R}x{C}xf32>) -> f32
+    gpu.yield %x : f32
+  }}) {{name = "max", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: {R}, 1, {C}>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "max", init = 0xFF800000 : f32,
+      schedule = {{tile = {{k = array<i64: 8>}}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1", parallel = ["i"]}}}} : (memref<{R}x1xf32>) -> ()
+  "tp.block"(%Y) ({{
+    %x = "tp.read"(%X) {{map = affine_map<(i, j) -> (i, j)>}} : (memref<{R}x{C}xf32>) -> f32
+    %m = "tp.read"(%M) {{map = affine_map<(i, j) -> (i, 0)>}} : (memref<{R}x1xf32>) -> f32
+    %d = arith.subf %x, %m : f32
+    gpu.yield %d : f32
+  }}) {{name = "shift", axes = ["i", "j"], kinds = "SS", extents = array<i64: {R}, {C}>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {{tile = {{j = array<i64: 8>}}, order = ["i", "j.0", "j.1"], vectorize = "j.1", parallel = ["i"]}}}} : (memref<{R}x{C}xf32>) -> ()
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("threads", [0, 2, 3])
+@pytest.mark.parametrize("rows, cols", [(48, 512), (7, 64), (32, 8), (1, 16)])
+def test_row_fusion_with_parallel_rows(threads: int, rows: int, cols: int) -> None:
+    """Blocks fused row by row whose rows are parallel: the threads share tiles of rows, every
+    row is computed once and nothing is written past the tensor (the row loop used to run
+    whole tiles from every parallel row: out-of-bounds writes)."""
+    source = ROWS_FUSED.format(R=rows, C=cols)
+    pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    engine, _ = jit_kernels(source, pipeline)
+    x = np.random.default_rng(5).standard_normal((rows + 1, cols)).astype(np.float32)
+    m = np.full((rows + 1, 1), np.nan, dtype=np.float32)
+    y = np.full((rows + 1, cols), np.nan, dtype=np.float32)
+    call(engine, "rows_fused", x[:rows], m[:rows], y[:rows])
+    want = x[:rows].max(axis=1, keepdims=True)
+    np.testing.assert_array_equal(m[:rows], want)
+    np.testing.assert_allclose(y[:rows], x[:rows] - want, rtol=1e-6, atol=1e-6)
+    assert np.isnan(m[rows]).all() and np.isnan(y[rows]).all()  # the row past the end is untouched
