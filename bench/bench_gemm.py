@@ -19,6 +19,7 @@ import time
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads OpenBLAS
 
 import numpy as np  # noqa: E402
+from peers import SETTLE_S
 
 import mlc  # noqa: E402
 from mlc.runtime import GraphModule  # noqa: E402
@@ -32,7 +33,6 @@ SHAPES = {
     "pv": ((6,), 197, 197, 64, False, False),
     "square512": ((), 512, 512, 512, False, False),
 }
-SETTLE_S = 0.3
 
 
 def model(batch: tuple[int, ...], m: int, k: int, n: int, const_b: bool, trans_b: bool):  # type: ignore[no-untyped-def]

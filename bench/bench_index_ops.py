@@ -11,16 +11,12 @@ mlc (> 1: mlc faster). onnxruntime runs with ORT_ENABLE_ALL on one thread.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-
-import mlc
-from mlc.runtime import GraphModule
-from mlc.runtime.benchmark import time_function
+from peers import single_op
 
 RNG = np.random.default_rng(0)
 Feeds = dict[str, np.ndarray]
@@ -97,29 +93,8 @@ CASES: dict[str, Callable[[], tuple[onnx.ModelProto, Feeds]]] = {
 
 
 def bench(name: str, rounds: int = 5, number: int = 10) -> None:
-    import onnxruntime as ort
-
     model, feeds = CASES[name]()
-    gm = GraphModule(mlc.build(*mlc.from_onnx(model), threads=1).jit())
-    for k, v in feeds.items():
-        gm.set_input(k, v)
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = options.inter_op_num_threads = 1
-    session = ort.InferenceSession(model.SerializeToString(), options)
-    mine: list[float] = []
-    theirs: list[float] = []
-    for _ in range(rounds):
-        mine += time_function(gm.run, number=1, repeat=number, warmup=1).samples
-        time.sleep(0.2)
-        theirs += time_function(
-            lambda: session.run(None, feeds), number=1, repeat=number, warmup=1
-        ).samples
-        time.sleep(0.2)
-    gm.run()
-    want = session.run(None, feeds)[0]
-    error = float(np.abs(gm.get_output(0) - want).max())
-    m, o = 1e3 * float(np.median(mine)), 1e3 * float(np.median(theirs))
-    print(f"{name:22s} mlc {m:8.3f} ms  ort {o:8.3f} ms  ratio {o / m:5.2f}  max err {error:.1e}")
+    single_op(name, model, feeds, rounds, number)
 
 
 def main(argv: list[str]) -> int:

@@ -36,16 +36,15 @@ import sys
 import time
 
 import numpy as np
+from peers import alternate, ort_session
 
 import mlc
 from mlc.frontend.onnx.zoo import light_model_names, load_light_model
 from mlc.runtime import GraphModule
-from mlc.runtime.benchmark import time_function
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import modern_models  # noqa: E402  (a sibling script, not a package)
 
-SETTLE_S = 0.3
 SUITES = ("light", "modern", "holdout")
 ERROR_BAR = 1e-3
 
@@ -62,17 +61,6 @@ def load_model(name: str):  # type: ignore[no-untyped-def]
         modern_models.ensure_built([name])
         return onnx.load(str(modern_models.model_path(name)))
     return load_light_model(name, seed=0)
-
-
-def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options)  # type: ignore[attr-defined]
 
 
 def one_line(error: BaseException) -> str:
@@ -129,16 +117,9 @@ def bench_model(
         for peer in peers.values():
             for input_name, value in feed.items():
                 peer.set_input(input_name, value)
-        session = _ort_session(model, threads)
-        samples: dict[str, list[float]] = {k: [] for k in [*peers, "ort"]}
-        for _ in range(rounds):
-            for key, peer in peers.items():
-                samples[key] += time_function(peer.run, number=1, repeat=number, warmup=1).samples
-                time.sleep(SETTLE_S)
-            samples["ort"] += time_function(
-                lambda: session.run(None, feed), number=1, repeat=number, warmup=1
-            ).samples
-            time.sleep(SETTLE_S)
+        session = ort_session(model, threads)
+        calls = {key: peer.run for key, peer in peers.items()}
+        samples = alternate({**calls, "ort": lambda: session.run(None, feed)}, rounds, number)
         want = session.run(None, feed)
         errors = []
         for peer in peers.values():

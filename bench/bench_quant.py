@@ -25,12 +25,12 @@ import time
 from collections.abc import Callable
 
 import numpy as np
+from peers import SETTLE_S, ort_session
 
 import mlc
 from mlc.runtime import GraphModule
 from mlc.runtime.benchmark import time_function
 
-SETTLE_S = 0.3
 CASES: dict[str, Callable[[np.random.Generator], tuple[object, tuple[int, ...]]]] = {}
 
 
@@ -117,17 +117,6 @@ def quantize(model: object, shape: tuple[int, ...], rng: np.random.Generator) ->
         return onnx.load(dst)
 
 
-def _ort_session(model: object, threads: int):  # type: ignore[no-untyped-def]
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options)  # type: ignore[attr-defined]
-
-
 def _output_step(model: object) -> float:
     """The scale of the model's last DequantizeLinear (one step of the int8 output)."""
     from onnx import numpy_helper
@@ -145,7 +134,7 @@ def bench_pair(
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
     gm.set_input("x", x)
-    session = _ort_session(model, threads)
+    session = ort_session(model, threads)
     feed = {"x": x}
     mlc_samples: list[float] = []
     ort_samples: list[float] = []

@@ -19,13 +19,13 @@ import time
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
+from peers import SETTLE_S, ort_session
 
 import mlc
 from mlc.runtime import GraphModule
 from mlc.runtime.benchmark import time_function
 
 GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
-SETTLE_S = 0.3  # both peers' worker threads spin after a run (see bench_models.py)
 
 
 def recurrent_model(
@@ -54,17 +54,6 @@ def recurrent_model(
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)], ir_version=8)
 
 
-def _session(model: onnx.ModelProto, threads: int):  # type: ignore[no-untyped-def]
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    return ort.InferenceSession(model.SerializeToString(), options)
-
-
 def bench(args: argparse.Namespace, threads: int) -> None:
     model = recurrent_model(args.cell, args.seq, args.hidden, args.batch, args.direction)
     start = time.perf_counter()
@@ -73,7 +62,7 @@ def bench(args: argparse.Namespace, threads: int) -> None:
     x = np.random.default_rng(1).standard_normal((args.seq, args.batch, args.hidden))
     x = x.astype(np.float32)
     gm.set_input("X", x)
-    session = _session(model, threads)
+    session = ort_session(model, threads)
     mlc_samples: list[float] = []
     ort_samples: list[float] = []
     for _ in range(args.rounds):

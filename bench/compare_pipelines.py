@@ -13,17 +13,14 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
-import time
-
-import numpy as np
 
 import mlc
 from mlc.runtime import GraphModule
-from mlc.runtime.benchmark import time_function
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_models  # noqa: E402  (sibling scripts, not a package)
 import modern_models  # noqa: E402
+from peers import alternate, median_ms, ort_session  # noqa: E402
 
 KNOB_PIPELINE = (
     "builtin.module(graph-verify,graph-simplify,graph-fold-constants,"
@@ -48,25 +45,21 @@ def pipeline_text(spec: str) -> str:
 def compare(name: str, pipelines: dict[str, str], rounds: int, number: int) -> dict[str, float]:
     model = bench_models.load_model(name)
     feed = modern_models.input_feed(model)
-    session = bench_models._ort_session(model, 1)
+    session = ort_session(model, 1)
     want = session.run(None, feed)
     peers = {"ort": lambda: session.run(None, feed)}
     for label, text in pipelines.items():
         module, params = mlc.from_onnx(model)
-        options = {"pipeline": text} if text else {}
-        gm = GraphModule(mlc.build(module, params, threads=1, **options).jit())
+        options: dict[str, object] = {"pipeline": text} if text else {"threads": 1}
+        gm = GraphModule(mlc.build(module, params, **options).jit())
         for input_name, value in feed.items():
             gm.set_input(input_name, value)
         gm.run()
         got = [gm.get_output(i) for i in range(gm.get_num_outputs())]
         print(f"{name} {label}: max rel. error {bench_models.max_rel_error(got, want):.1e}")
         peers[label] = gm.run
-    samples: dict[str, list[float]] = {label: [] for label in peers}
-    for _ in range(rounds):
-        for label, fn in peers.items():
-            samples[label] += time_function(fn, number=1, repeat=number, warmup=1).samples
-            time.sleep(bench_models.SETTLE_S)
-    return {label: 1e3 * float(np.median(s)) for label, s in samples.items()}
+    samples = alternate(peers, rounds, number)
+    return {label: median_ms(s) for label, s in samples.items()}
 
 
 def main() -> int:

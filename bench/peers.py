@@ -1,0 +1,76 @@
+"""What every benchmark script shares: onnxruntime configured as mlc's peer, and timing peers
+in alternating rounds in one process (machine noise hits both alike).
+
+onnxruntime runs with ORT_ENABLE_ALL, sequential execution and `intra_op_num_threads` =
+threads. Between turns the process sleeps SETTLE_S: both peers' worker threads keep spinning
+after a run (onnxruntime's pool; mlc's OpenMP threads) and would steal the next peer's cores.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+
+import numpy as np
+
+from mlc.runtime.benchmark import time_function
+
+SETTLE_S = 0.3
+
+
+def ort_session(model: object, threads: int = 1):  # type: ignore[no-untyped-def]
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    return ort.InferenceSession(model.SerializeToString(), options)  # type: ignore[attr-defined]
+
+
+def alternate(
+    peers: Mapping[str, Callable[[], object]],
+    rounds: int,
+    number: int,
+    settle: float = SETTLE_S,
+) -> dict[str, list[float]]:
+    """Seconds per call of each peer: `rounds` rounds, each one untimed call then `number`
+    timed calls per peer in turn."""
+    samples: dict[str, list[float]] = {name: [] for name in peers}
+    for _ in range(rounds):
+        for name, fn in peers.items():
+            samples[name] += time_function(fn, number=1, repeat=number, warmup=1).samples
+            time.sleep(settle)
+    return samples
+
+
+def median_ms(samples: list[float]) -> float:
+    return 1e3 * float(np.median(samples))
+
+
+def rel_error(got: np.ndarray, want: np.ndarray) -> float:
+    """max |got - want| / max |want|."""
+    want = np.asarray(want)
+    scale = max(float(np.abs(want).max()) if want.size else 0.0, 1e-30)
+    return float(np.abs(np.asarray(got, np.float64) - want).max()) / scale if want.size else 0.0
+
+
+def single_op(
+    name: str, model: object, feeds: Mapping[str, np.ndarray], rounds: int, number: int
+) -> None:
+    """One ONNX model of one op: mlc (1 thread) vs onnxruntime, printed as one line."""
+    import mlc
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*mlc.from_onnx(model), threads=1).jit())
+    for k, v in feeds.items():
+        gm.set_input(k, v)
+    session = ort_session(model, 1)
+    ms = alternate(
+        {"mlc": gm.run, "ort": lambda: session.run(None, dict(feeds))}, rounds, number, 0.2
+    )
+    gm.run()
+    error = rel_error(gm.get_output(0), session.run(None, dict(feeds))[0])
+    m, o = median_ms(ms["mlc"]), median_ms(ms["ort"])
+    print(f"{name:24s} mlc {m:8.3f} ms  ort {o:8.3f} ms  ratio {o / m:5.2f}  rel err {error:.1e}")
