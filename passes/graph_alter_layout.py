@@ -6,13 +6,15 @@ Each NCHW conv2d with a channel count the block divides becomes
         -> layout_transform(NCHW<b>c -> NCHW)
 with the weights packed by graph ops on the constant (graph-fold-constants evaluates them once).
 Then the transforms back to NCHW sink through the ops that do not care about the layout
-(elementwise ops, per-channel constants, pooling, channel concatenation) and cancel against the
-next conv's transform to the blocked layout, so a chain of convs stays blocked end to end: the
-vectors run along the output channels of a block (as many as a SIMD register holds floats).
+(elementwise ops, per-channel constants, pooling and global pooling, channel concatenation)
+and cancel against the next conv's transform to the blocked layout, so a chain of convs stays
+blocked end to end: the vectors run along the output channels of a block (as many as a SIMD
+register holds floats).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,6 +30,9 @@ from mlc.target import host_vector_unit
 from .base import ModulePass, PassContext
 from .graph_simplify_common import is_constant
 from .mlc_dce import erase_dead
+
+# Global pools over a blocked tensor become reductions over its H and W axes.
+_GLOBAL_POOLS = {"global_avg_pool2d": "reduce_mean", "global_max_pool2d": "reduce_max"}
 
 # Float and integer convolutions share their attributes and layouts.
 CONVOLUTIONS = ("graph.conv2d", "graph.conv2d_integer")
@@ -142,30 +147,36 @@ class GraphAlterLayoutPass(ModulePass):
             "NCHW",
         ):
             return
-        # The widest block that fits this conv: 1000 classes take 8-channel blocks where 16 do
-        # not divide (a scalar NCHW conv was 100x slower than a blocked one).
-        for block in _halvings(self.channels):
-            blocks = self._input_block(op, block)
-            if blocks is not None:
-                self._rewrite(op, block, *blocks)
-                return
+        blocks = self._blocks(op)
+        if blocks is not None:
+            self._rewrite(op, *blocks)
 
-    @staticmethod
-    def _input_block(op: ir.Operation, block: int) -> tuple[int, int] | None:
-        """(kernel input block, data block) for output blocks of `block` channels, or None."""
+    def _widest(self, channels: int) -> int:
+        """The widest block (the vector width in floats, then halvings down to 8) dividing
+        `channels`; 0 if none does. It depends on the channel count alone, so the conv that
+        writes a tensor and the convs that read it block it alike and their transforms cancel:
+        1000 classes take 8-channel blocks where 16 do not divide (a scalar NCHW conv was 100x
+        slower than a blocked one), and a conv from 24 to 144 channels reads 8-channel blocks
+        and writes 16-channel ones (with one block width for both it ran in 8c, at 63 GFLOP/s
+        where its 16c neighbours reached 200)."""
+        return next((b for b in _halvings(self.channels) if channels % b == 0), 0)
+
+    def _blocks(self, op: ir.Operation) -> tuple[int, int, int] | None:
+        """(output block, kernel input block, data block) of a conv, or None to keep NCHW."""
         x, w = op.operands[0], op.operands[1]
         channels, out_channels = _shape(x)[1], _shape(w)[0]
         group = int(_attr(op, "group"))  # type: ignore[arg-type]
-        per_group_in, per_group_out = channels // group, out_channels // group
         if group == channels == out_channels:  # depthwise: block the channels, one input each
-            bi = 1 if channels % block == 0 else 0
-        elif group == 1:
-            bi = block if channels % block == 0 else channels if channels < block else 0
-        else:  # grouped: blocks must not straddle groups
-            bi = block if per_group_in % block == 0 and per_group_out % block == 0 else 0
-        if not bi or out_channels % block:
-            return None
-        return bi, block if bi == 1 else bi
+            block = self._widest(channels)
+            return (block, 1, block) if block else None
+        if group == 1:
+            block, bi = self._widest(out_channels), self._widest(channels)
+            if not bi and channels < self.channels:
+                bi = channels  # all input channels in one block (an RGB image: 3)
+            return (block, bi, bi) if block and bi else None
+        # grouped: blocks must not straddle groups
+        block = self._widest(math.gcd(channels // group, out_channels // group))
+        return (block, block, block) if block else None
 
     def _rewrite(self, op: ir.Operation, block: int, bi: int, data_block: int) -> None:
         x, w = op.operands[0], op.operands[1]
@@ -241,6 +252,12 @@ def _sink(op: ir.Operation) -> bool:
     out = tensor_t(op.results[0].type)
     if out is None or out.rank != 4 or out.shape[1] % block:
         return False
+    if name in _GLOBAL_POOLS and backs[0] is not None:
+        # A mean (max) over H and W of the blocked tensor keeps the channel lanes: the full-size
+        # transform back to NCHW before an SE block's pooling cost 0.2 ms per layer.
+        pooled = gb.make(_GLOBAL_POOLS[name], backs[0].operands[0], axes=(2, 3), keepdims=1)
+        _replace(op, gb.layout_transform(pooled, src_layout=layout, dst_layout="NCHW"))
+        return True
     if name in ("max_pool2d", "avg_pool2d") and _attr(op, "layout") == "NCHW":
         attrs = {k: _attr(op, k) for k in op.attributes if k != "layout"}
         pooled = gb.make(name, backs[0].operands[0], layout=layout, **attrs)  # type: ignore[union-attr]

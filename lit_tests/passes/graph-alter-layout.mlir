@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8})' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8 int8-dot=true})' | FileCheck %s --check-prefix=DOT
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16})' | FileCheck %s --check-prefix=B16
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
 // packed by reshape+transpose of the constant, and the transform back to NCHW sinks through
@@ -109,4 +110,46 @@ func.func @int8_dot(%x: tensor<1x16x8x8xui8>, %a: tensor<3x64xui8>) -> (tensor<1
   %b = "graph.constant"() {value = #graph.param<"bi8">} : () -> tensor<64x8xi8>
   %m = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x64xui8>, tensor<64x8xi8>) -> tensor<3x8xi32>
   return %c, %m : tensor<1x16x8x8xi32>, tensor<3x8xi32>
+}
+
+// Each tensor's block depends on its channel count alone (the widest of 16, 8 dividing it), so
+// a conv reads the block its producer wrote and the transforms between convs cancel: 24
+// channels take 8-channel blocks, 48 take 16 (OIHW8i16o, then OIHW16i8o).
+// B16-LABEL: func.func @mixed_blocks
+// B16: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW8c", src_layout = "NCHW"}
+// B16: %[[C1:.*]] = "graph.conv2d"(%[[X]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"
+// B16-NOT: "graph.layout_transform"
+// B16: %[[C2:.*]] = "graph.conv2d"(%[[C1]], %{{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i8o", out_layout = "NCHW8c"
+// B16-NOT: "graph.layout_transform"
+// B16: %[[C3:.*]] = "graph.conv2d"(%[[C2]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"
+// B16-NEXT: %[[Y:.*]] = "graph.layout_transform"(%[[C3]]) {dst_layout = "NCHW", src_layout = "NCHW16c"}
+// B16-NEXT: return %[[Y]]
+func.func @mixed_blocks(%x: tensor<1x24x8x8xf32>) -> tensor<1x48x8x8xf32> {
+  %w1 = "graph.constant"() {value = #graph.param<"m1">} : () -> tensor<48x24x1x1xf32>
+  %c1 = "graph.conv2d"(%x, %w1) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x24x8x8xf32>, tensor<48x24x1x1xf32>) -> tensor<1x48x8x8xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"m2">} : () -> tensor<24x48x1x1xf32>
+  %c2 = "graph.conv2d"(%c1, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x48x8x8xf32>, tensor<24x48x1x1xf32>) -> tensor<1x24x8x8xf32>
+  %w3 = "graph.constant"() {value = #graph.param<"m3">} : () -> tensor<48x24x3x3xf32>
+  %c3 = "graph.conv2d"(%c2, %w3) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x24x8x8xf32>, tensor<48x24x3x3xf32>) -> tensor<1x48x8x8xf32>
+  return %c3 : tensor<1x48x8x8xf32>
+}
+
+// A squeeze-and-excite block stays blocked: the global pool is a mean over the blocked
+// tensor's H and W (channel lanes kept), the 1x1 convs and the rescaling follow in NCHW8c.
+// CHECK-LABEL: func.func @squeeze_excite
+// CHECK: %[[C:.*]] = "graph.conv2d"(%{{.*}}) {{.*}}out_layout = "NCHW8c"
+// CHECK-NEXT: %[[M:.*]] = "graph.reduce_mean"(%[[C]]) {axes = array<i64: 2, 3>, keepdims = 1 : i64} : (tensor<1x2x8x8x8xf32>) -> tensor<1x2x1x1x8xf32>
+// CHECK: %[[S:.*]] = "graph.conv2d"(%[[M]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}out_layout = "NCHW8c"
+// CHECK-NEXT: %[[G:.*]] = "graph.sigmoid"(%[[S]])
+// CHECK-NEXT: %[[Y:.*]] = "graph.mul"(%[[C]], %[[G]])
+// CHECK-NEXT: "graph.layout_transform"(%[[Y]]) {dst_layout = "NCHW", src_layout = "NCHW8c"}
+func.func @squeeze_excite(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"se_w">} : () -> tensor<16x16x3x3xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x16x3x3xf32>) -> tensor<1x16x8x8xf32>
+  %p = "graph.global_avg_pool2d"(%c) : (tensor<1x16x8x8xf32>) -> tensor<1x16x1x1xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"se_w2">} : () -> tensor<16x16x1x1xf32>
+  %s = "graph.conv2d"(%p, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x1x1xf32>, tensor<16x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %g = "graph.sigmoid"(%s) : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %y = "graph.mul"(%c, %g) : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %y : tensor<1x16x8x8xf32>
 }

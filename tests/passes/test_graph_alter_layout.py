@@ -172,3 +172,74 @@ def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
     )
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("vector_bits", [256, 512])
+def test_each_tensor_takes_the_widest_block_its_channels_allow(vector_bits: int) -> None:
+    """24 channels in 8-channel blocks, 48 in 16: convs read one block width and write another
+    (OIHW8i16o, OIHW16i8o), with no transforms between them, and compute the same numbers."""
+    rng = np.random.default_rng(11)
+    shapes = {"w1": (48, 24, 1, 1), "w2": (24, 48, 3, 3), "w3": (48, 24, 1, 1)}
+    params = {k: (rng.standard_normal(s) * 0.2).astype(np.float32) for k, s in shapes.items()}
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ([_t(1, 24, 9, 9)], [_t(1, 48, 9, 9)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                y = entry.arguments[0]
+                for name, pads in (("w1", 0), ("w2", 1), ("w3", 0)):
+                    w = gb.constant(param_attr(name), _t(*shapes[name]))
+                    y = gb.relu(gb.conv2d(y, w, pads=(pads,) * 4))
+                func.ReturnOp([y])
+    x = rng.standard_normal((1, 24, 9, 9)).astype(np.float32)
+    (want,) = run_module(module, params, [x])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
+    layouts = [
+        str(op.attributes["kernel_layout"]).strip('"')
+        for op in walk(staged.operation)
+        if op.name == "graph.conv2d"
+    ]
+    assert layouts == ["OIHW8i16o", "OIHW16i8o", "OIHW8i16o"]
+    transforms = [op for op in walk(staged.operation) if op.name == "graph.layout_transform"]
+    assert len(transforms) == 2  # into the blocked layout and back, nothing between the convs
+    table = dict(params)
+    pipeline = f"builtin.module(mlc-default{{layout-block=16 vector-bits={vector_bits}}})"
+    mlc.PassManager.parse(pipeline).run(module, params=table)
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("pool", ["global_avg_pool2d", "global_max_pool2d"])
+def test_squeeze_excite_stays_blocked(pool: str) -> None:
+    """Global pooling of a blocked tensor reduces its H and W in place (no transform of the
+    full tensor back to NCHW) and the block computes the same numbers."""
+    rng = np.random.default_rng(13)
+    params = {
+        "w": (rng.standard_normal((32, 16, 3, 3)) * 0.2).astype(np.float32),
+        "w2": (rng.standard_normal((32, 32, 1, 1)) * 0.2).astype(np.float32),
+    }
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ([_t(1, 16, 7, 7)], [_t(1, 32, 7, 7)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), _t(32, 16, 3, 3))
+                c = gb.conv2d(entry.arguments[0], w, pads=(1, 1, 1, 1))
+                pooled = gb.make(pool, c)
+                s = gb.conv2d(pooled, gb.constant(param_attr("w2"), _t(32, 32, 1, 1)))
+                func.ReturnOp([gb.mul(c, gb.sigmoid(s))])
+    x = rng.standard_normal((1, 16, 7, 7)).astype(np.float32)
+    (want,) = run_module(module, params, [x])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=8})").run(staged)
+    transforms = [op for op in walk(staged.operation) if op.name == "graph.layout_transform"]
+    assert len(transforms) == 2  # the input into NCHW8c, the result back
+    table = dict(params)
+    mlc.PassManager.parse("builtin.module(mlc-default{layout-block=8})").run(module, params=table)
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
