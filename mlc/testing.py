@@ -36,17 +36,12 @@ def call(engine: ExecutionEngine, name: str, *arrays: np.ndarray) -> None:
 def run_compiled(
     module: ir.Module, params: dict[str, np.ndarray], inputs: list[np.ndarray]
 ) -> list[np.ndarray]:
-    """Call `mlc_main` of a module lowered to LLVM (manifest contract of docs/design.md)."""
-    import json
+    """Run a module lowered to LLVM (with its `mlc.manifest`) the way users do: wrapped in a
+    CompiledLibrary, JIT-compiled and called through GraphModule; the outputs, in order."""
+    from mlc.runtime import CompiledLibrary, GraphModule
 
-    manifest = json.loads(ir.StringAttr(module.operation.attributes["mlc.manifest"]).value)
-    blob = np.zeros(max(manifest["params_size"], 1), np.uint8)
-    for p in manifest["params"]:
-        data = np.ascontiguousarray(params[p["name"]], dtype=p["dtype"]).view(np.uint8).reshape(-1)
-        blob[p["offset"] : p["offset"] + data.size] = data
-    work = np.zeros(max(manifest["workspace_size"], 1), np.uint8)
-    outs = [np.zeros(o["shape"], o["dtype"]) for o in manifest["outputs"]]
-    ins = [np.ascontiguousarray(x, dtype=i["dtype"]) for x, i in zip(inputs, manifest["inputs"])]
-    engine = ExecutionEngine(module, opt_level=2)
-    call(engine, manifest["entry"], *ins, *outs, blob, work)
-    return outs
+    gm = GraphModule(CompiledLibrary.from_module(module, params).jit())
+    for i, x in enumerate(inputs):
+        gm.set_input(i, x)
+    gm.run()
+    return [gm.get_output(i) for i in range(gm.get_num_outputs())]
