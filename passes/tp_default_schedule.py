@@ -118,7 +118,6 @@ class TpDefaultSchedulePass(ModulePass):
     def schedule_for(self, view: BlockView) -> Schedule:
         if view.scatter:
             return self._scatter_schedule(view)
-        axes, kinds, extents = view.axes, view.kinds, view.extents
         full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
         streaming = self._streaming_gemv(view, vector_axis(view), full)
         if streaming is not None:
@@ -126,39 +125,51 @@ class TpDefaultSchedulePass(ModulePass):
         rows = self._row_reduction(view, full)
         if rows is not None:
             return rows
+        choice = self._vector_axis(view, full)
+        if choice is None:
+            return self._scalar_schedule(view)
+        return self._vector_schedule(view, *choice)
+
+    def _scalar_schedule(self, view: BlockView) -> Schedule:
+        """No vectors (vectorization off, or no axis to put them on): spatial loops first."""
+        loops = Schedule().loops(view.axes, view.kinds, view.extents)
+        spatial = [lp.name for lp in loops if lp.kind == "S"]
+        order = tuple(spatial + [lp.name for lp in loops if lp.kind != "S"])
+        return Schedule(order=order, parallel=self._parallel_prefix(view, {}, order, spatial))
+
+    def _vector_schedule(self, view: BlockView, vec: str, lanes: int, gathered: bool) -> Schedule:
+        """`vec` on vectors of `lanes`; a reduction gets a register tile around them, column
+        blocks outside row blocks and, where its vector operand outgrows the caches, a blocked
+        reduce axis."""
+        axes, kinds, extents = view.axes, view.kinds, view.extents
+        reduction = "R" in kinds
         tile: dict[str, tuple[int, ...]] = {}
         unroll: dict[str, int] = {}
         inner: list[str] = []
-        choice = self._vector_axis(view, full)
-        if choice is not None:
-            vec, lanes, gathered = choice
-            vectors = 1
-            if "R" in kinds:
-                regs = self._register_tile(view, vec, lanes, gathered)
-                vectors = regs.vectors
-                inner = self._apply_register_tile(view, regs, tile, unroll)
-            inner.append(self._vectorize(vec, lanes * vectors, extents[axes.index(vec)], tile))
+        vectors = 1
+        if reduction:
+            regs = self._register_tile(view, vec, lanes, gathered)
+            vectors = regs.vectors
+            inner = self._apply_register_tile(view, regs, tile, unroll)
+        inner.append(self._vectorize(vec, lanes * vectors, extents[axes.index(vec)], tile))
         outer = [lp.name for lp in Schedule(tile=tile).loops(axes, kinds, extents)]
         outer = [n for n in outer if n not in inner]
         spatial = [n for n in outer if kinds[axes.index(n.split(".")[0])] == "S"]
         reduce = [n for n in outer if n not in spatial]
+        columns = vector_only_axes(view, vec) if reduction else []
+        # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
+        # a conv's weights for a channel block) stays in cache while every row block uses it.
+        spatial.sort(key=lambda n: n.split(".")[0] not in columns)
         order = tuple(spatial + reduce + inner)
-        if choice is not None and "R" in kinds:
-            # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
-            # a conv's weights for a channel block) stays in cache while every row block uses it.
-            columns = vector_only_axes(view, choice[0])
-            spatial.sort(key=lambda n: n.split(".")[0] not in columns)
-            order = tuple(spatial + reduce + inner)
-            if self.block_reductions and not choice[2]:
-                width = tile.get(choice[0], (extents[axes.index(choice[0])],))[0]
-                blocked = self._block_reduction(
-                    view, columns, width, inner, tile, unroll, spatial, reduce
-                )
-                order = blocked or order
+        if reduction and self.block_reductions and not gathered:
+            width = tile.get(vec, (extents[axes.index(vec)],))[0]
+            blocked = self._block_reduction(
+                view, columns, width, inner, tile, unroll, spatial, reduce
+            )
+            order = blocked or order
         parallel = self._parallel_prefix(view, tile, order, spatial)
-        vectorize = inner[-1] if choice is not None else ""
         return Schedule(
-            tile=tile, order=order, unroll=unroll, vectorize=vectorize, parallel=parallel
+            tile=tile, order=order, unroll=unroll, vectorize=inner[-1], parallel=parallel
         )
 
     def _vector_axis(self, view: BlockView, full: int) -> tuple[str, int, bool] | None:
