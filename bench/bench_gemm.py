@@ -31,6 +31,8 @@ SHAPES = {
     "dense_bert": ((), 128, 768, 3072, True, False),
     "qk_t": ((6,), 197, 64, 197, False, True),
     "pv": ((6,), 197, 197, 64, False, False),
+    "qk_t_500": ((6,), 500, 64, 500, False, True),
+    "pv_500": ((6,), 500, 500, 64, False, False),
     "square512": ((), 512, 512, 512, False, False),
 }
 

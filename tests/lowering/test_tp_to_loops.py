@@ -307,3 +307,56 @@ def test_row_fusion_with_parallel_rows(threads: int, rows: int, cols: int) -> No
     np.testing.assert_array_equal(m[:rows], want)
     np.testing.assert_allclose(y[:rows], x[:rows] - want, rtol=1e-6, atol=1e-6)
     assert np.isnan(m[rows]).all() and np.isnan(y[rows]).all()  # the row past the end is untouched
+
+
+# 116 = 64 + 52: a last tile of 52 lanes is emitted as vectors of 32, 16 and 4 lanes.
+WIDE_TAIL = {
+    "register_tile": "{tile = {i = array<i64: 4>, j = array<i64: 64>}, "
+    'order = ["j.0", "i.0", "k", "i.1", "j.1"], unroll = {"i.1" = 4}, vectorize = "j.1"}',
+    "parallel": "{tile = {i = array<i64: 4>, j = array<i64: 64>}, "
+    'order = ["j.0", "i.0", "k", "i.1", "j.1"], unroll = {"i.1" = 4}, vectorize = "j.1", '
+    'parallel = ["j.0", "i.0"]}',
+    "memory": '{tile = {j = array<i64: 64>}, order = ["k", "i", "j.0", "j.1"], vectorize = "j.1"}',
+}
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("name", sorted(WIDE_TAIL))
+def test_a_wide_partial_vector_is_split_into_powers_of_two(name: str, threads: int) -> None:
+    from mlir import ir
+
+    import mlc
+
+    m, n, k = 10, 116, 7
+    source = MATMUL.format(M=m, N=n, K=k, sched=WIDE_TAIL[name])
+    module = ir.Module.parse(source, mlc.Context())
+    mlc.PassManager.parse(f"builtin.module(tp-to-loops{{threads={threads}}})").run(module)
+    text = str(module)
+    assert "vector<52xf32>" not in text
+    assert all(f"vector<{w}xf32>" in text for w in (64, 32, 16, 4))
+    pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    engine, _ = jit_kernels(source, pipeline)
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((m, k), dtype=np.float32)
+    b = rng.standard_normal((k, n), dtype=np.float32)
+    c = np.full((m, n), np.nan, dtype=np.float32)
+    call(engine, "mm", a, b, c)
+    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "combiner, init, reference",
+    [("add", "0.0", np.sum), ("max", "0xFF800000", np.max)],
+)
+def test_a_wide_partial_reduction_vector_is_split(
+    combiner: str, init: str, reference: object
+) -> None:
+    """Rows of 116 reduced on 64 lanes: the 52-lane tail (32 + 16 + 4) goes into lane 0."""
+    sched = '{tile = {k = array<i64: 64>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}'
+    source = ROWS.format(combiner=combiner, init=init, sched=sched).replace("37", "116")
+    engine, module = jit_kernels(source)
+    x = np.random.default_rng(5).uniform(0.5, 1.5, (5, 116)).astype(np.float32)
+    out = np.full((5, 1), np.nan, dtype=np.float32)
+    call(engine, "rows", x, out)
+    want = reference(x.astype(np.float64), axis=1, keepdims=True)  # type: ignore[operator]
+    np.testing.assert_allclose(out, want, rtol=1e-5)
