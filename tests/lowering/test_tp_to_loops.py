@@ -41,9 +41,11 @@ SCHEDULES = {
 }
 
 
-def _check_matmul(sched: str, pipeline: str = LOWER, seed: int = 0) -> None:
-    """JIT the 6x16x5 matmul under `sched` and compare it with numpy."""
-    m, n, k = 6, 16, 5
+def _check_matmul(
+    sched: str, pipeline: str = LOWER, seed: int = 0, shape: tuple[int, int, int] = (6, 16, 5)
+) -> None:
+    """JIT the (m, n, k) matmul (6x16x5 by default) under `sched`, compare it with numpy."""
+    m, n, k = shape
     engine, _ = jit_kernels(MATMUL.format(M=m, N=n, K=k, sched=sched), pipeline)
     rng = np.random.default_rng(seed)
     a = rng.standard_normal((m, k), dtype=np.float32)
@@ -205,17 +207,10 @@ PARTIAL = {
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("name", sorted(PARTIAL))
 def test_partial_tiles(name: str, threads: int) -> None:
-    m, n, k = 13, 37, 9
     # Two static chunks of the parallel loops, run one after the other (no threading runtime):
     # this checks where the peeled tail lands in the split.
     pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
-    engine, _ = jit_kernels(MATMUL.format(M=m, N=n, K=k, sched=PARTIAL[name]), pipeline)
-    rng = np.random.default_rng(3)
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
-    c = np.full((m, n), np.nan, dtype=np.float32)
-    call(engine, "mm", a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    _check_matmul(PARTIAL[name], pipeline, seed=3, shape=(13, 37, 9))
 
 
 def test_the_vector_tail_is_peeled_not_guarded() -> None:
@@ -335,13 +330,7 @@ def test_a_wide_partial_vector_is_split_into_powers_of_two(name: str, threads: i
     assert "vector<52xf32>" not in text
     assert all(f"vector<{w}xf32>" in text for w in (64, 32, 16, 4))
     pipeline = LOWER.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
-    engine, _ = jit_kernels(source, pipeline)
-    rng = np.random.default_rng(9)
-    a = rng.standard_normal((m, k), dtype=np.float32)
-    b = rng.standard_normal((k, n), dtype=np.float32)
-    c = np.full((m, n), np.nan, dtype=np.float32)
-    call(engine, "mm", a, b, c)
-    np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
+    _check_matmul(WIDE_TAIL[name], pipeline, seed=9, shape=(m, n, k))
 
 
 @pytest.mark.parametrize(
