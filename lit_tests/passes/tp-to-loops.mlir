@@ -407,3 +407,31 @@ func.func @rows_fused_parallel(%X: memref<48x512xf32>, %M: memref<48x1xf32>, %Y:
       schedule = {tile = {j = array<i64: 16>}, order = ["i", "j.0", "j.1"], vectorize = "j.1", parallel = ["i"]}} : (memref<48x512xf32>) -> ()
   return
 }
+
+// -----
+
+// Blocks whose shared row loops are a single row (a batch of 1; the reader then reads other
+// rows, as a conv reads its padded input) are not row-fused: the reader keeps its own parallel
+// loops.
+// CHECK-LABEL: func.func @one_shared_row
+// CHUNKS-LABEL: func.func @one_shared_row
+// CHUNKS: scf.for %{{.*}} = %c0 to %c10 step %c1 {
+// CHUNKS: scf.parallel
+// CHUNKS: memref.load %arg1
+func.func @one_shared_row(%X: memref<1x10x16xf32>, %Y: memref<1x10x16xf32>, %Z: memref<1x8x16xf32>) attributes {tp.kernel} {
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, i, j) -> (n, i, j)>} : (memref<1x10x16xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "copy", axes = ["n", "i", "j"], kinds = "SSS", extents = array<i64: 1, 10, 16>,
+      out_map = affine_map<(n, i, j) -> (n, i, j)>, combiner = "none", init,
+      schedule = {order = ["n", "i", "j"]}} : (memref<1x10x16xf32>) -> ()
+  "tp.block"(%Z) ({
+    %y = "tp.read"(%Y) {map = affine_map<(n, i, j) -> (n, i + 1, j)>} : (memref<1x10x16xf32>) -> f32
+    %y2 = "tp.read"(%Y) {map = affine_map<(n, i, j) -> (n, i + 2, j)>} : (memref<1x10x16xf32>) -> f32
+    %s = arith.addf %y, %y2 : f32
+    gpu.yield %s : f32
+  }) {name = "shifted", axes = ["n", "i", "j"], kinds = "SSS", extents = array<i64: 1, 8, 16>,
+      out_map = affine_map<(n, i, j) -> (n, i, j)>, combiner = "none", init,
+      schedule = {order = ["n", "i", "j"], parallel = ["n", "i"]}} : (memref<1x8x16xf32>) -> ()
+  return
+}

@@ -10,6 +10,7 @@ row after the other: a row stays in L1 from the first block to the last.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -71,6 +72,10 @@ def shared_rows(units: Sequence[Unit]) -> int:
         for view in unit.bodies():
             shared = min(shared, _row_local(view, [lp.axis for lp in loops], written))
         written |= unit.writes()
+    # Rows that are all one row (a batch of 1) fuse nothing, and the blocks would lose their
+    # own parallel loops: a depthwise conv after its padded copy ran on one thread.
+    if math.prod(lp.trip for lp in rows[0][:shared]) < 2:
+        return 0
     return shared
 
 
