@@ -15,8 +15,8 @@ Both peers stay loaded in this process and are timed in alternating rounds (each
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
 mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
-Between the peers' turns the process sleeps SETTLE_S: both peers' worker threads keep spinning
-after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
+Between the peers' turns the process sleeps `peers.SETTLE_S`: both peers' worker threads keep
+spinning after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
 otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
 than wall time right after onnxruntime's turn).
 
@@ -36,7 +36,7 @@ import sys
 import time
 
 import numpy as np
-from peers import alternate, ort_session
+from peers import alternate, max_rel_error, ort_session, write_section
 
 import mlc
 from mlc.frontend.onnx.zoo import light_model_names, load_light_model
@@ -66,15 +66,6 @@ def load_model(name: str):  # type: ignore[no-untyped-def]
 def one_line(error: BaseException) -> str:
     lines = [line.strip() for line in str(error).splitlines() if line.strip()]
     return f"{type(error).__name__}: {' | '.join(lines)}"
-
-
-def max_rel_error(got: list[np.ndarray], want: list[np.ndarray]) -> float:
-    """max |got - want| / max |want| over all outputs."""
-    error = 0.0
-    for g, w in zip(got, want, strict=True):
-        scale = max(float(np.abs(w).max()), 1e-30)
-        error = max(error, float(np.abs(g.astype(np.float64) - w).max()) / scale)
-    return error
 
 
 def bench_model(
@@ -258,9 +249,7 @@ def main() -> int:
             _print_row(rows[-1])
     text = markdown(rows, command)
     print(text)
-    if args.write:
-        with open(args.write, "a") as f:
-            f.write("\n" + text)
+    write_section(text, args.write)
     return 0
 
 

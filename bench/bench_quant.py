@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-from peers import SETTLE_S, ort_session
+from peers import SETTLE_S, ort_session, write_section
 
 import mlc
 from mlc.runtime import GraphModule
@@ -217,9 +217,7 @@ def main() -> int:
             )
     text = markdown(rows, command)
     print(text)
-    if args.write:
-        with open(args.write, "a") as f:
-            f.write("\n" + text)
+    write_section(text, args.write)
     return 0
 
 

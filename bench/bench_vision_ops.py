@@ -17,7 +17,7 @@ from collections.abc import Callable
 import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
-from peers import single_op
+from peers import run_single_ops
 
 RNG = np.random.default_rng(0)
 Feeds = dict[str, np.ndarray]
@@ -131,16 +131,8 @@ CASES: dict[str, Callable[[], Case]] = {
 }
 
 
-def bench(name: str, rounds: int = 5, number: int = 10) -> None:
-    model, feeds = CASES[name]()
-    single_op(name, model, feeds, rounds, number)
-
-
 def main(argv: list[str]) -> int:
-    names = [n for n in CASES if not argv or any(w in n for w in argv)]
-    for name in names:
-        bench(name)
-    return 0
+    return run_single_ops(CASES, argv)
 
 
 if __name__ == "__main__":

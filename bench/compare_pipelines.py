@@ -20,7 +20,7 @@ from mlc.runtime import GraphModule
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_models  # noqa: E402  (sibling scripts, not a package)
 import modern_models  # noqa: E402
-from peers import alternate, median_ms, ort_session  # noqa: E402
+from peers import alternate, max_rel_error, median_ms, ort_session  # noqa: E402
 
 KNOB_PIPELINE = (
     "builtin.module(graph-verify,graph-simplify,graph-fold-constants,"
@@ -56,7 +56,7 @@ def compare(name: str, pipelines: dict[str, str], rounds: int, number: int) -> d
             gm.set_input(input_name, value)
         gm.run()
         got = [gm.get_output(i) for i in range(gm.get_num_outputs())]
-        print(f"{name} {label}: max rel. error {bench_models.max_rel_error(got, want):.1e}")
+        print(f"{name} {label}: max rel. error {max_rel_error(got, want):.1e}")
         peers[label] = gm.run
     samples = alternate(peers, rounds, number)
     return {label: median_ms(s) for label, s in samples.items()}

@@ -9,7 +9,7 @@ after a run (onnxruntime's pool; mlc's OpenMP threads) and would steal the next 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -49,11 +49,13 @@ def median_ms(samples: list[float]) -> float:
     return 1e3 * float(np.median(samples))
 
 
-def rel_error(got: np.ndarray, want: np.ndarray) -> float:
-    """max |got - want| / max |want|."""
-    want = np.asarray(want)
-    scale = max(float(np.abs(want).max()) if want.size else 0.0, 1e-30)
-    return float(np.abs(np.asarray(got, np.float64) - want).max()) / scale if want.size else 0.0
+def max_rel_error(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> float:
+    """max |got - want| / max |want| over all outputs."""
+    error = 0.0
+    for g, w in zip(got, want, strict=True):
+        scale = max(float(np.abs(w).max()), 1e-30)
+        error = max(error, float(np.abs(g.astype(np.float64) - w).max()) / scale)
+    return error
 
 
 def single_op(
@@ -71,6 +73,24 @@ def single_op(
         {"mlc": gm.run, "ort": lambda: session.run(None, dict(feeds))}, rounds, number, 0.2
     )
     gm.run()
-    error = rel_error(gm.get_output(0), session.run(None, dict(feeds))[0])
+    error = max_rel_error([gm.get_output(0)], session.run(None, dict(feeds))[:1])
     m, o = median_ms(ms["mlc"]), median_ms(ms["ort"])
     print(f"{name:24s} mlc {m:8.3f} ms  ort {o:8.3f} ms  ratio {o / m:5.2f}  rel err {error:.1e}")
+
+
+def run_single_ops(
+    cases: Mapping[str, Callable[[], tuple[object, Mapping[str, np.ndarray]]]], argv: list[str]
+) -> int:
+    """`single_op` for every case whose name contains one of `argv` (all without arguments)."""
+    for name, make in cases.items():
+        if not argv or any(w in name for w in argv):
+            model, feeds = make()
+            single_op(name, model, feeds, rounds=5, number=10)
+    return 0
+
+
+def write_section(text: str, path: str | None) -> None:
+    """Append a markdown section to `path` (a results file), if given."""
+    if path:
+        with open(path, "a") as f:
+            f.write("\n" + text)

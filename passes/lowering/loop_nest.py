@@ -161,7 +161,7 @@ class BlockLowering:
         with ir.InsertionPoint(branch.then_block):
             for offset, lanes in self._tail_pieces():
                 with self._narrowed(lanes):
-                    self._from(n_par, self._offset(point, offset))
+                    self._from(n_par, self._shift(point, self.vec, offset))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             self._from(n_par, point)
@@ -192,15 +192,6 @@ class BlockLowering:
             yield
         finally:
             self.lanes = full
-
-    def _offset(self, point: Point, lanes: int) -> Point:
-        """`point` moved `lanes` elements along the vectorized axis."""
-        if not lanes:
-            return point
-        assert self.vec is not None
-        terms = dict(point.terms)
-        terms[self.vec.axis] = terms[self.vec.axis] + lanes
-        return Point(point.dims, terms, point.vec_axis, point.lanes)
 
     def nest(self, loops: Sequence[Loop], point: Point, inner: Callable[[Point], object]) -> None:
         """`loops` (sequential, of this block) around `inner(point)`."""
@@ -242,7 +233,7 @@ class BlockLowering:
             last = self._advance(point, lp, lp.trip - 1)
             for offset, lanes in self._tail_pieces():
                 with self._narrowed(lanes):
-                    carried = inner(self._offset(last, offset), carried)
+                    carried = inner(self._shift(last, self.vec, offset), carried)
             return carried
         factor = self.schedule.unroll.get(lp.name, 1)
         if factor >= lp.trip:
