@@ -47,6 +47,8 @@ from .tuners import TUNERS, Tuner, TunerKind, create_tuner
 _log = logging.getLogger(__name__)
 MIN_TASK_SECONDS = 4.0
 """A task whose share of the time budget is smaller is skipped (its default stays)."""
+MIN_BATCH = 2
+"""Fewest candidates worth starting a task for (besides the final check of its best)."""
 
 
 @dataclass(frozen=True)
@@ -128,11 +130,14 @@ def tune(
     options: TuneOptions | None = None,
     *,
     progress: Progress | None = None,
+    started: float | None = None,
 ) -> TuneReport:
-    """Tune `tasks` (from `extract_tasks`, defaults measured), appending to `records`."""
+    """Tune `tasks` (from `extract_tasks`, defaults measured), appending to `records`. The time
+    budget counts from `started` (time.monotonic(); now by default): a caller that extracted
+    the tasks first passes when it began, so that the extraction is part of the budget."""
     options = options or TuneOptions()
     progress = progress or Progress()
-    start = time.monotonic()
+    start = time.monotonic() if started is None else started
     path = pathlib.Path(records)
     report = TuneReport(str(path))
     target = host_target()
@@ -194,8 +199,9 @@ class _Session:
     options: TuneOptions
     progress: Progress
     per_candidate: float = 0.0
-    """Seconds a candidate took (build + timing) in the tasks tuned so far: a task whose share
-    of the time budget is less than half a batch is not started."""
+    """Seconds a candidate took (build + timing) in the tasks tuned so far: batches are cut to
+    what fits before a task's deadline, the final check of its best points (`CONFIRM` + 1
+    candidates) is reserved out of it, and a task whose share cannot hold both is not started."""
 
     def tune_task(self, task: Task, index: int, count: int, deadline: float | None) -> TaskReport:
         start = time.monotonic()
@@ -218,9 +224,8 @@ class _Session:
         tuner.load_history([(task.default_index, (task.default_ms or math.inf) / 1e3)] + history)
         n_trial = max(0, options.trials - report.resumed)
         self.progress.start(task, index, count, n_trial)
-        batch_seconds = self.per_candidate * options.batch_size
         left = math.inf if deadline is None else deadline - time.monotonic()
-        if left < max(MIN_TASK_SECONDS, batch_seconds / 2):
+        if left < max(MIN_TASK_SECONDS, (CONFIRM + 1 + MIN_BATCH) * self.per_candidate):
             report.stopped = "no time left"
         elif len(task.space) <= 1:
             report.stopped = "nothing to tune"
@@ -233,7 +238,8 @@ class _Session:
                 deadline=deadline,
                 on_result=write,
                 callbacks=[self.progress.update],
-                batch_seconds=batch_seconds,
+                candidate_seconds=self.per_candidate,
+                reserve=CONFIRM + 1,
             )
             report.stopped = _why(tuner, options, n_trial, deadline)
             if tuner.trials:

@@ -65,7 +65,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--time-budget",
         type=positive_float,
         metavar="MINUTES",
-        help="the whole run's time, split by each task's share of the model's latency",
+        help="the run's time from import to the last task (the default-vs-tuned "
+        "model comparison follows), split by each task's share of the model's latency",
     )
     p.add_argument(
         "--number", type=positive_int, default=1, help="calls per timed sample (default 1)"

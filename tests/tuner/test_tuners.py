@@ -6,8 +6,10 @@ split by latency share."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -25,7 +27,7 @@ from mlc.tuner.records import Record, load_records, read_workloads, workload_tab
 from mlc.tuner.runner import Candidate, MeasureResult, OnResult, Runner
 from mlc.tuner.space import ConfigSpace, Constraint, Draft, Knob
 from mlc.tuner.task import Task
-from mlc.tuner.tune import allot
+from mlc.tuner.tune import TuneOptions, allot, tune
 from mlc.tuner.tuners import TUNERS, create_tuner
 from mlc.tuner.tuners.xgb import XGBTuner
 
@@ -165,6 +167,53 @@ def test_time_budget_follows_latency_shares() -> None:
     assert allot(60.0, [3.0, 1.0]) == 45.0
     assert allot(45.0, [1.0]) == 45.0
     assert allot(-1.0, [1.0]) == 0.0 and allot(10.0, [0.0]) == 0.0
+
+
+class Clock:
+    """time.monotonic for a test: only the runner moves it (deterministic, no real waiting)."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class SlowRunner(ReplayRunner):
+    """Every candidate takes `seconds` of the clock (as a build plus a timing would)."""
+
+    def __init__(self, costs: dict[int, float], seconds: float, clock: Clock) -> None:
+        super().__init__(costs)
+        self.seconds, self.clock = seconds, clock
+
+    def measure(self, task, candidates, *, on_result=None, deadline=None):  # type: ignore[no-untyped-def]
+        self.clock.now += self.seconds * len(candidates)
+        return super().measure(task, candidates)
+
+
+def test_many_tasks_end_within_the_time_budget(
+    replay: tuple[Task, dict[int, float]], tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """40 tasks, 0.1 s per candidate, a 6 s budget, 1 s of it spent extracting before `tune`:
+    the run ends on time. Before batches were cut to the deadline and the final check of a
+    task's best points was reserved, a task with a few seconds left ran a whole batch and its
+    check past them (7.1 s)."""
+    task, costs = replay
+    clock = Clock()
+    monkeypatch.setattr(time, "monotonic", clock)
+    tasks = [
+        dataclasses.replace(task, workload=f"{task.workload}-{i}", default_ms=1.0)
+        for i in range(40)
+    ]
+    started = clock.now
+    clock.now += 1.0
+    options = TuneOptions(tuner="random", time_budget=0.1)
+    report = tune(
+        tasks, SlowRunner(costs, 0.1, clock), tmp_path / "r.jsonl", options, started=started
+    )
+    assert 5.5 <= clock.now - started <= 6.0, clock.now - started
+    tuned = [t for t in report.tasks if t.trials]
+    assert 0 < len(tuned) < len(tasks) and all(t.stopped for t in report.tasks)
 
 
 def test_records_of_another_run_warm_start_the_cost_model(

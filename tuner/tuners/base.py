@@ -108,21 +108,33 @@ class Tuner(abc.ABC):
         deadline: float | None = None,
         on_result: OnResult | None = None,
         callbacks: Sequence[BatchCallback] = (),
-        batch_seconds: float = 0.0,
+        candidate_seconds: float = 0.0,
+        reserve: int = 0,
     ) -> None:
         """Measure up to `n_trial` more points, in batches; stop early after `early_stopping`
-        trials without a better point, or at `deadline` (time.monotonic()). A batch expected to
-        take `batch_seconds` is not started when less than half of that is left."""
+        trials without a better point, or at `deadline` (time.monotonic()). Builds are not cut
+        short, so a full batch started just before the deadline would overrun it by a whole
+        batch: a batch holds only the candidates expected to finish in time, each expected to
+        take `candidate_seconds` (until a batch of this call has been timed), and the time of
+        `reserve` more candidates is left over for whatever follows the search."""
         start = self.trials
+        seconds = candidate_seconds
         while self.has_next() and self.trials - start < n_trial:
-            if deadline is not None and time.monotonic() + batch_seconds / 2 >= deadline:
-                break
             size = min(batch_size, n_trial - (self.trials - start))
+            if deadline is not None:
+                left = deadline - time.monotonic() - reserve * seconds
+                fits = int(left / seconds) if seconds > 0 else size
+                if left <= 0 or fits < 1:
+                    break
+                size = min(size, fits)
             batch = self.next_batch(size)
             if not batch:
                 break
+            began = time.monotonic()
             candidates = [Candidate.of(self.task, i) for i in batch]
             results = runner.measure(self.task, candidates, on_result=on_result, deadline=deadline)
+            observed = (time.monotonic() - began) / len(batch)
+            seconds = observed if seconds <= 0 else 0.5 * (seconds + observed)
             done = [(i, r) for i, r in zip(batch, results) if r is not None]
             if not done:
                 break
