@@ -317,6 +317,12 @@ MODELS: dict[str, BenchModel] = {
             "torchvision resnext50_32x4d",
             _torchvision("resnext50_32x4d"),
         ),
+        BenchModel(
+            "shufflenet_v2",
+            "holdout",
+            "torchvision shufflenet_v2_x1_0 (58-channel branches: neither 16 nor 8 divides them)",
+            _torchvision("shufflenet_v2_x1_0"),
+        ),
     ]
 }
 

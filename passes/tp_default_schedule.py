@@ -55,6 +55,24 @@ class RegisterTile:
     vectors: int
 
 
+WINDOW_ROWS = 8
+"""Most rows of a depthwise conv's register tile along its sliding window (`ow`): each row
+costs a load as well as an accumulator, and LLVM unrolls the short kernel-tap loop and keeps
+the window's inputs live across taps, so 28 rows spilled (77 GFLOP/s; 7-8 rows: 118-125)."""
+
+
+def _window_row(view: BlockView, vec: str) -> str | None:
+    """The output's innermost spatial axis that slides over a reduce axis in some read (a
+    depthwise conv's `ow` over `kw`): rows along it share the weight vector of each tap."""
+    found = None
+    for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
+        if kind != "S" or axis == vec or extent == 1:
+            continue
+        if any(k == "R" and shares_index(view, axis, r) for r, k in zip(view.axes, view.kinds)):
+            found = axis
+    return found
+
+
 def _coverage(extent: int, tile: int) -> float:
     """The useful fraction of the tiles covering `extent` (the last one may be partial)."""
     return extent / (-(-extent // tile) * tile)
@@ -212,10 +230,17 @@ class TpDefaultSchedulePass(ModulePass):
         axes, extents = view.axes, view.extents
         vec_extent = extents[axes.index(vec)]
         row = row_axis(view, vec)
+        most = self.accumulators
+        window = False
         if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
-            spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents)
-                       if k == "S" and a != vec and e > 1]  # fmt: skip
-            row = max(spatial)[1] if spatial else None
+            row = _window_row(view, vec)
+            window = row is not None
+            if window:
+                most = min(most, WINDOW_ROWS)
+            else:
+                spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents)
+                           if k == "S" and a != vec and e > 1]  # fmt: skip
+                row = max(spatial)[1] if spatial else None
         comp = companion_axis(view, vec)
         if comp == row:  # the fallback row can be the only companion candidate
             comp = None
@@ -237,12 +262,14 @@ class TpDefaultSchedulePass(ModulePass):
             for uc in (1, 2) if comp else (1,):
                 per_row = v * uc
                 # Accumulators, the per-row vector operands and one broadcast fit the registers.
-                limit = min(self.accumulators, self.unit.registers - 1 - per_row) // per_row
+                limit = min(most, self.unit.registers - 1 - per_row) // per_row
                 for r in range(1, min(limit, row_extent) + 1):
                     acc = r * per_row
                     # Partial tiles run less efficient code as well: coverage counts twice.
                     waste = (_coverage(row_extent, r) * _coverage(vec_extent, width)) ** 2
                     key = (min(acc, 8), round(acc / (per_row + r) * waste, 3), -acc)
+                    if window:  # one load per FMA whatever the tile: the useful accumulators
+                        key = (round(acc * waste**0.5, 3), waste, -acc)
                     if best is None or key > best[0]:
                         best = (key, RegisterTile(row, r, comp, uc, v))
         assert best is not None

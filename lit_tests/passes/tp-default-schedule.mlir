@@ -97,6 +97,25 @@ func.func @conv_nchw8c(%X: memref<1x4x18x18x8xf32>, %W: memref<4x4x3x3x8x8xf32>,
 
 // -----
 
+// A depthwise conv: every read is a vector, rows slide along `ow` over the taps `kw`. At most
+// 8 rows there, the most useful ones (7 cover 14 exactly). Before, the 24 channel blocks were the
+// rows (each a weight load of its own) or 28 pixels spilled the window's inputs: 3x slower.
+// AVX512-LABEL: func.func @depthwise
+// AVX512: schedule = {order = ["n", "ocb", "oh", "ow.0", "kh", "kw", "ow.1", "oc"], parallel = ["n", "ocb"], tile = {ow = array<i64: 7>}, unroll = {ow.1 = 7 : i64}, vectorize = "oc"}
+func.func @depthwise(%X: memref<1x24x16x16x16xf32>, %W: memref<24x1x3x3x1x16xf32>, %O: memref<1x24x14x14x16xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, ocb, oh, ow, oc, kh, kw) -> (n, ocb, oh + kh, ow + kw, oc)>} : (memref<1x24x16x16x16xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, ocb, oh, ow, oc, kh, kw) -> (ocb, 0, kh, kw, 0, oc)>} : (memref<24x1x3x3x1x16xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "dwconv", axes = ["n", "ocb", "oh", "ow", "oc", "kh", "kw"], kinds = "SSSSSRR",
+      extents = array<i64: 1, 24, 14, 14, 16, 3, 3>, out_map = affine_map<(n, ocb, oh, ow, oc, kh, kw) -> (n, ocb, oh, ow, oc)>,
+      combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x24x14x14x16xf32>) -> ()
+  return
+}
+
+// -----
+
 // 512 input channels: the weights of one column block (2 channel blocks x 64 x 3 x 3 x 8 x 8,
 // 295 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
 // each 16-block slice (74 KiB) stays in cache while every pixel tile uses it.
