@@ -150,6 +150,8 @@ class GraphAlterLayoutPass(ModulePass):
         blocks = self._blocks(op)
         if blocks is not None:
             self._rewrite(op, *blocks)
+        else:
+            _flatten_pointwise(op)
 
     def _widest(self, channels: int) -> int:
         """The widest block (the vector width in floats, then halvings down to 8) dividing
@@ -202,6 +204,27 @@ class GraphAlterLayoutPass(ModulePass):
             )
             back = gb.layout_transform(y, src_layout=f"NCHW{block}c", dst_layout="NCHW")
         _replace(op, back)
+
+
+def _flatten_pointwise(op: ir.Operation) -> None:
+    """A 1x1 conv with stride 1 and no padding that stays NCHW (no block divides its channel
+    counts: shufflenet_v2's 58 and 116) runs on its pixels as one row, H x W wide: its vectors
+    then run along 196 contiguous pixels at 14x14 instead of 14 (a partial vector per row),
+    which is a GEMM's shape. Reshaping the spatial axes does not change such a conv."""
+    x, w = op.operands[0], op.operands[1]
+    n, _, h, width = _shape(x)
+    if _shape(w)[2:] != (1, 1) or h == 1:
+        return
+    for key, neutral in (("strides", (1, 1)), ("dilations", (1, 1)), ("pads", (0, 0, 0, 0))):
+        if key in op.attributes and tuple(_attr(op, key)) != neutral:  # type: ignore[arg-type]
+            return
+    out = _shape(op.results[0])
+    with ir.InsertionPoint(op), op.location:
+        attrs = {k: _attr(op, k) for k in op.attributes}
+        flat = gb.reshape(x, shape=(n, _shape(x)[1], 1, h * width))
+        y = gb.make(op.name.removeprefix("graph."), flat, *list(op.operands)[1:], **attrs)
+        back = gb.reshape(y, shape=out)
+    _replace(op, back)
 
 
 def _halvings(block: int) -> list[int]:

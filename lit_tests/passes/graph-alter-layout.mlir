@@ -49,10 +49,16 @@ func.func @grouped(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
 }
 
 // A depthwise conv whose channels the block does not divide stays in NCHW, and so does a conv
-// whose channels the block does not divide.
+// whose channels the block does not divide. That one is 1x1 with stride 1 and no padding: it
+// runs on its 64 pixels as one row (vectors along 64 contiguous pixels, not rows of 8).
 // CHECK-LABEL: func.func @unchanged
 // CHECK-NOT: layout_transform
-// CHECK: return
+// CHECK: %[[DW:.*]] = "graph.conv2d"(%arg0, %{{.*}}) {{.*}}group = 12
+// CHECK: %[[F:.*]] = "graph.reshape"(%[[DW]]) {shape = array<i64: 1, 12, 1, 64>}
+// CHECK: %[[C:.*]] = "graph.conv2d"(%[[F]], %{{.*}}) {{.*}} -> tensor<1x12x1x64xf32>
+// CHECK: %[[Y:.*]] = "graph.reshape"(%[[C]]) {shape = array<i64: 1, 12, 8, 8>}
+// CHECK-NOT: layout_transform
+// CHECK: return %[[Y]]
 func.func @unchanged(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
   %w = "graph.constant"() {value = #graph.param<"dw">} : () -> tensor<12x1x3x3xf32>
   %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 12 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x12x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<1x12x8x8xf32>

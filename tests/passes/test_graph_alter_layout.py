@@ -243,3 +243,41 @@ def test_squeeze_excite_stays_blocked(pool: str) -> None:
     mlc.PassManager.parse("builtin.module(mlc-default{layout-block=8})").run(module, params=table)
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("batch, channels, size", [(1, 58, 14), (2, 12, 7), (1, 20, 3)])
+def test_pointwise_conv_without_blocks_runs_on_flat_pixels(
+    batch: int, channels: int, size: int
+) -> None:
+    """No block divides the channels (shufflenet_v2's 58): the 1x1 conv (bias, relu after it)
+    runs on H*W pixels as one row and computes the same numbers; the 3x3 conv is left alone."""
+    rng = np.random.default_rng(channels)
+    params = {
+        "w": (rng.standard_normal((channels, channels, 1, 1)) * 0.3).astype(np.float32),
+        "b": rng.standard_normal(channels).astype(np.float32),
+        "w3": (rng.standard_normal((channels, channels, 3, 3)) * 0.1).astype(np.float32),
+    }
+    shape = (batch, channels, size, size)
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp("main", ([_t(*shape)], [_t(*shape)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), _t(channels, channels, 1, 1))
+                b = gb.constant(param_attr("b"), _t(channels))
+                y = gb.relu(gb.conv2d(entry.arguments[0], w, b))
+                w3 = gb.constant(param_attr("w3"), _t(channels, channels, 3, 3))
+                func.ReturnOp([gb.conv2d(y, w3, pads=(1, 1, 1, 1))])
+    x = rng.standard_normal(shape).astype(np.float32)
+    (want,) = run_module(module, params, [x])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=8})").run(staged)
+    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
+    flat = ir.RankedTensorType(convs[0].results[0].type).shape
+    assert flat == [batch, channels, 1, size * size], flat
+    assert ir.RankedTensorType(convs[1].results[0].type).shape == list(shape)
+    mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=(table := dict(params)))
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
