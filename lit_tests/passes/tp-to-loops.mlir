@@ -435,3 +435,30 @@ func.func @one_shared_row(%X: memref<1x10x16xf32>, %Y: memref<1x10x16xf32>, %Z: 
       schedule = {order = ["n", "i", "j"], parallel = ["n", "i"]}} : (memref<1x8x16xf32>) -> ()
   return
 }
+
+// -----
+
+// Row-fused blocks run their shared rows in parallel when any of them is parallel: the padded
+// copy below is too small to split (no parallel loops of its own), the conv-like reader is not.
+// Before, the first block's schedule decided and the fused nest ran on one thread.
+// CHUNKS-LABEL: func.func @serial_first_unit
+// CHUNKS: scf.parallel
+// CHUNKS: memref.load %arg0
+// CHUNKS: memref.load %arg1
+func.func @serial_first_unit(%X: memref<1x16x10x8xf32>, %Y: memref<1x16x12x8xf32>, %Z: memref<1x16x10x8xf32>) attributes {tp.kernel} {
+  "tp.block"(%Y) ({
+    %x = "tp.read_padded"(%X) {map = affine_map<(n, c, i, j) -> (n, c, i - 1, j)>, value = 0.0 : f32} : (memref<1x16x10x8xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "pad", axes = ["n", "c", "i", "j"], kinds = "SSSS", extents = array<i64: 1, 16, 12, 8>,
+      out_map = affine_map<(n, c, i, j) -> (n, c, i, j)>, combiner = "none", init,
+      schedule = {order = ["n", "c", "i", "j"]}} : (memref<1x16x12x8xf32>) -> ()
+  "tp.block"(%Z) ({
+    %y = "tp.read"(%Y) {map = affine_map<(n, c, i, j) -> (n, c, i, j)>} : (memref<1x16x12x8xf32>) -> f32
+    %y2 = "tp.read"(%Y) {map = affine_map<(n, c, i, j) -> (n, c, i + 2, j)>} : (memref<1x16x12x8xf32>) -> f32
+    %s = arith.addf %y, %y2 : f32
+    gpu.yield %s : f32
+  }) {name = "window", axes = ["n", "c", "i", "j"], kinds = "SSSS", extents = array<i64: 1, 16, 10, 8>,
+      out_map = affine_map<(n, c, i, j) -> (n, c, i, j)>, combiner = "none", init,
+      schedule = {order = ["n", "c", "i", "j"], parallel = ["n", "c"]}} : (memref<1x16x10x8xf32>) -> ()
+  return
+}

@@ -107,7 +107,7 @@ def _is_dim(expr: ir.AffineExpr, axes: Sequence[str], axis: str) -> bool:
 
 
 def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -> None:
-    """The first `depth` row loops once (parallel as the first unit's schedule says), the last
+    """The first `depth` row loops once (parallel as far as some unit's schedule says), the last
     of them in tiles of rows; inside a tile every unit runs over its rows in turn. Tiles, not
     single rows: a row's blocks depend on each other (max, then the sum of exp(x - max), then
     the quotient), and a short row's chain of reductions is latency bound; consecutive rows of
@@ -116,7 +116,12 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
     first = lowerings[0]
     prefix = first.loops[:depth]
     last = prefix[-1]
-    parallel = min(depth, sum(1 for lp in prefix if lp.name in first.schedule.parallel))
+    # Parallel as far as any unit's schedule says: a padded copy too small to split (serial)
+    # must not keep the depthwise conv fused after it on one thread.
+    parallel = max(
+        min(depth, sum(1 for lp in lw.loops[:depth] if lp.name in lw.schedule.parallel))
+        for lw in lowerings
+    )
     rows = min(last.trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
     if threads > 1 and parallel == depth:
         rows = _balanced_rows(prefix, rows, threads)
