@@ -9,7 +9,8 @@ Then the transforms back to NCHW sink through the ops that do not care about the
 (elementwise ops, per-channel constants, pooling and global pooling, channel concatenation)
 and cancel against the next conv's transform to the blocked layout, so a chain of convs stays
 blocked end to end: the vectors run along the output channels of a block (as many as a SIMD
-register holds floats).
+register holds floats). A 1x1 conv that stays in NCHW (no block divides its channels) is
+reshaped to run on its H*W pixels as one row: its vectors then run along all of them.
 """
 
 from __future__ import annotations
