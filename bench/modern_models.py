@@ -323,6 +323,13 @@ MODELS: dict[str, BenchModel] = {
             "torchvision shufflenet_v2_x1_0 (58-channel branches: neither 16 nor 8 divides them)",
             _torchvision("shufflenet_v2_x1_0"),
         ),
+        BenchModel(
+            "inception_v3",
+            "holdout",
+            "torchvision inception_v3 at 224 (1x7 and 7x1 convs, unpadded stride 2)",
+            _torchvision("inception_v3", aux_logits=False, init_weights=True),
+        ),
+        BenchModel("mnasnet1_0", "holdout", "torchvision mnasnet1_0", _torchvision("mnasnet1_0")),
     ]
 }
 
