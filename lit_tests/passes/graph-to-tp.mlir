@@ -44,6 +44,22 @@ func.func @main(%x: tensor<1x2x6x6xf32>) -> tensor<1x4x3x3xf32> attributes {mlc.
 
 // -----
 
+// A strided depthwise conv reads its input in place, bounds-checked (tp.read_padded): a padded
+// copy first cost more than the checks (each input element is read about twice at stride 2).
+// CHECK-LABEL: func.func private @fused_conv2d_0(
+// CHECK-SAME: %arg2: memref<1x2x4x4x16xf32>) attributes
+// CHECK-NEXT: "tp.block"(%arg2) ({
+// CHECK-NEXT: "tp.read_padded"(%arg0) {map = #{{.*}}, value = 0.000000e+00 : f32} : (memref<1x2x8x8x16xf32>) -> f32
+// CHECK: name = "conv2d
+// CHECK-LABEL: func.func @mlc_main(
+func.func @main(%x: tensor<1x2x8x8x16xf32>) -> tensor<1x2x4x4x16xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<2x1x3x3x1x16xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW16c", dilations = array<i64: 1, 1>, group = 32 : i64, kernel_layout = "OIHW1i16o", out_layout = "NCHW16c", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8x16xf32>, tensor<2x1x3x3x1x16xf32>) -> tensor<1x2x4x4x16xf32>
+  return %c : tensor<1x2x4x4x16xf32>
+}
+
+// -----
+
 // Injective ops are re-indexing, not copies: transpose + reshape read the input through one
 // affine map; a value used twice is materialized once in the workspace; dead ops are dropped.
 // CHECK: #[[$M:.*]] = affine_map<(d0) -> (d0 mod 2, d0 floordiv 2)>
