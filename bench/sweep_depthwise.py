@@ -63,6 +63,17 @@ def depthwise_model(channels: int, size: int, stride: int, path: pathlib.Path) -
     return 2 * channels * out * out * 9
 
 
+def _in_grid(config: dict[str, object], default: dict[str, object]) -> bool:
+    """One channel block of 16 lanes per tile, 1 or 2 rows, no kh unroll, default parallelism."""
+    return (
+        config.get("tile_oh") in ((1,), (2,))
+        and config.get("tile_ocb", (1,)) == (1,)
+        and config.get("tile_oc") == 16
+        and config.get("unroll_kh") == 1
+        and config.get("parallel") == default.get("parallel")
+    )
+
+
 def main() -> int:
     with tempfile.TemporaryDirectory() as tmp, LocalRunner(MeasureOptions(repeat=15)) as runner:
         for channels, size, stride in SHAPES:
@@ -71,14 +82,8 @@ def main() -> int:
             module, params = from_onnx(path)
             task = next(t for t in extract_tasks(module, params) if "clip" in t.kernel)
             space, default = task.space, task.space.get(task.default_index)
-            picks = [task.default_index] + [
-                i for i in range(len(space))
-                if space.get(i).get("tile_oh") in ((1,), (2,))
-                and space.get(i).get("tile_ocb", (1,)) == (1,)
-                and space.get(i).get("tile_oc") == 16 and space.get(i).get("unroll_kh") == 1
-                and space.get(i).get("parallel") == default.get("parallel")
-            ]  # fmt: skip
-            picks = list(dict.fromkeys(picks))
+            grid = [i for i in range(len(space)) if _in_grid(space.get(i), default)]
+            picks = list(dict.fromkeys([task.default_index, *grid]))
             results = runner.measure(task, [Candidate.of(task, i) for i in picks])
             timed = sorted((r.cost, i) for i, r in zip(picks, results) if r is not None and r.ok)
             mine = next(c for c, i in timed if i == task.default_index)

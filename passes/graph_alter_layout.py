@@ -213,7 +213,7 @@ def _flatten_pointwise(op: ir.Operation) -> None:
     then run along 196 contiguous pixels at 14x14 instead of 14 (a partial vector per row),
     which is a GEMM's shape. Reshaping the spatial axes does not change such a conv."""
     x, w = op.operands[0], op.operands[1]
-    n, _, h, width = _shape(x)
+    n, c, h, width = _shape(x)
     if _shape(w)[2:] != (1, 1) or h == 1:
         return
     for key, neutral in (("strides", (1, 1)), ("dilations", (1, 1)), ("pads", (0, 0, 0, 0))):
@@ -222,7 +222,7 @@ def _flatten_pointwise(op: ir.Operation) -> None:
     out = _shape(op.results[0])
     with ir.InsertionPoint(op), op.location:
         attrs = {k: _attr(op, k) for k in op.attributes}
-        flat = gb.reshape(x, shape=(n, _shape(x)[1], 1, h * width))
+        flat = gb.reshape(x, shape=(n, c, 1, h * width))
         y = gb.make(op.name.removeprefix("graph."), flat, *list(op.operands)[1:], **attrs)
         back = gb.reshape(y, shape=out)
     _replace(op, back)

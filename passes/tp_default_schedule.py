@@ -267,9 +267,12 @@ class TpDefaultSchedulePass(ModulePass):
                     acc = r * per_row
                     # Partial tiles run less efficient code as well: coverage counts twice.
                     waste = (_coverage(row_extent, r) * _coverage(vec_extent, width)) ** 2
-                    key = (min(acc, 8), round(acc / (per_row + r) * waste, 3), -acc)
-                    if window:  # one load per FMA whatever the tile: the useful accumulators
-                        key = (round(acc * waste**0.5, 3), waste, -acc)
+                    key = (
+                        # a window: one load per FMA whatever the tile, so the useful accumulators
+                        (round(acc * waste**0.5, 3), waste, -acc)
+                        if window
+                        else (min(acc, 8), round(acc / (per_row + r) * waste, 3), -acc)
+                    )
                     if best is None or key > best[0]:
                         best = (key, RegisterTile(row, r, comp, uc, v))
         assert best is not None
