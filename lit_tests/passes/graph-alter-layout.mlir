@@ -67,6 +67,22 @@ func.func @unchanged(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
   return %c2 : tensor<1x12x8x8xf32>
 }
 
+// With 16-channel blocks, 1000 output channels would take half-width 8-channel blocks. A 1x1
+// conv that wide (512 -> 1000: squeezenet's classifier) runs flattened on its 169 pixels as a
+// GEMM instead; a narrow one (144 -> 24, like an inverted residual's projection) keeps the
+// 8-channel blocks: the layout transforms around it would cost more than the full vectors save.
+// B16-LABEL: func.func @wide_pointwise
+// B16: %[[F:.*]] = "graph.reshape"(%arg0) {shape = array<i64: 1, 512, 1, 169>}
+// B16: "graph.conv2d"(%[[F]], %{{.*}}) {data_layout = "NCHW", {{.*}} -> tensor<1x1000x1x169xf32>
+// B16: "graph.conv2d"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i8o", out_layout = "NCHW8c"
+func.func @wide_pointwise(%x: tensor<1x512x13x13xf32>, %y: tensor<1x144x14x14xf32>) -> (tensor<1x1000x13x13xf32>, tensor<1x24x14x14xf32>) {
+  %w = "graph.constant"() {value = #graph.param<"cls">} : () -> tensor<1000x512x1x1xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x13x13xf32>, tensor<1000x512x1x1xf32>) -> tensor<1x1000x13x13xf32>
+  %w2 = "graph.constant"() {value = #graph.param<"proj">} : () -> tensor<24x144x1x1xf32>
+  %c2 = "graph.conv2d"(%y, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x144x14x14xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x14x14xf32>
+  return %c, %c2 : tensor<1x1000x13x13xf32>, tensor<1x24x14x14xf32>
+}
+
 // Constant dense weights given as [N, K] (transB = 1) are stored [K, N] once (a transpose of the
 // constant, folded later), so the output columns read contiguous vectors.
 // CHECK-LABEL: func.func @dense_weights

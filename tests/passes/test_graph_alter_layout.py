@@ -281,3 +281,43 @@ def test_pointwise_conv_without_blocks_runs_on_flat_pixels(
     mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=(table := dict(params)))
     (got,) = run_compiled(module, table, [x])
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> None:
+    """512 -> 1000 channels at 13x13 (squeezenet's classifier, relu after it): 16 does not divide
+    1000, so blocks would be 8 wide, half an AVX-512 register; the conv runs as a GEMM on its
+    169 pixels instead and computes the same numbers. A 40 -> 24 conv keeps its 8-channel
+    blocks."""
+    rng = np.random.default_rng(7)
+    params = {
+        "w": (rng.standard_normal((1000, 512, 1, 1)) * 0.05).astype(np.float32),
+        "b": rng.standard_normal(1000).astype(np.float32),
+        "n": (rng.standard_normal((24, 40, 1, 1)) * 0.2).astype(np.float32),
+    }
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp(
+                "main",
+                ([_t(1, 512, 13, 13), _t(1, 40, 6, 6)], [_t(1, 1000, 13, 13), _t(1, 24, 6, 6)]),
+            )
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), _t(1000, 512, 1, 1))
+                b = gb.constant(param_attr("b"), _t(1000))
+                n = gb.constant(param_attr("n"), _t(24, 40, 1, 1))
+                wide = gb.relu(gb.conv2d(entry.arguments[0], w, b))
+                func.ReturnOp([wide, gb.conv2d(entry.arguments[1], n)])
+    x = rng.standard_normal((1, 512, 13, 13)).astype(np.float32)
+    z = rng.standard_normal((1, 40, 6, 6)).astype(np.float32)
+    want = run_module(module, params, [x, z])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
+    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
+    assert ir.RankedTensorType(convs[0].results[0].type).shape == [1, 1000, 1, 169]
+    assert ir.StringAttr(convs[1].attributes["out_layout"]).value == "NCHW8c"
+    mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=(table := dict(params)))
+    got = run_compiled(module, table, [x, z])
+    for g_, w_ in zip(got, want):
+        np.testing.assert_allclose(g_, w_, rtol=1e-4, atol=1e-4)
