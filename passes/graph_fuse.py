@@ -30,6 +30,9 @@ class GraphFusePass(ModulePass):
     """Merge a group into the groups that use its output when the union keeps one result
     (x * sigmoid(x), GELU after a matmul: values with several uses inside a kernel); false:
     only chains through values with a single use fuse."""
+    attention: bool = True
+    """Run a matmul, the last-axis softmax of its result and the matmul of that softmax by
+    another operand (attention's Q·Kᵀ, softmax, ·V) as one kernel, head by head."""
 
     def __post_init__(self) -> None:
         if self.max_group_size < 1:
@@ -47,4 +50,4 @@ class GraphFusePass(ModulePass):
     def partition(self, fn: ir.Operation) -> list[Group]:
         """The fusion groups of `fn`'s ops (opaque ops, e.g. constants, in none)."""
         ops = [o.operation for o in fn.regions[0].blocks[0].operations]
-        return Partitioner(self.max_group_size, self.diamonds).run(ops)
+        return Partitioner(self.max_group_size, self.diamonds, self.attention).run(ops)

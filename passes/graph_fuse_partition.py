@@ -54,13 +54,42 @@ def _users(v: ir.Value) -> list[ir.Operation]:
     return [use.owner.operation for use in v.uses]
 
 
+MATMULS = ("graph.matmul", "graph.batch_matmul")
+
+
+def _only_user(v: ir.Value) -> ir.Operation | None:
+    users = _users(v)
+    return users[0] if len(users) == 1 else None
+
+
+def _last_axis_softmax(op: ir.Operation) -> bool:
+    shape = _shape(op.results[0])
+    if op.name != "graph.softmax" or shape is None or len(shape) < 3:
+        return False
+    axis = ir.IntegerAttr(op.attributes["axis"]).value
+    return axis in (-1, len(shape) - 1)
+
+
+def _same_batch(scores: ir.Value, product: ir.Value) -> bool:
+    """Both results have the same batch dims (all but the last two) and more than one batch:
+    the blocks can share those loops."""
+    a, b = _shape(scores), _shape(product)
+    if a is None or b is None or len(a) != len(b) or a[:-1] != b[:-1]:
+        return False
+    batches = 1
+    for n in a[:-2]:
+        batches *= n
+    return batches > 1
+
+
 class Partitioner:
     """Partition of one block's ops into groups of at most `max_size` ops; `diamonds`: whether
-    groups merge across values with several uses (step 2)."""
+    groups merge across values with several uses (step 2); `attention`: step 3."""
 
-    def __init__(self, max_size: int, diamonds: bool = True) -> None:
+    def __init__(self, max_size: int, diamonds: bool = True, attention: bool = True) -> None:
         self.max_size = max_size
         self.diamonds = diamonds
+        self.attention = attention
         self._position: dict[ir.Operation, int] = {}
         self._identity: dict[ir.Value, bool] = {}
 
@@ -69,6 +98,8 @@ class Partitioner:
         groups = self._chains(ops)
         if self.diamonds and self.max_size > 1:
             groups = self._merge_diamonds(groups)
+        if self.attention and self.max_size > 1:
+            groups = self._merge_attention(groups)
         return groups
 
     # -- step 1: chains --------------------------------------------------------------------
@@ -178,6 +209,40 @@ class Partitioner:
         if not all(self._read_in_place(v) for v in boundaries):
             return None
         return Group(producer.root, ops), rests
+
+    # -- step 3: attention -----------------------------------------------------------------
+    def _merge_attention(self, groups: list[Group]) -> list[Group]:
+        group_of = {op: g for g in groups for op in g.ops}
+        merged: dict[Group, Group] = {}  # a group -> the attention group it joined
+        for scores in groups:
+            if scores in merged or scores.ops[0].name not in MATMULS:
+                continue
+            softmax = _only_user(scores.output)
+            norm = group_of.get(softmax) if softmax is not None else None
+            if norm is None or norm.ops[0] != softmax or not _last_axis_softmax(softmax):
+                continue
+            product = _only_user(norm.output)
+            out = group_of.get(product) if product is not None else None
+            if (
+                out is None
+                or out.ops[0] != product
+                or product.name not in MATMULS
+                or product.operands[0] != norm.output
+                or product.operands[1] == norm.output
+                or not _same_batch(scores.output, product.results[0])
+                or len(scores.ops) + len(norm.ops) + len(out.ops) > self.max_size
+            ):
+                continue
+            ops = sorted(scores.ops + norm.ops + out.ops, key=self._position.__getitem__)
+            group = Group(scores.root, ops)
+            for g in (scores, norm, out):
+                merged[g] = group
+        result: list[Group] = []
+        for g in groups:
+            g = merged.get(g, g)
+            if g not in result:
+                result.append(g)
+        return sorted(result, key=lambda g: self._position[g.ops[0]])
 
     def _read_in_place(self, v: ir.Value) -> bool:
         """Whether every user of `v` is an elementwise op of `v`'s shape (reads it at the

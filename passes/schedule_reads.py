@@ -97,6 +97,22 @@ def vector_only_axes(view: BlockView, vec: str) -> set[str]:
     return out
 
 
+def batch_axes(view: BlockView) -> set[str]:
+    """Of a single-reduction block (a matmul), the spatial axes every read depends on: the
+    batch of a product of two activations (attention's heads), whose operands are new for
+    each batch index, so nothing is reused across it."""
+    if view.kinds.count("R") != 1:
+        return set()
+    maps = read_maps(view)
+    return {
+        axis
+        for i, (axis, kind) in enumerate(zip(view.axes, view.kinds))
+        if kind == "S"
+        and maps
+        and all(any(linear_coeff(e, i) != 0 for e in m.results) for m in maps)
+    }
+
+
 def shares_index(view: BlockView, a: str, b: str) -> bool:
     """Whether some read index depends on both axes (e.g. `ow + kw`)."""
     ia, ib = view.axes.index(a), view.axes.index(b)

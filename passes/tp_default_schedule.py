@@ -25,6 +25,7 @@ from mlc.target import VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
 from .schedule_reads import (
+    batch_axes,
     companion_axis,
     elem_bytes,
     gather_axis,
@@ -177,7 +178,11 @@ class TpDefaultSchedulePass(ModulePass):
         columns = vector_only_axes(view, vec) if reduction else []
         # Column blocks outside row blocks: the vector operand's panel (a matmul's B columns,
         # a conv's weights for a channel block) stays in cache while every row block uses it.
-        spatial.sort(key=lambda n: n.split(".")[0] not in columns)
+        # Batch axes go first: the other blocks of an attention kernel share those loops.
+        batches = batch_axes(view) - {vec} if reduction else set()
+        if batches:  # with the unit dims before them: rows are the output's leading dims
+            batches |= {a for a, k, e in zip(axes, kinds, extents) if k == "S" and e == 1}
+        spatial.sort(key=lambda n: (n.split(".")[0] not in batches, n.split(".")[0] not in columns))
         order = tuple(spatial + reduce + inner)
         if reduction and self.block_reductions and not gathered:
             width = tile.get(vec, (extents[axes.index(vec)],))[0]

@@ -2,6 +2,7 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{max-group-size=1})' | FileCheck %s --check-prefix=NOFUSE
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{max-group-size=3})' | FileCheck %s --check-prefix=SMALL
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{diamonds=false})' | FileCheck %s --check-prefix=DIAMONDS-OFF
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention=false})' | FileCheck %s --check-prefix=ATTENTION-OFF
 
 // A conv takes its bias-add/relu epilogue; a residual add + relu after the second conv joins
 // that conv's group; constants stay in @main and are passed to the kernels.
@@ -266,4 +267,59 @@ func.func @epilogue_operand_first(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf3
   %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
   %m = "graph.mul"(%r, %c) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %m : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// Attention: Q·Kᵀ with its scale and mask, the softmax of the scores along the keys, and their
+// product by V are one kernel (three anchors); tp-to-loops runs its blocks head by head.
+// CHECK-LABEL: func.func @attention
+// CHECK: %[[O:.*]] = call @fused_matmul_mul_add_etc_0(%arg0, %arg1, %{{.*}}, %arg3, %arg2)
+// CHECK-NEXT: return %[[O]]
+// CHECK-LABEL: func.func private @fused_matmul_mul_add_etc_0
+// CHECK-NEXT: "graph.matmul"
+// CHECK-NEXT: "graph.mul"
+// CHECK-NEXT: "graph.add"
+// CHECK-NEXT: "graph.softmax"
+// CHECK-NEXT: "graph.matmul"
+// CHECK-NEXT: return
+// ATTENTION-OFF-LABEL: func.func @attention
+// ATTENTION-OFF: call @fused_matmul_mul_add_0
+// ATTENTION-OFF-NEXT: call @fused_softmax_1
+// ATTENTION-OFF-NEXT: call @fused_matmul_2
+func.func @attention(%q: tensor<1x4x10x8xf32>, %kt: tensor<1x4x8x10xf32>, %v: tensor<1x4x10x8xf32>, %mask: tensor<1x1x1x10xf32>) -> tensor<1x4x10x8xf32> {
+  %scale = "graph.constant"() {value = dense<0.35> : tensor<f32>} : () -> tensor<f32>
+  %s = "graph.matmul"(%q, %kt) : (tensor<1x4x10x8xf32>, tensor<1x4x8x10xf32>) -> tensor<1x4x10x10xf32>
+  %ss = "graph.mul"(%s, %scale) : (tensor<1x4x10x10xf32>, tensor<f32>) -> tensor<1x4x10x10xf32>
+  %sm = "graph.add"(%ss, %mask) : (tensor<1x4x10x10xf32>, tensor<1x1x1x10xf32>) -> tensor<1x4x10x10xf32>
+  %p = "graph.softmax"(%sm) {axis = -1 : i64} : (tensor<1x4x10x10xf32>) -> tensor<1x4x10x10xf32>
+  %o = "graph.matmul"(%p, %v) : (tensor<1x4x10x10xf32>, tensor<1x4x10x8xf32>) -> tensor<1x4x10x8xf32>
+  return %o : tensor<1x4x10x8xf32>
+}
+
+// -----
+
+// Not attention: the softmax is along the queries (axis 2), or the scores have a second user,
+// or the softmax is the right operand of the product: three kernels each.
+// CHECK-LABEL: func.func @not_attention
+// CHECK: call @fused_matmul_0
+// CHECK-NEXT: call @fused_softmax_1
+// CHECK-NEXT: call @fused_matmul_2
+// CHECK-NEXT: call @fused_matmul_0
+// CHECK-NEXT: call @fused_softmax_4
+// CHECK-NEXT: call @fused_matmul_2
+// CHECK-NEXT: call @fused_matmul_0
+// CHECK-NEXT: call @fused_softmax_4
+// CHECK-NEXT: call @fused_matmul_8
+func.func @not_attention(%q: tensor<2x10x8xf32>, %kt: tensor<2x8x10xf32>, %v: tensor<2x10x8xf32>, %w: tensor<2x8x10xf32>) -> (tensor<2x10x8xf32>, tensor<2x10x8xf32>, tensor<2x10x10xf32>, tensor<2x8x10xf32>) {
+  %s = "graph.matmul"(%q, %kt) : (tensor<2x10x8xf32>, tensor<2x8x10xf32>) -> tensor<2x10x10xf32>
+  %p = "graph.softmax"(%s) {axis = 1 : i64} : (tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %o = "graph.matmul"(%p, %v) : (tensor<2x10x10xf32>, tensor<2x10x8xf32>) -> tensor<2x10x8xf32>
+  %s2 = "graph.matmul"(%q, %kt) : (tensor<2x10x8xf32>, tensor<2x8x10xf32>) -> tensor<2x10x10xf32>
+  %p2 = "graph.softmax"(%s2) {axis = -1 : i64} : (tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %o2 = "graph.matmul"(%p2, %v) : (tensor<2x10x10xf32>, tensor<2x10x8xf32>) -> tensor<2x10x8xf32>
+  %s3 = "graph.matmul"(%q, %kt) : (tensor<2x10x8xf32>, tensor<2x8x10xf32>) -> tensor<2x10x10xf32>
+  %p3 = "graph.softmax"(%s3) {axis = -1 : i64} : (tensor<2x10x10xf32>) -> tensor<2x10x10xf32>
+  %o3 = "graph.matmul"(%w, %p3) : (tensor<2x8x10xf32>, tensor<2x10x10xf32>) -> tensor<2x8x10xf32>
+  return %o, %o2, %s2, %o3 : tensor<2x10x8xf32>, tensor<2x10x8xf32>, tensor<2x10x10xf32>, tensor<2x8x10xf32>
 }

@@ -194,9 +194,10 @@ func.func @row_is_companion(%A: memref<1x2x4x3xf32>, %B: memref<3xf32>, %C: memr
 // AVX-512 (32 registers of 16 floats): an attention product whose sizes 16 does not divide.
 // The register tile is 6 rows x 4 vectors (24 accumulators); the last row tile is partial
 // (197 = 32 x 6 + 5, guarded) and so is the last column tile (197 = 3 x 64 + 5: the lowering
-// peels it onto narrower vectors).
+// peels it onto narrower vectors). Both operands depend on the head axis s0: it goes first,
+// where the softmax and the product by V of an attention kernel share it (row fusion).
 // AVX512-LABEL: func.func @attention_scores
-// AVX512: schedule = {order = ["s2.0", "s0", "s1.0", "k", "s1.1", "s2.1"], parallel = ["s2.0", "s0"], tile = {s1 = array<i64: 6>, s2 = array<i64: 64>}, unroll = {s1.1 = 6 : i64}, vectorize = "s2.1"}
+// AVX512: schedule = {order = ["s0", "s2.0", "s1.0", "k", "s1.1", "s2.1"], parallel = ["s0", "s2.0"], tile = {s1 = array<i64: 6>, s2 = array<i64: 64>}, unroll = {s1.1 = 6 : i64}, vectorize = "s2.1"}
 func.func @attention_scores(%Q: memref<6x197x64xf32>, %K: memref<6x64x197xf32>, %S: memref<6x197x197xf32>) {
   "tp.block"(%S) ({
     %q = "tp.read"(%Q) {map = affine_map<(s0, s1, s2, k) -> (s0, s1, k)>} : (memref<6x197x64xf32>) -> f32

@@ -5,13 +5,15 @@ layer norm five; each sweeps the whole tensor, so every block reads rows that an
 pushed out of the caches. When the blocks share their outer loops (the rows: untiled spatial
 loops that index the first dims of every output) and each reads what an earlier one wrote only
 at its own row, the loops over the rows are emitted once and every block runs inside them, one
-row after the other: a row stays in L1 from the first block to the last.
+row after the other: a row stays in L1 from the first block to the last. Inside, consecutive
+blocks that share more rows fuse again: an attention kernel's products share the heads, its
+softmax blocks the query rows of a head.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from mlir import ir
@@ -93,12 +95,18 @@ def _row_local(view: BlockView, row_axes: list[str], written: set[ir.Value]) -> 
         if op.name in ("tp.read", "tp.read_padded") and op.operands[0] in written:
             results = ir.AffineMapAttr(op.attributes["map"]).value.results
             same = 0
-            while same < min(depth, len(results)) and _is_dim(
-                results[same], view.axes, row_axes[same]
-            ):
+            while same < min(depth, len(results)) and _is_row(view, results[same], row_axes[same]):
                 same += 1
             depth = min(depth, same)
     return depth
+
+
+def _is_row(view: BlockView, expr: ir.AffineExpr, axis: str) -> bool:
+    """`expr` indexes the row of `axis` (an axis of one row is read at index 0)."""
+    e = expr.maybe_downcast()
+    if isinstance(e, ir.AffineConstantExpr):
+        return e.value == 0 and view.extents[view.axes.index(axis)] == 1
+    return _is_dim(e, view.axes, axis)
 
 
 def _is_dim(expr: ir.AffineExpr, axes: Sequence[str], axis: str) -> bool:
@@ -122,28 +130,76 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
         min(depth, sum(1 for lp in lw.loops[:depth] if lp.name in lw.schedule.parallel))
         for lw in lowerings
     )
-    rows = min(last.trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+    rows = _tile_rows(units, depth, last.trip)
     if threads > 1 and parallel == depth:
         rows = _balanced_rows(prefix, rows, threads)
-    tiles = -(-last.trip // rows)
-    outer = list(prefix[:-1]) + [replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows)]
-
-    def each_unit(point: Point) -> list[ir.Value]:
-        for lowering in lowerings:
-            axes = [lp.axis for lp in lowering.loops[:depth]]
-            terms = {a: ir.AffineConstantExpr.get(0) for a in lowering.axes}
-            for mine, theirs in zip(axes, prefix):
-                terms[mine] = point.terms[theirs.axis]
-            row = replace(last, name=f"{last.name}.row", axis=axes[-1], trip=rows, stride=1)
-            lowering.nest([row], Point(point.dims, terms), lambda p, lw=lowering, a=axes[-1]: (
-                _in_range(lw, p, a, last.trip, rows, depth)))  # fmt: skip
-        return []
-
+    outer = _tiled(prefix, rows)
+    axes = [lp.axis for lp in prefix]
     first.around_parallel(
         parallel,
-        lambda bound, point: first.nest(outer[len(bound) :], point, each_unit),
+        lambda bound, point: first.nest(
+            outer[len(bound) :], point, lambda p: _tile(units, lowerings, depth, axes, p, rows)
+        ),
         outer,
     )
+
+
+def _tiled(prefix: Sequence[Loop], rows: int) -> list[Loop]:
+    """The row loops with the last one over tiles of `rows` rows."""
+    last = prefix[-1]
+    tiles = -(-last.trip // rows)
+    return list(prefix[:-1]) + [replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows)]
+
+
+def _tile_rows(units: Sequence[Unit], depth: int, trip: int) -> int:
+    return min(trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+
+
+def _tile(
+    units: Sequence[Unit],
+    lowerings: Sequence[BlockLowering],
+    depth: int,
+    axes: Sequence[str],
+    point: Point,
+    rows: int,
+) -> None:
+    """One tile: `point` binds the row `axes` (the last to the tile's first row). Every unit
+    runs over the tile's rows in turn; consecutive units that share more rows run together,
+    one of those rows at a time (nested fusion: an attention kernel's softmax blocks, row by
+    row, inside the loop over heads that the matrix products share)."""
+    extent = lowerings[0].loops[depth - 1].trip
+    start = 0
+    while start < len(units):
+        stop = start + 1
+        while stop < len(units) and shared_rows(units[start : stop + 1]) > depth:
+            stop += 1
+        lead = lowerings[start]
+        own = [lp.axis for lp in lead.loops[:depth]]
+        terms = {a: ir.AffineConstantExpr.get(0) for a in lead.axes}
+        for mine, theirs in zip(own, axes):
+            terms[mine] = point.terms[theirs]
+        row = replace(lead.loops[depth - 1], name=f"{own[-1]}.row", trip=rows, stride=1)
+        group, group_lowerings = units[start:stop], lowerings[start:stop]
+        deeper = shared_rows(group) if len(group) > 1 else 0
+
+        def body(p: Point, lw: BlockLowering = lead, g=group, gl=group_lowerings, d=deeper) -> None:
+            if not d:
+                lw.emit_from(depth, p)
+                return
+            inner = lw.loops[depth:d]
+            inner_rows = _tile_rows(g, d, inner[-1].trip)
+            inner_axes = [lp.axis for lp in lw.loops[:d]]
+            lw.nest(
+                _tiled(inner, inner_rows), p, lambda q: _tile(g, gl, d, inner_axes, q, inner_rows)
+            )
+
+        # A group of one runs over the tile's rows itself; a group, over them together.
+        lead.nest(
+            [row],
+            Point(point.dims, terms),
+            lambda p, b=body, a=own[-1]: _in_range(p, a, extent, rows, b),
+        )
+        start = stop
 
 
 def _balanced_rows(prefix: Sequence[Loop], rows: int, threads: int) -> int:
@@ -177,16 +233,16 @@ def _row_bytes(units: Sequence[Unit], depth: int) -> int:
 
 
 def _in_range(
-    lowering: BlockLowering, point: Point, axis: str, extent: int, rows: int, depth: int
+    point: Point, axis: str, extent: int, rows: int, body: Callable[[Point], None]
 ) -> list[ir.Value]:
-    """The unit below its row loops, skipping the rows past the end of a partial last tile."""
+    """`body(point)`, skipping the rows past the end of a partial last tile."""
     if extent % rows == 0:
-        lowering.emit_from(depth, point)
+        body(point)
         return []
     at = apply(point.terms[axis], point.dims)
     inside = arith.CmpIOp(arith.CmpIPredicate.slt, at, index_const(extent)).result
     branch = scf.IfOp(inside)
     with ir.InsertionPoint(branch.then_block):
-        lowering.emit_from(depth, point)
+        body(point)
         scf.YieldOp([])
     return []

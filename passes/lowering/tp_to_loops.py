@@ -51,6 +51,10 @@ class TpToLoopsPass(ModulePass):
             raise DiagnosticError.many([(f"tp-to-loops: {e.message}", e.location) for e in errors])
         blocks = [op for op in walk(module) if op.name == "tp.block"]
         for run in self._runs(self._units(blocks)):
+            # Scratch views between fused blocks go above them all: the loops are emitted there.
+            for body in [b for u in run for b in u.bodies()][1:]:
+                for op in _setup_before(body.op):
+                    op.move_before(run[0].block.op)
             with ir.InsertionPoint(run[0].block.op), run[0].block.op.location:
                 depth = shared_rows(run) if len(run) > 1 else 0
                 if depth:
@@ -82,6 +86,16 @@ class TpToLoopsPass(ModulePass):
             units.append(Unit(view, epilogue))
         return units
 
+    def _balanced(self, run: list[Unit]) -> bool:
+        """Whether `run` can share row loops that still split evenly over the threads: three
+        attention heads on two threads would leave one idle for a third of the kernel, where
+        each block alone splits its own loops evenly."""
+        depth = shared_rows(run)
+        if not depth:
+            return False
+        rows = _row_trips(run[0], depth)
+        return self.threads < 2 or rows % self.threads == 0 or rows >= 8 * self.threads
+
     def _runs(self, units: list[Unit]) -> list[list[Unit]]:
         """Maximal sequences of adjacent units that can run row by row (one unit otherwise)."""
         runs: list[list[Unit]] = []
@@ -91,7 +105,7 @@ class TpToLoopsPass(ModulePass):
                 self.fuse_rows
                 and last is not None
                 and _next_op((last.epilogue or last.block).op) == unit.block.op
-                and shared_rows(runs[-1] + [unit])
+                and self._balanced(runs[-1] + [unit])
             ):
                 runs[-1].append(unit)
             else:
@@ -99,10 +113,34 @@ class TpToLoopsPass(ModulePass):
         return runs
 
 
+SETUP_OPS = ("arith.constant", "memref.view")
+"""Ops a kernel emits between its blocks to address scratch buffers: pure, so a run of fused
+blocks may hoist them."""
+
+
+def _row_trips(unit: Unit, depth: int) -> int:
+    trips = 1
+    for lp in unit.block.schedule.loops(unit.block.axes, unit.block.kinds, unit.block.extents)[
+        :depth
+    ]:
+        trips *= lp.trip
+    return trips
+
+
 def _next_op(op: ir.Operation) -> ir.Operation | None:
-    """The op right after `op` in its block (None at the end)."""
+    """The op after `op` in its block, past scratch setup ops (None at the end)."""
     ops = [o.operation for o in op.parent.regions[0].blocks[0].operations] if op.parent else []
-    for a, b in zip(ops, ops[1:]):
+    for i, a in enumerate(ops):
         if a == op:
-            return b
+            return next((b for b in ops[i + 1 :] if b.name not in SETUP_OPS), None)
     return None
+
+
+def _setup_before(op: ir.Operation) -> list[ir.Operation]:
+    """The scratch setup ops right before `op`."""
+    ops = [o.operation for o in op.parent.regions[0].blocks[0].operations]
+    i = ops.index(op)
+    start = i
+    while start > 0 and ops[start - 1].name in SETUP_OPS:
+        start -= 1
+    return ops[start:i]

@@ -57,6 +57,7 @@ def test_softmax_with_fused_epilogue() -> None:
         "softmax_max",
         "softmax_exp",
         "softmax_sum",
+        "softmax_reciprocal",
         "epilogue",
     ], names
 

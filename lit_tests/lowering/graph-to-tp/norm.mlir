@@ -1,8 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s
 
 // softmax along the last axis: the row maxima into a scratch temporary (one element per row), the
-// output written once as exp(x - max), its row sums into a second temporary, then the division
-// as the kernel's final block, in place.
+// output written once as exp(x - max), its row sums into a second temporary, replaced by their
+// reciprocals (one division per row), then the product as the kernel's final block, in place.
 // CHECK: #[[$X:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-LABEL: func.func private @fused_softmax_0(
@@ -24,12 +24,18 @@
 // CHECK-NEXT: %[[E:.*]] = "tp.read"(%[[Y]]) {map = #[[$X]]}
 // CHECK-NEXT: gpu.yield %[[E]] : f32
 // CHECK-NEXT: }) {axes = ["s0", "r1"], combiner = "add", extents = array<i64: 2, 5>, init = 0.000000e+00 : f32, kinds = "SR", name = "softmax_sum_2", out_map = #[[$ROW]]
+// CHECK-NEXT: "tp.block"(%[[SUM]]) ({
+// CHECK-NEXT: %[[S:.*]] = "tp.read"(%[[SUM]]) {map = #[[$X]]}
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT: gpu.yield %[[R]] : f32
+// CHECK-NEXT: }) {{.*}} name = "softmax_reciprocal_3"
 // CHECK-NEXT: "tp.block"(%[[Y]]) ({
 // CHECK-NEXT: %[[E:.*]] = "tp.read"(%[[Y]]) {map = #[[$X]]}
-// CHECK-NEXT: %[[S:.*]] = "tp.read"(%[[SUM]]) {map = #[[$ROW]]}
-// CHECK-NEXT: %[[P:.*]] = arith.divf %[[E]], %[[S]] : f32
+// CHECK-NEXT: %[[R:.*]] = "tp.read"(%[[SUM]]) {map = #[[$ROW]]}
+// CHECK-NEXT: %[[P:.*]] = arith.mulf %[[E]], %[[R]] : f32
 // CHECK-NEXT: gpu.yield %[[P]] : f32
-// CHECK-NEXT: }) {{.*}} name = "epilogue_3"
+// CHECK-NEXT: }) {{.*}} name = "epilogue_4"
 func.func @main(%x: tensor<2x5xf32>) -> tensor<2x5xf32> {
   %y = "graph.softmax"(%x) {axis = -1 : i64} : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %y : tensor<2x5xf32>

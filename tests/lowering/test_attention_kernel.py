@@ -1,0 +1,127 @@
+"""Attention as one kernel (graph-fuse's attention step, row fusion head by head): Q·Kᵀ with
+scale and mask, softmax and ·V give numpy's numbers for odd sizes, cross-attention, masks with
+-inf, several batches and heads, on one and two threads, and the same as three kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import mlc
+from mlc.passes.mlc_default import MlcDefaultPipeline
+from mlc.runtime import GraphModule
+
+
+def _attention(b: int, h: int, q_len: int, kv_len: int, d: int, mask: bool):  # type: ignore[no-untyped-def]
+    nodes = [
+        helper.make_node("MatMul", ["q", "kt"], ["s"]),
+        helper.make_node("Mul", ["s", "scale"], ["scaled"]),
+    ]
+    scores = "scaled"
+    inputs = [
+        helper.make_tensor_value_info("q", TensorProto.FLOAT, [b, h, q_len, d]),
+        helper.make_tensor_value_info("kt", TensorProto.FLOAT, [b, h, d, kv_len]),
+        helper.make_tensor_value_info("v", TensorProto.FLOAT, [b, h, kv_len, d]),
+    ]
+    if mask:
+        nodes.append(helper.make_node("Add", ["scaled", "mask"], ["masked"]))
+        inputs.append(
+            helper.make_tensor_value_info("mask", TensorProto.FLOAT, [b, 1, q_len, kv_len])
+        )
+        scores = "masked"
+    nodes += [
+        helper.make_node("Softmax", [scores], ["p"], axis=-1),
+        helper.make_node("MatMul", ["p", "v"], ["out"]),
+    ]
+    scale = helper.make_tensor("scale", TensorProto.FLOAT, [], [d**-0.5])
+    graph = helper.make_graph(
+        nodes,
+        "attention",
+        inputs,
+        [helper.make_tensor_value_info("out", TensorProto.FLOAT, [b, h, q_len, d])],
+        [scale],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def _feeds(b: int, h: int, q_len: int, kv_len: int, d: int, mask: bool) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(q_len * 100 + kv_len)
+    feeds = {
+        "q": rng.standard_normal((b, h, q_len, d)).astype(np.float32) * 2,
+        "kt": rng.standard_normal((b, h, d, kv_len)).astype(np.float32),
+        "v": rng.standard_normal((b, h, kv_len, d)).astype(np.float32),
+    }
+    if mask:  # causal where it fits, -inf above the diagonal; one padded key per batch
+        m = np.triu(np.full((q_len, kv_len), -np.inf, np.float32), k=1 + kv_len - q_len)
+        m = np.broadcast_to(m, (b, 1, q_len, kv_len)).copy()
+        m[:, :, :, 0] = np.where(q_len > 1, -1e4, 0)
+        feeds["mask"] = m
+    return feeds
+
+
+def _reference(feeds: dict[str, np.ndarray]) -> np.ndarray:
+    q, kt, v = (feeds[n].astype(np.float64) for n in ("q", "kt", "v"))
+    s = q @ kt / np.sqrt(q.shape[-1]) + feeds.get("mask", 0.0)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return (e / e.sum(axis=-1, keepdims=True)) @ v
+
+
+def _run(
+    model: object, feeds: dict[str, np.ndarray], threads: int, pipeline: str | None = None
+) -> np.ndarray:
+    module, params = mlc.from_onnx(model)
+    options = {"pipeline": pipeline} if pipeline else {"threads": threads}
+    gm = GraphModule(mlc.build(module, params, **options).jit())
+    for name, value in feeds.items():
+        gm.set_input(name, value)
+    gm.run()
+    return gm.get_output(0)
+
+
+def _kernels(model: object) -> list[list[str]]:
+    """The graph ops of each kernel graph-fuse makes."""
+    module, params = mlc.from_onnx(model)
+    stage = "builtin.module(graph-simplify,graph-fold-constants,graph-fuse)"
+    mlc.PassManager.parse(stage).run(module, params=params)
+    return [
+        [o.operation.name for o in op.regions[0].blocks[0].operations]
+        for op in module.body.operations
+        if "graph.kernel" in op.attributes
+    ]
+
+
+CASES = [
+    # b, h, q_len, kv_len, d, mask
+    (1, 12, 197, 197, 64, False),  # ViT-B/16
+    (2, 3, 50, 50, 16, True),
+    (1, 4, 7, 50, 8, True),  # cross-attention: fewer queries than keys
+    (3, 2, 33, 5, 24, False),
+]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize(
+    "case", CASES, ids=lambda c: "x".join(map(str, c[:5])) + ("m" if c[5] else "")
+)
+def test_attention_kernel_matches_numpy(case: tuple, threads: int) -> None:
+    model, feeds = _attention(*case), _feeds(*case)
+    (kernel,) = _kernels(model)
+    assert kernel.count("graph.matmul") == 2 and "graph.softmax" in kernel
+    got = _run(model, feeds, threads)
+    np.testing.assert_allclose(got, _reference(feeds), rtol=1e-4, atol=2e-5)
+
+
+def test_same_numbers_as_three_kernels() -> None:
+    """graph-fuse{attention=false}: Q·Kᵀ, softmax and ·V as three kernels, as before."""
+    case = (2, 3, 50, 50, 16, True)
+    model, feeds = _attention(*case), _feeds(*case)
+    default = MlcDefaultPipeline(threads=1).expand()
+    assert "graph-fuse{max-group-size=32}" in default
+    split = default.replace(
+        "graph-fuse{max-group-size=32}", "graph-fuse{max-group-size=32 attention=false}"
+    )
+    fused = _run(model, feeds, 1)
+    apart = _run(model, feeds, 1, f"builtin.module({split})")
+    np.testing.assert_allclose(fused, apart, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(fused, _reference(feeds), rtol=1e-4, atol=2e-5)
