@@ -27,6 +27,12 @@ from .dtypes import numpy_dtype_of
 if TYPE_CHECKING:
     import onnx
 
+# onnx.reference implements these ops only from the given opset on; the older versions compute
+# the same for the types they allow (19 added float8 types, and a `saturate` attribute that only
+# float8 reads), so older models fold at that opset: onnxruntime's quantize_dynamic gathers BERT's
+# and GPT-2's position rows from a quantized table before dequantizing them, at opset 17.
+FOLD_FROM_OPSET = {"DequantizeLinear": 19, "QuantizeLinear": 19}
+
 # ONNX op -> (graph op, {ONNX attribute: (graph attribute, default)}), for the ops folded with
 # mlc's graph reference; the graph op implements every version of the ONNX op.
 GRAPH_REFERENCE: dict[str, tuple[str, dict[str, tuple[str, object]]]] = {
@@ -54,7 +60,7 @@ class Folder:
         try:
             if node.op_type in GRAPH_REFERENCE:
                 return [_graph_reference(node, arrays)]  # type: ignore[arg-type]
-            evaluator = self._evaluator(node, opset)
+            evaluator = self._evaluator(node, max(opset, FOLD_FROM_OPSET.get(node.op_type, 0)))
             feeds = {f"i{k}": x for k, x in enumerate(inputs) if x is not None}
             results = evaluator.run(None, feeds)
         except Exception as e:  # noqa: BLE001 - any evaluator failure is reported at the node

@@ -172,3 +172,33 @@ def test_dynamic_matmul_integer(per_channel: bool, tmp_path: pathlib.Path) -> No
         x = np.random.default_rng(200 + seed).standard_normal(shape).astype(np.float32)
         got, want = run_compiled(dynamic, {"x": x})[0], ort_int8(dynamic, x)
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("opset", [13, 17, 19])
+def test_constant_dequantize_folds_at_any_opset(opset: int) -> None:
+    """quantize_dynamic's position embeddings: Gather(quantized table, constant ids) then
+    DequantizeLinear, all constant. onnx.reference implements DequantizeLinear from opset 19
+    only; the fold of an opset-13/17 model must not fail."""
+    table = np.random.default_rng(0).integers(0, 255, (16, 8)).astype(np.uint8)
+    nodes = [
+        helper.make_node("Gather", ["table_q", "pos"], ["rows_q"]),
+        helper.make_node("DequantizeLinear", ["rows_q", "scale", "zp"], ["rows"]),
+        helper.make_node("Add", ["x", "rows"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "dql_fold",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 8])],
+        initializer=[
+            numpy_helper.from_array(table, "table_q"),
+            numpy_helper.from_array(np.arange(4, dtype=np.int64), "pos"),
+            numpy_helper.from_array(np.array(0.02, np.float32), "scale"),
+            numpy_helper.from_array(np.array(128, np.uint8), "zp"),
+        ],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    x = np.ones((4, 8), np.float32)
+    (got,) = run_compiled(model, {"x": x})
+    want = x + (table[:4].astype(np.float32) - 128) * np.float32(0.02)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
