@@ -113,6 +113,35 @@ def batch_axes(view: BlockView) -> set[str]:
     }
 
 
+def image_axis(view: BlockView, vec: str) -> str | None:
+    """The batch of images of a conv or of a product by constant weights: the spatial axis of
+    the output's first dim (extent > 1) that the vector reads (the weights) do not depend on,
+    when all the weights take fewer bytes than one image of the other reads. Images first then
+    stream each image's input from cache once per column block instead of the whole batch:
+    ResNet-50's 1x1 convs at batch 4 ran at 0.4x onnxruntime with the columns outermost."""
+    first = view.out_map.results[0].maybe_downcast() if view.out_map.results else None
+    if not isinstance(first, ir.AffineDimExpr):
+        return None
+    axis = view.axes[first.position]
+    extent = view.extents[first.position]
+    vector_reads = reads_using(view, vec)
+    if extent < 2 or view.kinds[first.position] != "S" or reads_using(view, axis) == []:
+        return None
+    if any(linear_coeff(e, first.position) != 0 for m in vector_reads for e in m.results):
+        return None
+    sizes = {"vector": 0, "other": 0}
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        mtype = ir.MemRefType(op.operands[0].type)
+        size = getattr(mtype.element_type, "width", 32) // 8
+        for n in mtype.shape:
+            size *= n
+        sizes["vector" if amap in vector_reads else "other"] += size
+    return axis if sizes["vector"] * extent < sizes["other"] else None
+
+
 def shares_index(view: BlockView, a: str, b: str) -> bool:
     """Whether some read index depends on both axes (e.g. `ow + kw`)."""
     ia, ib = view.axes.index(a), view.axes.index(b)

@@ -29,6 +29,7 @@ from .schedule_reads import (
     companion_axis,
     elem_bytes,
     gather_axis,
+    image_axis,
     lanes_of,
     reads_using,
     row_axis,
@@ -182,6 +183,9 @@ class TpDefaultSchedulePass(ModulePass):
         batches = batch_axes(view) - {vec} if reduction else set()
         if batches:  # with the unit dims before them: rows are the output's leading dims
             batches |= {a for a, k, e in zip(axes, kinds, extents) if k == "S" and e == 1}
+        image = image_axis(view, vec) if reduction else None
+        if image is not None:
+            batches.add(image)
         spatial.sort(key=lambda n: (n.split(".")[0] not in batches, n.split(".")[0] not in columns))
         order = tuple(spatial + reduce + inner)
         if reduction and self.block_reductions and not gathered:

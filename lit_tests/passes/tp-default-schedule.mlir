@@ -275,3 +275,22 @@ func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>, 
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<512x256xf32>) -> ()
   return
 }
+
+// -----
+
+// A 1x1 conv on a batch of 4 images (256 -> 128 channels at 56x56): its weights (128 KiB) are
+// smaller than one image (3 MiB), so the images go outermost and each image's input streams
+// from cache once per column block. With the column blocks outermost, every column block
+// streamed all four images (12.8 MB) from memory: 0.4x onnxruntime.
+// AVX512-LABEL: func.func @images_first
+// AVX512: schedule = {order = ["n", "ocb.0", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"]
+func.func @images_first(%x: memref<4x16x56x56x16xf32>, %w: memref<8x16x1x1x16x16xf32>, %y: memref<4x8x56x56x16xf32>) {
+  "tp.block"(%y) ({
+    %a = "tp.read"(%x) {map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, d2 + d6, d3 + d7, d8)>} : (memref<4x16x56x56x16xf32>) -> f32
+    %b = "tp.read"(%w) {map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d5, d6, d7, d8, d4)>} : (memref<8x16x1x1x16x16xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "conv", axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], kinds = "SSSSSRRRR", extents = array<i64: 4, 8, 56, 56, 16, 16, 1, 1, 16>,
+      out_map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<4x8x56x56x16xf32>) -> ()
+  return
+}
