@@ -70,6 +70,14 @@ def _last_axis_softmax(op: ir.Operation) -> bool:
     return axis in (-1, len(shape) - 1)
 
 
+def _head_bytes(scores: ir.Value) -> int:
+    """Bytes of one head's score matrix (the last two dims)."""
+    t = tensor_t(scores.type)
+    assert t is not None
+    width = max(ir.Type.parse(t.dtype).width // 8, 1)  # type: ignore[attr-defined]
+    return t.shape[-1] * t.shape[-2] * width
+
+
 def _same_batch(scores: ir.Value, product: ir.Value) -> bool:
     """Both results have the same batch dims (all but the last two) and more than one batch:
     the blocks can share those loops."""
@@ -84,9 +92,10 @@ def _same_batch(scores: ir.Value, product: ir.Value) -> bool:
 
 class Partitioner:
     """Partition of one block's ops into groups of at most `max_size` ops; `diamonds`: whether
-    groups merge across values with several uses (step 2); `attention`: step 3."""
+    groups merge across values with several uses (step 2); `attention`: step 3 for one head's
+    scores of at least that many bytes (None: no step 3)."""
 
-    def __init__(self, max_size: int, diamonds: bool = True, attention: bool = True) -> None:
+    def __init__(self, max_size: int, diamonds: bool = True, attention: int | None = 0) -> None:
         self.max_size = max_size
         self.diamonds = diamonds
         self.attention = attention
@@ -98,8 +107,8 @@ class Partitioner:
         groups = self._chains(ops)
         if self.diamonds and self.max_size > 1:
             groups = self._merge_diamonds(groups)
-        if self.attention and self.max_size > 1:
-            groups = self._merge_attention(groups)
+        if self.attention is not None and self.max_size > 1:
+            groups = self._merge_attention(groups, self.attention)
         return groups
 
     # -- step 1: chains --------------------------------------------------------------------
@@ -211,7 +220,7 @@ class Partitioner:
         return Group(producer.root, ops), rests
 
     # -- step 3: attention -----------------------------------------------------------------
-    def _merge_attention(self, groups: list[Group]) -> list[Group]:
+    def _merge_attention(self, groups: list[Group], min_bytes: int) -> list[Group]:
         group_of = {op: g for g in groups for op in g.ops}
         merged: dict[Group, Group] = {}  # a group -> the attention group it joined
         for scores in groups:
@@ -230,6 +239,7 @@ class Partitioner:
                 or product.operands[0] != norm.output
                 or product.operands[1] == norm.output
                 or not _same_batch(scores.output, product.results[0])
+                or _head_bytes(scores.output) < min_bytes
                 or len(scores.ops) + len(norm.ops) + len(out.ops) > self.max_size
             ):
                 continue

@@ -2,7 +2,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{max-group-size=1})' | FileCheck %s --check-prefix=NOFUSE
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{max-group-size=3})' | FileCheck %s --check-prefix=SMALL
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{diamonds=false})' | FileCheck %s --check-prefix=DIAMONDS-OFF
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention=false})' | FileCheck %s --check-prefix=ATTENTION-OFF
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention-min-bytes=0})' | FileCheck %s --check-prefix=ATT
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention=false attention-min-bytes=0})' | FileCheck %s --check-prefix=ATTENTION-OFF
 
 // A conv takes its bias-add/relu epilogue; a residual add + relu after the second conv joins
 // that conv's group; constants stay in @main and are passed to the kernels.
@@ -272,17 +273,23 @@ func.func @epilogue_operand_first(%x: tensor<1x4x8x8xf32>, %y: tensor<1x4x8x8xf3
 // -----
 
 // Attention: Q·Kᵀ with its scale and mask, the softmax of the scores along the keys, and their
-// product by V are one kernel (three anchors); tp-to-loops runs its blocks head by head.
+// product by V are one kernel (three anchors) when a head's scores take attention-min-bytes
+// (0 in the ATT run: any size); tp-to-loops runs its blocks head by head. By default (512 KiB) these 10x10
+// heads stay three kernels, as with attention=false.
 // CHECK-LABEL: func.func @attention
-// CHECK: %[[O:.*]] = call @fused_matmul_mul_add_etc_0(%arg0, %arg1, %{{.*}}, %arg3, %arg2)
-// CHECK-NEXT: return %[[O]]
-// CHECK-LABEL: func.func private @fused_matmul_mul_add_etc_0
-// CHECK-NEXT: "graph.matmul"
-// CHECK-NEXT: "graph.mul"
-// CHECK-NEXT: "graph.add"
-// CHECK-NEXT: "graph.softmax"
-// CHECK-NEXT: "graph.matmul"
-// CHECK-NEXT: return
+// CHECK: call @fused_matmul_mul_add_0
+// CHECK-NEXT: call @fused_softmax_1
+// CHECK-NEXT: call @fused_matmul_2
+// ATT-LABEL: func.func @attention
+// ATT: %[[O:.*]] = call @fused_matmul_mul_add_etc_0(%arg0, %arg1, %{{.*}}, %arg3, %arg2)
+// ATT-NEXT: return %[[O]]
+// ATT-LABEL: func.func private @fused_matmul_mul_add_etc_0
+// ATT-NEXT: "graph.matmul"
+// ATT-NEXT: "graph.mul"
+// ATT-NEXT: "graph.add"
+// ATT-NEXT: "graph.softmax"
+// ATT-NEXT: "graph.matmul"
+// ATT-NEXT: return
 // ATTENTION-OFF-LABEL: func.func @attention
 // ATTENTION-OFF: call @fused_matmul_mul_add_0
 // ATTENTION-OFF-NEXT: call @fused_softmax_1
@@ -301,16 +308,16 @@ func.func @attention(%q: tensor<1x4x10x8xf32>, %kt: tensor<1x4x8x10xf32>, %v: te
 
 // Not attention: the softmax is along the queries (axis 2), or the scores have a second user,
 // or the softmax is the right operand of the product: three kernels each.
-// CHECK-LABEL: func.func @not_attention
-// CHECK: call @fused_matmul_0
-// CHECK-NEXT: call @fused_softmax_1
-// CHECK-NEXT: call @fused_matmul_2
-// CHECK-NEXT: call @fused_matmul_0
-// CHECK-NEXT: call @fused_softmax_4
-// CHECK-NEXT: call @fused_matmul_2
-// CHECK-NEXT: call @fused_matmul_0
-// CHECK-NEXT: call @fused_softmax_4
-// CHECK-NEXT: call @fused_matmul_8
+// ATT-LABEL: func.func @not_attention
+// ATT: call @fused_matmul_0
+// ATT-NEXT: call @fused_softmax_1
+// ATT-NEXT: call @fused_matmul_2
+// ATT-NEXT: call @fused_matmul_0
+// ATT-NEXT: call @fused_softmax_4
+// ATT-NEXT: call @fused_matmul_2
+// ATT-NEXT: call @fused_matmul_0
+// ATT-NEXT: call @fused_softmax_4
+// ATT-NEXT: call @fused_matmul_8
 func.func @not_attention(%q: tensor<2x10x8xf32>, %kt: tensor<2x8x10xf32>, %v: tensor<2x10x8xf32>, %w: tensor<2x8x10xf32>) -> (tensor<2x10x8xf32>, tensor<2x10x8xf32>, tensor<2x10x10xf32>, tensor<2x8x10xf32>) {
   %s = "graph.matmul"(%q, %kt) : (tensor<2x10x8xf32>, tensor<2x8x10xf32>) -> tensor<2x10x10xf32>
   %p = "graph.softmax"(%s) {axis = 1 : i64} : (tensor<2x10x10xf32>) -> tensor<2x10x10xf32>

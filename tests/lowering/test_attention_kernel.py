@@ -1,6 +1,8 @@
 """Attention as one kernel (graph-fuse's attention step, row fusion head by head): Q·Kᵀ with
 scale and mask, softmax and ·V give numpy's numbers for odd sizes, cross-attention, masks with
--inf, several batches and heads, on one and two threads, and the same as three kernels."""
+-inf, several batches and heads, on one and two threads, and the same as three kernels. By
+default only heads of >= 512 KiB of scores fuse; the tests fuse every size
+(attention-min-bytes=0)."""
 
 from __future__ import annotations
 
@@ -67,22 +69,32 @@ def _reference(feeds: dict[str, np.ndarray]) -> np.ndarray:
     return (e / e.sum(axis=-1, keepdims=True)) @ v
 
 
+def _pipeline(threads: int, fuse: str) -> str:
+    """mlc-default with graph-fuse's options `fuse`."""
+    default = MlcDefaultPipeline(threads=threads).expand()
+    assert "graph-fuse{max-group-size=32}" in default
+    return "builtin.module(%s)" % default.replace(
+        "graph-fuse{max-group-size=32}", "graph-fuse{max-group-size=32 %s}" % fuse
+    )
+
+
 def _run(
-    model: object, feeds: dict[str, np.ndarray], threads: int, pipeline: str | None = None
+    model: object, feeds: dict[str, np.ndarray], threads: int, fuse: str = "attention-min-bytes=0"
 ) -> np.ndarray:
     module, params = mlc.from_onnx(model)
-    options = {"pipeline": pipeline} if pipeline else {"threads": threads}
-    gm = GraphModule(mlc.build(module, params, **options).jit())
+    gm = GraphModule(mlc.build(module, params, pipeline=_pipeline(threads, fuse)).jit())
     for name, value in feeds.items():
         gm.set_input(name, value)
     gm.run()
     return gm.get_output(0)
 
 
-def _kernels(model: object) -> list[list[str]]:
-    """The graph ops of each kernel graph-fuse makes."""
+def _kernels(model: object, fuse: str = "attention-min-bytes=0") -> list[list[str]]:
+    """The graph ops of each kernel graph-fuse{`fuse`} makes."""
     module, params = mlc.from_onnx(model)
-    stage = "builtin.module(graph-simplify,graph-fold-constants,graph-fuse)"
+    stage = f"builtin.module(graph-simplify,graph-fold-constants,graph-fuse{{{fuse}}})".replace(
+        "{}", ""
+    )
     mlc.PassManager.parse(stage).run(module, params=params)
     return [
         [o.operation.name for o in op.regions[0].blocks[0].operations]
@@ -116,12 +128,13 @@ def test_same_numbers_as_three_kernels() -> None:
     """graph-fuse{attention=false}: Q·Kᵀ, softmax and ·V as three kernels, as before."""
     case = (2, 3, 50, 50, 16, True)
     model, feeds = _attention(*case), _feeds(*case)
-    default = MlcDefaultPipeline(threads=1).expand()
-    assert "graph-fuse{max-group-size=32}" in default
-    split = default.replace(
-        "graph-fuse{max-group-size=32}", "graph-fuse{max-group-size=32 attention=false}"
-    )
     fused = _run(model, feeds, 1)
-    apart = _run(model, feeds, 1, f"builtin.module({split})")
+    apart = _run(model, feeds, 1, "attention=false")
     np.testing.assert_allclose(fused, apart, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(fused, _reference(feeds), rtol=1e-4, atol=2e-5)
+
+
+def test_by_default_only_large_heads_fuse() -> None:
+    """512 KiB of scores per head: 384 tokens fuse (590 KiB), 197 do not (155 KiB)."""
+    assert len(_kernels(_attention(1, 2, 384, 384, 16, False), "")) == 1
+    assert len(_kernels(_attention(1, 2, 197, 197, 16, False), "")) == 3
