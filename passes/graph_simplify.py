@@ -40,6 +40,7 @@ from .graph_simplify_conv import (
     decompose_batch_norm,
     fold_batch_norm_into_conv,
     fold_channel_affine_into_conv,
+    trim_padding_taps,
 )
 from .graph_simplify_identity import (
     IDENTITY_ROOTS,
@@ -82,6 +83,10 @@ class GraphSimplifyPass(ModulePass):
     """Rewrite every other batch_norm with constant statistics as x * s + t (per-channel
     constants; elementwise and fusable)."""
 
+    trim_conv_taps: bool = True
+    """Drop the outer kernel rows / columns of a conv2d that read padding only, for every output
+    position (an atrous conv whose dilation outgrows its feature map)."""
+
     merge_affine_chains: bool = True
     """Merge chains of mul / add by constants: (x * a) * b, (x + a) + b and (x + a) * b become
     one mul and / or one add of x by constants
@@ -113,6 +118,8 @@ class GraphSimplifyPass(ModulePass):
                 (root, fold_channel_affine_into_conv, 2)
                 for root in ("graph.mul", "graph.add", "graph.sub")
             ]
+        if self.trim_conv_taps:
+            out.append(("graph.conv2d", trim_padding_taps, 1))
         if self.merge_affine_chains:
             out += [(root, merge_affine_chain, 1) for root in AFFINE_ROOTS]
         if self.remove_identities:

@@ -151,3 +151,64 @@ def decompose_batch_norm(op: ir.Operation, rewriter: PatternRewriter) -> bool:
             out = gb.add(gb.mul(x, s_chan), t_chan)
     rewriter.replace_op(op, [out])
     return True
+
+
+def _live_taps(size: int, out: int, stride: int, pad: int, dilation: int, taps: int) -> range:
+    """The kernel taps along one spatial axis that read the input for some output position
+    (the others read padding only); contiguous, since a tap's rows grow with its index."""
+    live = [
+        k
+        for k in range(taps)
+        if k * dilation - pad + (out - 1) * stride >= 0 and k * dilation - pad < size
+    ]
+    return range(live[0], live[-1] + 1) if live else range(0)
+
+
+def trim_padding_taps(op: ir.Operation, rewriter: PatternRewriter) -> bool:
+    """conv2d(x, W) whose outer kernel rows/columns only ever read padding (an atrous conv
+    whose dilation outgrows the map: DeepLabV3's 3x3 at dilation 24 and 36 on 16x16) ->
+    conv2d(x, W[:, :, rows, cols]) with the pads that keep every output position: the same sums
+    without the zero products. With one tap left on an axis, its dilation no longer matters."""
+    if (attr(op, "data_layout"), attr(op, "kernel_layout"), attr(op, "out_layout")) != (
+        "NCHW",
+        "OIHW",
+        "NCHW",
+    ) or "pad_value" in op.attributes:
+        return False
+    x, w = type_of(op.operands[0]).shape, type_of(op.operands[1]).shape
+    out = type_of(op.results[0]).shape
+    strides, dilations = list(attr(op, "strides")), list(attr(op, "dilations"))  # type: ignore[call-overload]
+    pads = list(attr(op, "pads"))  # type: ignore[call-overload]
+    keep, new_pads, new_dilations = [], [0, 0, 0, 0], list(dilations)
+    for axis in (0, 1):
+        live = _live_taps(
+            x[2 + axis], out[2 + axis], strides[axis], pads[axis], dilations[axis], w[2 + axis]
+        )
+        if not live:
+            return False  # all padding: leave it to the general path (rare, and all bias)
+        begin = pads[axis] - live.start * dilations[axis]
+        span = dilations[axis] * (len(live) - 1) + 1
+        end = max((out[2 + axis] - 1) * strides[axis] + span - x[2 + axis] - begin, 0)
+        size = x[2 + axis] + begin + end - span
+        if begin < 0 or size < 0 or size // strides[axis] + 1 != out[2 + axis]:
+            return False  # would need a crop, not a pad
+        keep.append(live)
+        new_pads[axis], new_pads[axis + 2] = begin, end
+        if len(live) == 1:
+            new_dilations[axis] = 1
+    if all(len(k) == w[2 + a] for a, k in enumerate(keep)):
+        return False
+    attrs = {n: op.attributes[n] for n in op.attributes}
+    with rewriter.ip, op.location:
+        weight = gb.slice(
+            op.operands[1],
+            starts=(keep[0].start, keep[1].start),
+            ends=(keep[0].stop, keep[1].stop),
+            axes=(2, 3),
+            steps=(1, 1),
+        )
+        attrs["pads"] = ir.DenseI64ArrayAttr.get(new_pads)
+        attrs["dilations"] = ir.DenseI64ArrayAttr.get(new_dilations)
+        new = gb.make("conv2d", op.operands[0], weight, *list(op.operands)[2:], **attrs)
+    rewriter.replace_op(op, [new])
+    return True

@@ -289,3 +289,19 @@ func.func @small_powers(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32
 
 // VALUES: conv1.weight_folded float32 [4, 3, 3, 3] [-0.7496 -0.4998 -0.2499  0.      0.2499  0.4998  0.7496 -0.7496
 // VALUES-NEXT: conv2.weight_folded float32 [4, 3, 3, 3]
+
+// -----
+
+// An atrous 3x3 conv whose dilation (24) outgrows its 16x16 map: its outer kernel rows and
+// columns read padding only, for every output pixel. Only the centre tap is left: a 1x1 conv
+// without padding. At dilation 4 every tap reads the map somewhere: unchanged.
+// CHECK-LABEL: func.func @trim_padding_taps
+// CHECK: %[[W:.*]] = "graph.slice"(%{{.*}}) {axes = array<i64: 2, 3>, ends = array<i64: 2, 2>, starts = array<i64: 1, 1>, steps = array<i64: 1, 1>} : (tensor<8x4x3x3xf32>) -> tensor<8x4x1x1xf32>
+// CHECK: "graph.conv2d"(%arg0, %[[W]]) {{.*}}dilations = array<i64: 1, 1>{{.*}}pads = array<i64: 0, 0, 0, 0>{{.*}} -> tensor<1x8x16x16xf32>
+// CHECK: "graph.conv2d"(%arg0, %{{.*}}) {{.*}}dilations = array<i64: 4, 4>{{.*}}pads = array<i64: 4, 4, 4, 4>{{.*}} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
+func.func @trim_padding_taps(%x: tensor<1x4x16x16xf32>) -> (tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>) {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<8x4x3x3xf32>
+  %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 24, 24>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 24, 24, 24, 24>, strides = array<i64: 1, 1>} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
+  %z = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 4, 4>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 4, 4, 4, 4>, strides = array<i64: 1, 1>} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
+  return %y, %z : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>
+}

@@ -375,3 +375,46 @@ def test_affine_chain_option() -> None:
     assert (
         after["mul"] == 3 and after["add"] == 3
     )  # the decomposed norm + the two scale/shift pairs
+
+
+@pytest.mark.parametrize(
+    ("size", "dilation", "stride", "pads", "kernel"),
+    [
+        (16, 24, 1, (24, 24, 24, 24), (1, 1)),  # DeepLabV3's ASPP: only the centre tap is left
+        (16, 36, 1, (36, 36, 36, 36), (1, 1)),
+        (7, 4, 1, (8, 4, 0, 4), (2, 3)),  # the top row reads padding only: two rows left
+        (8, 10, 2, (10, 10, 10, 10), (1, 1)),  # stride 2: the last row is not read
+        (9, 5, 1, (5, 5, 5, 5), (3, 3)),  # every tap reads the map somewhere: unchanged
+    ],
+)
+def test_taps_reading_only_padding_are_dropped(
+    size: int, dilation: int, stride: int, pads: tuple[int, ...], kernel: tuple[int, int]
+) -> None:
+    """trim-conv-taps: the conv keeps the kernel rows / columns that read the map, with pads
+    that keep every output position, and computes what the reference computes on the original
+    (a bias, three input channels, asymmetric pads, stride 2)."""
+    rng = np.random.default_rng(size + dilation)
+    table = {"w": rng.standard_normal((4, 3, 3, 3)).astype(np.float32), "b": params()["b"]}
+    x = rng.standard_normal((1, 3, size, size)).astype(np.float32)
+    oh = (size + pads[0] + pads[2] - dilation * 2 - 1) // stride + 1
+    ow = (size + pads[1] + pads[3] - dilation * 2 - 1) // stride + 1
+    out = f"1x4x{oh}x{ow}"
+    body = "\n".join(
+        [
+            const("w", "4x3x3x3"),
+            const("b", "4"),
+            f'%c = "graph.conv2d"(%x, %w, %b) {{data_layout = "NCHW", dilations = array<i64: '
+            f'{dilation}, {dilation}>, group = 1 : i64, kernel_layout = "OIHW", out_layout = '
+            f'"NCHW", pads = array<i64: {", ".join(map(str, pads))}>, strides = array<i64: '
+            f"{stride}, {stride}>}} : (tensor<1x3x{size}x{size}xf32>, tensor<4x3x3x3xf32>, "
+            f"tensor<4xf32>) -> tensor<{out}xf32>",
+            f"return %c : tensor<{out}xf32>",
+        ]
+    )
+    text = module(body, f"%x: tensor<1x3x{size}x{size}xf32>", f"tensor<{out}xf32>")
+    check(text, table, [x], fold=True)
+    with mlc.Context():
+        m = ir.Module.parse(text)
+        mlc.PassManager.parse("builtin.module(graph-simplify)").run(m)
+        (c,) = [op for op in walk(m.operation) if op.name == "graph.conv2d"]
+        assert tuple(ir.RankedTensorType(c.operands[1].type).shape[2:]) == kernel
