@@ -128,6 +128,7 @@ def build(
     """
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
+    from mlc.runtime.library import read_manifest
 
     if options is None:
         unknown = set(kwargs) - set(BuildOptions.__dataclass_fields__)
@@ -154,6 +155,10 @@ def build(
         for d in pm.diagnostics:
             if d.severity == "warning":
                 _log.warning("%s", d.format())
+    # A param only dead ops read (outputs cut at an intermediate tensor) is gone from the
+    # module, so the library neither needs nor accepts it.
+    used = {p.name for p in read_manifest(work).params}
+    table = {name: value for name, value in table.items() if name in used}
     return CompiledLibrary.from_module(
         work, table, pipeline=str(pm), source=source, entry=options.entry_name
     )

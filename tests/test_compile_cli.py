@@ -11,6 +11,7 @@ import pytest
 
 import mlc
 from mlc.driver import _main
+from mlc.runtime import GraphModule
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
@@ -175,3 +176,35 @@ def test_build_does_not_change_the_callers_module(model_path: pathlib.Path) -> N
     assert str(module) == before
     with pytest.raises(TypeError, match="unknown option"):
         mlc.build(module, params, thread=2)
+
+
+def test_params_only_dead_nodes_read_are_dropped(tmp_path: pathlib.Path) -> None:
+    """Outputs cut at an intermediate tensor (a usual way to debug a model): a MatMul whose
+    result reaches no output reads initializer W_dead. mlc-dce removes it, and the library
+    keeps only W: the JIT and `mlc compile` work (they used to fail on 'params not in the
+    manifest: W_dead')."""
+    rng = np.random.default_rng(0)
+    w, dead = (rng.standard_normal((4, 4)).astype(np.float32) for _ in range(2))
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "W"], ["y"]),
+            helper.make_node("MatMul", ["y", "W_dead"], ["unused"]),
+        ],
+        "dead_param",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 4])],
+        [numpy_helper.from_array(w, "W"), numpy_helper.from_array(dead, "W_dead")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module, params = mlc.from_onnx(model)
+    assert sorted(params) == ["W", "W_dead"]
+    lib = mlc.build(module, params)
+    assert sorted(lib.params) == ["W"]
+    x = np.ones((2, 4), np.float32)
+    gm = GraphModule(lib.jit())
+    gm.set_input("x", x)
+    gm.run()
+    np.testing.assert_allclose(gm.get_output(0), x @ w, rtol=1e-5)
+    path = tmp_path / "dead.onnx"
+    onnx.save(model, str(path))
+    assert _main(["compile", str(path), "-o", str(tmp_path / "dead.tar")]) == 0
