@@ -48,6 +48,31 @@ def read_maps(view: BlockView) -> list[ir.AffineMap]:
     ]
 
 
+def minor_dim(shape: list[int]) -> int:
+    """The innermost dim of a buffer that is not a unit dim (trailing unit dims, as in a
+    matrix-vector product's [K, 1] operand, leave the one before them contiguous)."""
+    return next((d for d in range(len(shape) - 1, -1, -1) if shape[d] != 1), len(shape) - 1)
+
+
+def contiguous_along(view: BlockView, axis: str) -> bool:
+    """Whether every read that depends on `axis` walks its buffer's innermost non-unit dim
+    with unit stride along it, and no other dim."""
+    pos = view.axes.index(axis)
+    found = False
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        coeffs = [linear_coeff(e, pos) for e in amap.results]
+        if all(c == 0 for c in coeffs):
+            continue
+        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
+        if coeffs[minor] != 1 or any(c != 0 for i, c in enumerate(coeffs) if i != minor):
+            return False
+        found = True
+    return found
+
+
 def reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
     pos = view.axes.index(axis)
     return [m for m in read_maps(view) if any(linear_coeff(e, pos) != 0 for e in m.results)]

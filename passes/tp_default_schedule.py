@@ -27,6 +27,7 @@ from .base import ModulePass, PassContext
 from .schedule_reads import (
     batch_axes,
     companion_axis,
+    contiguous_along,
     elem_bytes,
     gather_axis,
     image_axis,
@@ -330,13 +331,8 @@ class TpDefaultSchedulePass(ModulePass):
             return None  # the output's own vectors
         r = [a for a, k in zip(axes, kinds) if k == "R"][-1]
         pos = axes.index(r)
-        maps = reads_using(view, r)
-        if not maps or extents[pos] < 8:
+        if extents[pos] < 8 or not contiguous_along(view, r):
             return None
-        for amap in maps:  # contiguous along r in every read that depends on it
-            *outer, last = amap.results
-            if linear_coeff(last, pos) != 1 or any(linear_coeff(e, pos) != 0 for e in outer):
-                return None
         # Up to four registers of lanes: independent partial results, so that consecutive
         # reduce steps do not wait for each other (one register's chain of adds is latency
         # bound: softmax rows ran 1.4x slower than with four).

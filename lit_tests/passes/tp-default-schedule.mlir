@@ -257,6 +257,25 @@ func.func @row_sums(%X: memref<1024x197xf32>, %O: memref<1024x1xf32>) {
 
 // -----
 
+// A batch of matrix-vector products ([T, M, K] x [T, K, 1], a mixture of experts' routed
+// tokens): the vector's trailing unit dim leaves it contiguous along k, so this is a row
+// reduction of both reads. Vectorizing the output's rows gathered A's lanes K floats apart
+// (Mixtral-like: 0.15x onnxruntime).
+// AVX512-LABEL: func.func @batched_matvec
+// AVX512: schedule = {order = ["s0", "s1", "s2", "k.0", "k.1"], parallel = ["s0", "s1"], tile = {k = array<i64: 64>}, vectorize = "k.1"}
+func.func @batched_matvec(%A: memref<8x96x256xf32>, %B: memref<8x256x1xf32>, %C: memref<8x96x1xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, s2, k) -> (s0, s1, k)>} : (memref<8x96x256xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, s2, k) -> (s0, k, s2)>} : (memref<8x256x1xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["s0", "s1", "s2", "k"], kinds = "SSSR", extents = array<i64: 8, 96, 1, 256>,
+      out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<8x96x1xf32>) -> ()
+  return
+}
+
+// -----
+
 // Parallel loops only for blocks worth a parallel region (2^17 iterations): 256x256 elements
 // (2 us on one thread) stay sequential, 512x256 run in parallel over rows.
 // THREADS2-LABEL: func.func @parallel_threshold

@@ -19,6 +19,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
+from ..schedule_reads import minor_dim
 
 from .dot4 import emit_dot4
 from .emit_util import (
@@ -193,12 +194,28 @@ class BodyEmitter:
         if all(c == 0 for c in coeffs):
             return self._scalar_read(op, buf, amap, point, padded)  # broadcast later when used
         vtype = ir.VectorType.get([point.lanes], elem)
-        contiguous = coeffs[-1] == 1 and all(c == 0 for c in coeffs[:-1])
+        mtype = ir.MemRefType(buf.type)
+        shape = list(mtype.shape)
+        minor = minor_dim(shape)
+        plain = mtype.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(shape)))
+        if minor < len(shape) - 1 and plain and not padded and self._along(coeffs, minor):
+            # Trailing unit dims ([K, 1]): the lanes are contiguous along the dim before them.
+            reassoc = [[d] for d in range(minor)] + [list(range(minor, len(shape)))]
+            flat = ir.MemRefType.get(shape[: minor + 1], elem)
+            view = memref.CollapseShapeOp(flat, buf, reassoc).result
+            idx = self.indices(amap, point)[: minor + 1]
+            return vector.LoadOp(vtype, view, idx).result
+        contiguous = self._along(coeffs, len(coeffs) - 1)
         if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
         if contiguous:
             return self._padded_vector_read(op, buf, amap, point, vtype)
         return self._gather(op, buf, amap, point, vtype, padded)
+
+    @staticmethod
+    def _along(coeffs: list[int | None], dim: int) -> bool:
+        """Whether the lanes step by one along `dim` and stay put in every other."""
+        return coeffs[dim] == 1 and all(c == 0 for i, c in enumerate(coeffs) if i != dim)
 
     def _gather(
         self,

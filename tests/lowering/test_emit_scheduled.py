@@ -202,3 +202,25 @@ def test_batch_of_images_goes_first(threads: int) -> None:
     pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
     got, ref = run_graph(body, [x, w], pipeline=pipeline)
     check(got[0], ref[0], ref[0], rtol=1e-4, atol=1e-4, what="batched conv")
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_batched_matrix_vector_products(threads: int) -> None:
+    """[T, M, K] x [T, K, 1] (a mixture of experts' routed tokens) and [M, K] x [K, 1]: the
+    vector's trailing unit dim leaves it contiguous along k, so both run as row reductions
+    (vectors along k, one contiguous load per read) and match numpy, odd sizes included."""
+    a, b = rand((5, 37, 203), seed=13), rand((5, 203, 1), seed=14)
+    m, v = rand((19, 96), seed=15), rand((96, 1), seed=16)
+
+    def body(a_: ir.Value, b_: ir.Value, m_: ir.Value, v_: ir.Value) -> list[ir.Value]:
+        return [g.batch_matmul(a_, b_), g.relu(g.matmul(m_, v_))]
+
+    schedule = f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
+    text = lower_to_tp(body, [a, b, m, v], schedule)
+    assert text.count('vectorize = "k.1"') == 2, text
+    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    got, ref = run_graph(body, [a, b, m, v], pipeline=pipeline)
+    check(got[0], ref[0], a @ b, rtol=1e-4, atol=1e-4, what="batched matvec")
+    check(got[1], ref[1], np.maximum(m @ v, 0), rtol=1e-4, atol=1e-4, what="matvec relu")
+    loops = lower_to_tp(body, [a, b, m, v], pipeline.split(",func.func")[0] + ")")
+    assert "memref.collapse_shape" in loops and "vector.gather" not in loops
