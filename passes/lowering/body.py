@@ -19,8 +19,8 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
-from ..schedule_reads import minor_dim
 
+from ..schedule_reads import minor_dim
 from .dot4 import emit_dot4
 from .emit_util import (
     CONTRACTIBLE,
