@@ -17,7 +17,7 @@ from mlc.target import (
 from .base import NamedPipeline, format_option_value
 
 GRAPH_STAGE = (
-    "graph-verify,%sgraph-simplify,graph-fold-constants,%s"
+    "graph-verify,%s%sgraph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d vector-bits=%d},tp-verify"
@@ -44,6 +44,9 @@ class MlcDefaultPipeline(NamedPipeline):
     approx_math: bool = True
     """Inline vector polynomials for f32 exp/log/tanh/erf/sin/cos/... instead of libm calls
     (lower-to-llvm's approx-math)."""
+    widen_half: bool = True
+    """Compute f16/bf16 ops in f32, rounding only at the model's interface and explicit casts
+    (graph-widen-half): what onnxruntime does on CPUs without half arithmetic."""
     fuse_qdq: bool = True
     """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
     vnni_bits: int | None = None
@@ -90,13 +93,14 @@ class MlcDefaultPipeline(NamedPipeline):
         dot = " int8-dot=true" if vnni else ""
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
         qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
+        widen = "graph-widen-half," if self.widen_half else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
             if self.records
             else ""
         )
         return (
-            GRAPH_STAGE % (qdq, alter, self.max_group_size),
+            GRAPH_STAGE % (widen, qdq, alter, self.max_group_size),
             TP_STAGE % (records, self.threads, unit.bits),
             LOOP_STAGE
             % (
