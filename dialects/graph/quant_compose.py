@@ -5,8 +5,11 @@
 The product of the raw input with the (usually constant) shifted weights is `conv2d_integer` /
 `matmul_integer`, and `zx * sum(w')` a per-output-channel correction that graph-fold-constants
 evaluates once when the weights and zx are constants (MLAS handles zero points the same way).
-A convolution pads with zx so that padded taps cancel in the correction. The ONNX importer
-(ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul) and `graph-fuse-qdq` both use this.
+A convolution pads with zx so that padded taps cancel in the correction. A matrix product of
+uint8 activations with uint8 weights (or a nonzero weight zero point) multiplies by int8 weights
+b - 128 instead, with a row-sum correction: the 4-way dot products take uint8 x int8 only.
+The ONNX importer (ConvInteger, QLinearConv, MatMulInteger, QLinearMatMul) and
+`graph-fuse-qdq` both use this.
 
 `emit(op, *operands, **attrs)` builds one graph op where the caller wants it (the importer
 names the ONNX node in errors); zero points come with their value when it is known.
@@ -106,8 +109,16 @@ def integer_matmul(
     """matmul(a - za, b - zb) + bias in i32; za broadcasts against a (scalar, or [..., M, 1]
     per row), zb against b (scalar, or [N] / [..., 1, N] per column), bias against the result."""
     b2 = shifted(emit, b, zb)
-    y = emit("matmul_integer", a, b2)
+    signed = _signed_weights(emit, a, b, zb)
+    y = emit("matmul_integer", a, b2 if signed is None else signed[0])
     offset = bias
+    if signed is not None and signed[1] is not None:  # - zb' sum(a): b' - zb' = b - zb
+        a_t = _type(a)
+        rows = emit(
+            "reduce_sum", emit("cast", a, to="i32"), axes=[a_t.rank - 1], keepdims=int(a_t.rank > 1)
+        )
+        term = emit("mul", rows, signed[1])
+        offset = emit("neg", term) if offset is None else emit("sub", offset, term)
     if not za.is_zero:
         a_t, b_t = _type(a), _type(b)
         if b_t.rank == 1:
@@ -118,8 +129,38 @@ def integer_matmul(
                 "reduce_sum", emit("cast", b2, to="i32"), axes=[b_t.rank - 2], keepdims=keep
             )
         correction = emit("mul", emit("cast", za.graph_value, to="i32"), sums)
-        offset = emit("neg", correction) if bias is None else emit("sub", bias, correction)
+        offset = emit("neg", correction) if offset is None else emit("sub", offset, correction)
     return y if offset is None else emit("add", y, offset)
+
+
+def _signed_weights(
+    emit: Emit, a: ir.Value, b: ir.Value, zb: ZeroPoint
+) -> tuple[ir.Value, ir.Value | None] | None:
+    """For uint8 activations with uint8 weights or a nonzero weight zero point: int8 weights
+    b' (b - 128 for uint8) and zb' (zb - 128, i32), so that the product is uint8 x int8 (one
+    vpdpbusd per four k) instead of a product with 16-bit shifted weights (3-4x slower):
+    sum (a - za)(b - zb) = sum a b' - zb' sum a - za sum (b - zb). zb' None: it is zero."""
+    a_t, b_t = _type(a), _type(b)
+    if a_t.dtype != "ui8" or zb.known is None or b_t.dtype not in ("ui8", "i8"):
+        return None
+    if b_t.dtype == "i8" and zb.is_zero:
+        return None  # already the fast case
+    shift = 128 if b_t.dtype == "ui8" else 0
+    if np.asarray(zb.known).size not in (1, b_t.shape[-1]):
+        return None
+    b1 = b
+    if shift:
+        wide = emit("cast", b, to="i16")
+        b1 = emit("cast", emit("sub", wide, _literal(emit, np.array(shift, np.int16))), to="i8")
+    zb1 = np.asarray(zb.known).astype(np.int32).reshape(-1) - shift
+    if not np.any(zb1):
+        return b1, None
+    return b1, _literal(emit, zb1 if zb1.size > 1 else zb1.reshape(()))
+
+
+def _literal(emit: Emit, array: np.ndarray) -> ir.Value:
+    attr = ir.DenseElementsAttr.get(array)
+    return emit("constant", result=attr.type, value=attr)
 
 
 def requantize(

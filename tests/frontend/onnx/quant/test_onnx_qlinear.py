@@ -121,6 +121,39 @@ def test_matmul_integer_per_row_and_per_column_zero_points() -> None:
         np.testing.assert_array_equal(got[0], expected)
 
 
+@pytest.mark.parametrize(
+    "case",
+    ["u8_weights", "u8_weights_zp128", "s8_weights_zp", "per_column", "batched", "vector"],
+)
+def test_matmul_integer_runs_on_int8_weights(case: str) -> None:
+    """uint8 activations with uint8 weights or a nonzero weight zero point run as uint8 x int8
+    (b - 128, the 4-way dot product's operands) with a row-sum correction: exact against
+    numpy, K a multiple of 4 so that the weights are packed for vpdpbusd."""
+    a_shape = {"batched": (2, 5, 12), "vector": (12,)}.get(case, (5, 12))
+    a = ints(np.uint8, *a_shape)
+    w_dtype = np.int8 if case == "s8_weights_zp" else np.uint8
+    b = ints(w_dtype, 12, 6)
+    zb = {
+        "u8_weights_zp128": np.array(128, np.uint8),
+        "s8_weights_zp": np.array(-5, np.int8),
+        "per_column": np.array([0, 1, 128, 200, 255, 77], np.uint8),
+    }.get(case, np.array(131, np.uint8))
+    za = np.array(9, np.uint8)
+    model = node_model("MatMulInteger", {"a": a}, consts={"b": b, "za": za, "zb": zb}, opset=10,
+                       order=["a", "b", "za", "zb"], out_dtypes=[np.int32])  # fmt: skip
+    expected = (a.astype(np.int64) - 9) @ (b.astype(np.int64) - zb.astype(np.int64))
+    for got in both(model, {"a": a}):
+        np.testing.assert_array_equal(got[0], expected.astype(np.int32))
+    module, _ = import_model(model)
+    text = str(module)
+    assert (
+        '"graph.matmul_integer"' in text
+        and "xi8>) -> tensor<" in text.split('"graph.matmul_integer"')[1].split("\n")[0]
+    )
+    # column sums of b - zb (za != 0), and row sums of a unless zb - 128 is 0
+    assert text.count('"graph.reduce_sum"') == (1 if case == "u8_weights_zp128" else 2)
+
+
 @pytest.mark.parametrize("types", [(np.uint8, np.int8), (np.int8, np.int8), (np.uint8, np.uint8)])
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
 def test_qlinear_conv(types: tuple[Any, Any], per_channel: bool) -> None:
