@@ -1,11 +1,16 @@
 """Several mlc pass pipelines and onnxruntime on one model, in one process, alternating rounds.
 
     python bench/compare_pipelines.py resnet18 distilbert --pipeline avx512=vector-bits=512,...
+    python bench/compare_pipelines.py model.onnx --cpu-time \
+        --pipeline "three=mlc-default{widen-half=false}"
 
-Each `--pipeline LABEL=SPEC` is either a full pass-pipeline string (`builtin.module(...)`) or
+Models are bench names or .onnx paths. Each `--pipeline LABEL=SPEC` is a full pass-pipeline
+string (`builtin.module(...)`), an `mlc-default{...}` with options, or
 `vector-bits=B,max-accumulators=A,layout-block=L`, which fills the mlc-default stages with those
-knobs (`default` is always measured: mlc-default). One thread. Every peer's outputs are checked
-against onnxruntime (max relative error) before timing; the timing method is bench_models.py's.
+knobs (`default` is always measured: mlc-default). Every peer's outputs are checked against
+onnxruntime (max relative error) before timing; the timing method is bench_models.py's, with
+`--cpu-time` the process's CPU time per call (steadier on a loaded host; one thread only, as
+it adds up the threads).
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
+import time
 
 import mlc
 from mlc.runtime import GraphModule
@@ -35,6 +41,8 @@ KNOB_PIPELINE = (
 def pipeline_text(spec: str) -> str:
     if spec.startswith("builtin.module("):
         return spec
+    if spec.startswith("mlc-default"):
+        return f"builtin.module({spec})"
     knobs = {"vector_bits": 256, "max_accumulators": 14, "layout_block": 8}
     for item in spec.split(","):
         key, _, value = item.partition("=")
@@ -42,8 +50,19 @@ def pipeline_text(spec: str) -> str:
     return KNOB_PIPELINE.format(**knobs)
 
 
-def compare(name: str, pipelines: dict[str, str], rounds: int, number: int) -> dict[str, float]:
-    model = bench_models.load_model(name)
+def load(name: str):  # type: ignore[no-untyped-def]
+    """A bench model by name, or an .onnx file (external data beside it)."""
+    if name.endswith(".onnx"):
+        import onnx
+
+        return onnx.load(name)
+    return bench_models.load_model(name)
+
+
+def compare(
+    name: str, pipelines: dict[str, str], rounds: int, number: int, cpu_time: bool
+) -> dict[str, float]:
+    model = load(name)
     feed = modern_models.input_feed(model)
     session = ort_session(model, 1)
     want = session.run(None, feed)
@@ -58,7 +77,8 @@ def compare(name: str, pipelines: dict[str, str], rounds: int, number: int) -> d
         got = [gm.get_output(i) for i in range(gm.get_num_outputs())]
         print(f"{name} {label}: max rel. error {max_rel_error(got, want):.1e}")
         peers[label] = gm.run
-    samples = alternate(peers, rounds, number)
+    timer = time.process_time if cpu_time else time.perf_counter
+    samples = alternate(peers, rounds, number, timer=timer)
     return {label: median_ms(s) for label, s in samples.items()}
 
 
@@ -68,6 +88,7 @@ def main() -> int:
     parser.add_argument("--pipeline", action="append", default=[], metavar="LABEL=SPEC")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--number", type=int, default=5)
+    parser.add_argument("--cpu-time", action="store_true", help="time CPU, not wall-clock")
     args = parser.parse_args()
     pipelines = {"default": ""}
     for item in args.pipeline:
@@ -77,7 +98,7 @@ def main() -> int:
     print(f"| model | onnxruntime (ms) | {headers} |")
     print("|---|---|" + "---|" * len(pipelines))
     for name in args.models:
-        ms = compare(name, pipelines, args.rounds, args.number)
+        ms = compare(name, pipelines, args.rounds, args.number, args.cpu_time)
         cells = " | ".join(f"{ms[p]:.1f} ({ms['ort'] / ms[p]:.2f})" for p in pipelines)
         print(f"| {name} | {ms['ort']:.1f} | {cells} |", flush=True)
     return 0

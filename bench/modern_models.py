@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from onnx import helper as onnx_helper
 
 OPSET = 17
 SEED = 0
@@ -414,7 +415,11 @@ def input_feed(model: object, seed: int = 0) -> dict[str, np.ndarray]:
     for value in model.graph.input:  # type: ignore[attr-defined]
         if value.name not in initializers:
             shape = [d.dim_value or 1 for d in value.type.tensor_type.shape.dim]
-            feed[value.name] = rng.standard_normal(shape).astype(np.float32)
+            dtype = np.dtype(onnx_helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type))
+            if dtype.kind == "f":
+                feed[value.name] = rng.standard_normal(shape).astype(dtype)
+            else:  # token ids, masks: small values every vocabulary and table accepts
+                feed[value.name] = rng.integers(0, 2, shape).astype(dtype)
     return feed
 
 

@@ -34,13 +34,16 @@ def alternate(
     rounds: int,
     number: int,
     settle: float = SETTLE_S,
+    timer: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[float]]:
     """Seconds per call of each peer: `rounds` rounds, each one untimed call then `number`
-    timed calls per peer in turn."""
+    timed calls per peer in turn. `timer=time.process_time` counts CPU time instead (the
+    process's, all threads together): on a loaded host it is far steadier at one thread."""
     samples: dict[str, list[float]] = {name: [] for name in peers}
     for _ in range(rounds):
         for name, fn in peers.items():
-            samples[name] += time_function(fn, number=1, repeat=number, warmup=1).samples
+            result = time_function(fn, number=1, repeat=number, warmup=1, timer=timer)
+            samples[name] += result.samples
             time.sleep(settle)
     return samples
 
