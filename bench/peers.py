@@ -62,7 +62,12 @@ def max_rel_error(got: Sequence[np.ndarray], want: Sequence[np.ndarray]) -> floa
 
 
 def single_op(
-    name: str, model: object, feeds: Mapping[str, np.ndarray], rounds: int, number: int
+    name: str,
+    model: object,
+    feeds: Mapping[str, np.ndarray],
+    rounds: int,
+    number: int,
+    timer: Callable[[], float] = time.perf_counter,
 ) -> None:
     """One ONNX model of one op: mlc (1 thread) vs onnxruntime, printed as one line."""
     import mlc
@@ -73,7 +78,7 @@ def single_op(
         gm.set_input(k, v)
     session = ort_session(model, 1)
     ms = alternate(
-        {"mlc": gm.run, "ort": lambda: session.run(None, dict(feeds))}, rounds, number, 0.2
+        {"mlc": gm.run, "ort": lambda: session.run(None, dict(feeds))}, rounds, number, 0.2, timer
     )
     gm.run()
     error = max_rel_error([gm.get_output(0)], session.run(None, dict(feeds))[:1])
@@ -84,11 +89,14 @@ def single_op(
 def run_single_ops(
     cases: Mapping[str, Callable[[], tuple[object, Mapping[str, np.ndarray]]]], argv: list[str]
 ) -> int:
-    """`single_op` for every case whose name contains one of `argv` (all without arguments)."""
+    """`single_op` for every case whose name contains one of `argv` (all without arguments);
+    `--cpu-time` in argv times CPU time instead of wall-clock time."""
+    timer = time.process_time if "--cpu-time" in argv else time.perf_counter
+    words = [w for w in argv if w != "--cpu-time"]
     for name, make in cases.items():
-        if not argv or any(w in name for w in argv):
+        if not words or any(w in name for w in words):
             model, feeds = make()
-            single_op(name, model, feeds, rounds=5, number=10)
+            single_op(name, model, feeds, rounds=5, number=10, timer=timer)
     return 0
 
 

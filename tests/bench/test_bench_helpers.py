@@ -13,6 +13,7 @@ import pytest
 
 onnx = pytest.importorskip("onnx")
 import bench_models  # noqa: E402
+import bench_patterns  # noqa: E402
 import compare_pipelines  # noqa: E402
 import modern_models  # noqa: E402
 import profile_kernels  # noqa: E402
@@ -122,3 +123,28 @@ def test_knob_pipelines_parse() -> None:
     assert "vector-bits=512" in text and "graph-alter-layout{block=16}" in text
     mlc.PassManager.parse(text)
     assert compare_pipelines.pipeline_text("builtin.module(mlc-dce)") == "builtin.module(mlc-dce)"
+    text = compare_pipelines.pipeline_text("mlc-default{widen-half=false}")
+    assert text == "builtin.module(mlc-default{widen-half=false})"
+    assert "graph-widen-half" not in str(mlc.PassManager.parse(text))
+
+
+def test_compare_pipelines_loads_onnx_files(tmp_path: object) -> None:
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT16, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [2])],
+    )
+    path = str(tmp_path / "m.onnx")  # type: ignore[operator]
+    onnx.save(model, path)
+    loaded = compare_pipelines.load(path)
+    assert loaded.graph.node[0].op_type == "Relu"
+    assert modern_models.input_feed(loaded)["x"].dtype == np.float16  # inputs in their dtype
+
+
+def test_pattern_cases_are_valid_models() -> None:
+    """Every bench_patterns case builds a model whose types onnx infers, with feeds for its
+    inputs."""
+    for name, make in bench_patterns.CASES.items():
+        model, feeds = make()
+        onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
+        assert [i.name for i in model.graph.input] == list(feeds), name
