@@ -158,7 +158,16 @@ def image_axis(view: BlockView, vec: str) -> str | None:
         return None
     if any(linear_coeff(e, first.position) != 0 for m in vector_reads for e in m.results):
         return None
-    sizes = {"vector": 0, "other": 0}
+    weights, inputs = read_bytes(view, vec)
+    if inputs > L2_BYTES and inputs // extent <= L2_BYTES // 2:
+        return axis  # one image's inputs stay in L2 across the column blocks; all would not
+    return axis if weights * extent < inputs else None
+
+
+def read_bytes(view: BlockView, vec: str) -> tuple[int, int]:
+    """Bytes of the buffers read by the vector reads (a conv's weights) and by the others."""
+    vector_reads = reads_using(view, vec)
+    sizes = [0, 0]
     for op in walk(view.op):
         if op.name not in ("tp.read", "tp.read_padded"):
             continue
@@ -167,10 +176,8 @@ def image_axis(view: BlockView, vec: str) -> str | None:
         size = getattr(mtype.element_type, "width", 32) // 8
         for n in mtype.shape:
             size *= n
-        sizes["vector" if amap in vector_reads else "other"] += size
-    if sizes["other"] > L2_BYTES and sizes["other"] // extent <= L2_BYTES // 2:
-        return axis  # one image's inputs stay in L2 across the column blocks; all would not
-    return axis if sizes["vector"] * extent < sizes["other"] else None
+        sizes[0 if amap in vector_reads else 1] += size
+    return sizes[0], sizes[1]
 
 
 def shares_index(view: BlockView, a: str, b: str) -> bool:

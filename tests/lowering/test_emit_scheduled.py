@@ -11,6 +11,8 @@ from mlir.dialects import tensor
 
 from helpers.graph_exec import SCHEDULED, build_main, check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
+from mlc.dialects.tp import BlockView
+from mlc.dialects.walk import walk
 
 TP_SCHEDULED = "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule)"
 # convolutions in NCHW8c, as mlc-default runs them
@@ -224,3 +226,38 @@ def test_batched_matrix_vector_products(threads: int) -> None:
     check(got[1], ref[1], np.maximum(m @ v, 0), rtol=1e-4, atol=1e-4, what="matvec relu")
     loops = lower_to_tp(body, [a, b, m, v], pipeline.split(",func.func")[0] + ")")
     assert "memref.collapse_shape" in loops and "vector.gather" not in loops
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rows_first_when_the_input_outgrows_the_caches(threads: int) -> None:
+    """A blocked 1x1 conv whose input (5 MiB) is larger than what the caches keep between
+    column blocks and whose weights are small: the pixel rows go outside the column blocks (the
+    input is read once), the tuner's space reproduces that order, and the numbers match."""
+    import mlc
+    from mlc.target import host_target
+    from mlc.tuner.facts import BlockFacts
+    from mlc.tuner.templates import block_space
+
+    x = rand((1, 20, 64, 64, 16), seed=13)
+    w = rand((4, 20, 1, 1, 16, 16), seed=14)
+
+    def body(a: ir.Value, b: ir.Value) -> list[ir.Value]:
+        conv = g.conv2d(
+            a, b, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c"
+        )
+        return [g.relu(conv)]
+
+    schedule = f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
+    with mlc.Context(), ir.Location.unknown():
+        module = build_main(body, [x, w])
+        mlc.PassManager.parse(schedule).run(module)
+        view = next(BlockView(op) for op in walk(module.operation) if op.name == "tp.block")
+        assert view.schedule.order[:4] == ("n", "oh", "ow.0", "ocb.0"), view.schedule
+        space = block_space(BlockFacts.of(view, view.schedule, threads, host_target()))
+        assert space.note == "nest" and space.schedule(space.default_index).order == (
+            view.schedule.order
+        )
+    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    got, ref = run_graph(body, [x, w], pipeline=pipeline)
+    want = np.einsum("nchwi,ocxyik->nohwk", x, w)  # 1x1: sums over the input channels
+    check(got[0], ref[0], np.maximum(want, 0), rtol=1e-4, atol=1e-4, what="rows-first conv")
