@@ -6,8 +6,10 @@
 Each case is a small ONNX model with the shapes of the export it came from: batched
 matrix-vector products (a mixture of experts' routed tokens), float16 layers (`model.half()`),
 integer matmuls behind DynamicQuantizeLinear with uint8 or int8 weights (quantize_dynamic),
-a 3x3 conv at batch 4 (ResNet-50's second stage). Timing and ratio as in bench_index_ops.py;
-`--cpu-time` counts the process's CPU time, steadier on a loaded host.
+a 3x3 conv at batch 4 (ResNet-50's second stage), convs on large activations (SegFormer,
+VAE, UperNet heads; these include the layout transforms at the model's input and output).
+Timing and ratio as in bench_index_ops.py; `--cpu-time` counts the process's CPU time,
+steadier on a loaded host.
 """
 
 from __future__ import annotations
@@ -112,18 +114,27 @@ CASES["dynamic-quant matmul u8 weights 128x768x768"] = _dynamic_quant_matmul("u8
 CASES["dynamic-quant matmul s8 weights 128x768x768"] = _dynamic_quant_matmul("s8")
 
 
-def _conv_batch4() -> tuple[onnx.ModelProto, Feeds]:
-    w = (RNG.standard_normal((128, 128, 3, 3)) * 0.05).astype(np.float32)
-    b = RNG.standard_normal(128).astype(np.float32)
-    nodes = [
-        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1] * 4),
-        helper.make_node("Relu", ["c"], ["y"]),
-    ]
-    x = RNG.standard_normal((4, 128, 28, 28)).astype(np.float32)
-    return _model(nodes, {"x": (F32, [4, 128, 28, 28])}, {"y": F32}, {"w": w, "b": b}), {"x": x}
+def _conv(n: int, cin: int, cout: int, size: int, k: int) -> Case:
+    """Conv k x k (padded to keep the size) + bias + relu on n images."""
+
+    def make() -> tuple[onnx.ModelProto, Feeds]:
+        w = (RNG.standard_normal((cout, cin, k, k)) / np.sqrt(cin * k * k)).astype(np.float32)
+        b = RNG.standard_normal(cout).astype(np.float32)
+        nodes = [
+            helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[k // 2] * 4),
+            helper.make_node("Relu", ["c"], ["y"]),
+        ]
+        x = RNG.standard_normal((n, cin, size, size)).astype(np.float32)
+        inputs = {"x": (F32, list(x.shape))}
+        return _model(nodes, inputs, {"y": F32}, {"w": w, "b": b}), {"x": x}
+
+    return make
 
 
-CASES["conv3x3 128 28x28 batch 4 relu"] = _conv_batch4
+CASES["conv3x3 128 28x28 batch 4 relu"] = _conv(4, 128, 128, 28, 3)
+CASES["conv1x1 1024->256 64x64 relu (SegFormer)"] = _conv(1, 1024, 256, 64, 1)
+CASES["conv3x3 256 64x64 relu (VAE)"] = _conv(1, 256, 256, 64, 3)
+CASES["conv3x3 512->128 96x96 relu (UperNet)"] = _conv(1, 512, 128, 96, 3)
 
 
 def main(argv: list[str]) -> int:
