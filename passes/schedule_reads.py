@@ -14,6 +14,7 @@ from mlc.dialects.tp.affine import linear_coeff
 from mlc.dialects.walk import walk
 
 L2_BYTES = 1 << 20  # per core on Zen 4/5 (and Intel since Ice Lake: 1.25-2 MiB)
+IMAGE_BYTES = 64 << 10  # less per index of the first dim is a matrix's row, not an image
 
 
 def elem_bytes(view: BlockView) -> int:
@@ -144,7 +145,8 @@ def image_axis(view: BlockView, vec: str) -> str | None:
     """The batch of images of a conv or of a product by constant weights: the spatial axis of
     the output's first dim (extent > 1) that the vector reads (the weights) do not depend on,
     when all the weights take fewer bytes than one image of the other reads, or when the whole
-    batch's inputs outgrow L2 and one image's fit in half of it. Images first then stream each
+    batch's inputs outgrow L2 and one image's (at least IMAGE_BYTES: a matmul's rows are not
+    images) fit in half of it. Images first then stream each
     image's input from cache once per column block instead of the whole batch from L3:
     ResNet-50's 1x1 convs at batch 4 ran at 0.4x onnxruntime with the columns outermost, its
     3x3 128-channel convs at 28x28 0.81x (1.00x images first)."""
@@ -159,7 +161,7 @@ def image_axis(view: BlockView, vec: str) -> str | None:
     if any(linear_coeff(e, first.position) != 0 for m in vector_reads for e in m.results):
         return None
     weights, inputs = read_bytes(view, vec)
-    if inputs > L2_BYTES and inputs // extent <= L2_BYTES // 2:
+    if inputs > L2_BYTES and IMAGE_BYTES <= inputs // extent <= L2_BYTES // 2:
         return axis  # one image's inputs stay in L2 across the column blocks; all would not
     return axis if weights * extent < inputs else None
 

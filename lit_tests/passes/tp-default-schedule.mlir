@@ -335,6 +335,24 @@ func.func @images_first_3x3(%x: memref<4x8x30x30x16xf32>, %w: memref<8x8x3x3x16x
 
 // -----
 
+// A matmul's rows are not images: X (361 x 728, 1 MiB) outgrows L2 but one row (2.9 KiB) is
+// far below an image, so the column blocks stay outermost. Taking the rows for images put them
+// first, and every 6-row tile streamed all of B (2 MiB): 2 threads ran slower than one.
+// AVX512-LABEL: func.func @rows_are_not_images
+// AVX512: schedule = {order = ["s1.0", "s0.0", "k", "s0.1", "s1.1"]
+func.func @rows_are_not_images(%A: memref<361x728xf32>, %B: memref<728x728xf32>, %C: memref<361x728xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, k) -> (s0, k)>} : (memref<361x728xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, k) -> (k, s1)>} : (memref<728x728xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["s0", "s1", "k"], kinds = "SSR", extents = array<i64: 361, 728, 728>,
+      out_map = affine_map<(s0, s1, k) -> (s0, s1)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<361x728xf32>) -> ()
+  return
+}
+
+// -----
+
 // A 1x1 conv 1024 -> 256 at 64x64 (SegFormer's decode head): its input (16 MiB) outgrows what
 // the caches keep between column blocks, its weights (1 MiB) do not. Rows outside the columns:
 // each pixel tile is read once and every column block re-reads the weights from cache (45.7 ->
