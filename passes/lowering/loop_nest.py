@@ -63,6 +63,7 @@ class BlockLowering:
         self.vec: Loop | None = vec[0] if vec else None
         # The vectorized axis is peeled, never guarded (Schedule.check: then it is tiled once).
         self.vec_tail = self.vec is not None and not self.vec.exact
+        self._assume_inside: set[str] = set()  # axes known in range (a full register tile)
         self.inexact = sorted(
             {
                 lp.axis
@@ -339,6 +340,37 @@ class BlockLowering:
     def _register_tile(
         self, point: Point, reduce: list[Loop], unrolled: list[Loop], from_memory: bool = False
     ) -> None:
+        """One register tile. When a spatial axis of the tile has a partial last tile, the full
+        tiles take a copy without its guards: guarded rows inside the reduce loop kept a
+        197-row product from running faster on 2 threads than on 1 (1.50x against 1.97x for
+        198 rows; one guard and one load of the vector operand per row and step)."""
+        spatial = [a for a in self.inexact if self.kinds[self.axes.index(a)] == "S"]
+        if not spatial or self._assume_inside:
+            self._emit_register_tile(point, reduce, unrolled, from_memory)
+            return
+        last = self._combo_point(point, unrolled, tuple(lp.trip - 1 for lp in unrolled))
+        cond = None
+        for axis in spatial:
+            value = apply(last.terms[axis], last.dims)
+            inside = arith.CmpIOp(
+                arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])
+            ).result
+            cond = inside if cond is None else arith.AndIOp(cond, inside).result
+        branch = scf.IfOp(cond, [], has_else=True)
+        with ir.InsertionPoint(branch.then_block):
+            self._assume_inside = set(spatial)
+            try:
+                self._emit_register_tile(point, reduce, unrolled, from_memory)
+            finally:
+                self._assume_inside = set()
+            scf.YieldOp([])
+        with ir.InsertionPoint(branch.else_block):
+            self._emit_register_tile(point, reduce, unrolled, from_memory)
+            scf.YieldOp([])
+
+    def _emit_register_tile(
+        self, point: Point, reduce: list[Loop], unrolled: list[Loop], from_memory: bool
+    ) -> None:
         combos = [
             self._combo_point(point, unrolled, c)
             for c in itertools.product(*(range(lp.trip) for lp in unrolled))
@@ -460,6 +492,8 @@ class BlockLowering:
     def _guarded(self, point: Point, carried: Carried, then: Callable[[], Carried]) -> Carried:
         conds = []
         for axis in self.inexact:
+            if axis in self._assume_inside:
+                continue
             value = apply(point.terms[axis], point.dims)
             conds.append(
                 arith.CmpIOp(
