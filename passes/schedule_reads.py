@@ -57,6 +57,11 @@ def minor_dim(shape: list[int]) -> int:
     return next((d for d in range(len(shape) - 1, -1, -1) if shape[d] != 1), len(shape) - 1)
 
 
+def steps_along(coeffs: list[int | None], dim: int) -> bool:
+    """Whether an index whose per-dim steps are `coeffs` moves by one along `dim` only."""
+    return coeffs[dim] == 1 and all(c == 0 for i, c in enumerate(coeffs) if i != dim)
+
+
 def contiguous_along(view: BlockView, axis: str) -> bool:
     """Whether every read that depends on `axis` walks its buffer's innermost non-unit dim
     with unit stride along it, and no other dim."""
@@ -69,8 +74,7 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
         coeffs = [linear_coeff(e, pos) for e in amap.results]
         if all(c == 0 for c in coeffs):
             continue
-        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
-        if coeffs[minor] != 1 or any(c != 0 for i, c in enumerate(coeffs) if i != minor):
+        if not steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
             return False
         found = True
     return found
@@ -146,8 +150,8 @@ def image_axis(view: BlockView, vec: str) -> str | None:
     the output's first dim (extent > 1) that the vector reads (the weights) do not depend on,
     when all the weights take fewer bytes than one image of the other reads, or when the whole
     batch's inputs outgrow L2 and one image's (at least IMAGE_BYTES: a matmul's rows are not
-    images) fit in half of it. Images first then stream each
-    image's input from cache once per column block instead of the whole batch from L3:
+    images) fit in half of it. Images first then stream each image's input from cache once
+    per column block instead of the whole batch from L3:
     ResNet-50's 1x1 convs at batch 4 ran at 0.4x onnxruntime with the columns outermost, its
     3x3 128-channel convs at 28x28 0.81x (1.00x images first)."""
     first = view.out_map.results[0].maybe_downcast() if view.out_map.results else None

@@ -20,7 +20,7 @@ from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
 
-from ..schedule_reads import minor_dim
+from ..schedule_reads import minor_dim, steps_along
 from .dot4 import emit_dot4
 from .emit_util import (
     CONTRACTIBLE,
@@ -198,24 +198,19 @@ class BodyEmitter:
         shape = list(mtype.shape)
         minor = minor_dim(shape)
         plain = mtype.layout == ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(shape)))
-        if minor < len(shape) - 1 and plain and not padded and self._along(coeffs, minor):
+        if minor < len(shape) - 1 and plain and not padded and steps_along(coeffs, minor):
             # Trailing unit dims ([K, 1]): the lanes are contiguous along the dim before them.
             reassoc = [[d] for d in range(minor)] + [list(range(minor, len(shape)))]
             flat = ir.MemRefType.get(shape[: minor + 1], elem)
             view = memref.CollapseShapeOp(flat, buf, reassoc).result
             idx = self.indices(amap, point)[: minor + 1]
             return vector.LoadOp(vtype, view, idx).result
-        contiguous = self._along(coeffs, len(coeffs) - 1)
+        contiguous = steps_along(coeffs, len(coeffs) - 1)
         if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
         if contiguous:
             return self._padded_vector_read(op, buf, amap, point, vtype)
         return self._gather(op, buf, amap, point, vtype, padded)
-
-    @staticmethod
-    def _along(coeffs: list[int | None], dim: int) -> bool:
-        """Whether the lanes step by one along `dim` and stay put in every other."""
-        return coeffs[dim] == 1 and all(c == 0 for i, c in enumerate(coeffs) if i != dim)
 
     def _gather(
         self,

@@ -184,6 +184,19 @@ def test_conv_with_a_prime_row_width(width: int) -> None:
     check(got[0], ref[0], np.maximum(want, 0).astype(np.float32), rtol=1e-4, atol=1e-4)
 
 
+def _scheduled_on(threads: int) -> str:
+    return f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
+
+
+def _compiled_on(threads: int) -> str:
+    return SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+
+
+def _blocked_conv_relu(a: ir.Value, b: ir.Value) -> list[ir.Value]:
+    conv = g.conv2d(a, b, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c")
+    return [g.relu(conv)]
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_batch_of_images_goes_first(threads: int) -> None:
     """A blocked 1x1 conv on 3 images whose weights are smaller than one image: the image loop
@@ -192,17 +205,9 @@ def test_batch_of_images_goes_first(threads: int) -> None:
     x = rand((3, 4, 12, 12, 16), seed=11)
     w = rand((4, 4, 1, 1, 16, 16), seed=12)
 
-    def body(a: ir.Value, b: ir.Value) -> list[ir.Value]:
-        conv = g.conv2d(
-            a, b, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c"
-        )
-        return [g.relu(conv)]
-
-    schedule = f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
-    text = lower_to_tp(body, [x, w], schedule)
+    text = lower_to_tp(_blocked_conv_relu, [x, w], _scheduled_on(threads))
     assert 'order = ["n", "ocb' in text, text
-    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
-    got, ref = run_graph(body, [x, w], pipeline=pipeline)
+    got, ref = run_graph(_blocked_conv_relu, [x, w], pipeline=_compiled_on(threads))
     check(got[0], ref[0], ref[0], rtol=1e-4, atol=1e-4, what="batched conv")
 
 
@@ -217,10 +222,9 @@ def test_batched_matrix_vector_products(threads: int) -> None:
     def body(a_: ir.Value, b_: ir.Value, m_: ir.Value, v_: ir.Value) -> list[ir.Value]:
         return [g.batch_matmul(a_, b_), g.relu(g.matmul(m_, v_))]
 
-    schedule = f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
-    text = lower_to_tp(body, [a, b, m, v], schedule)
+    text = lower_to_tp(body, [a, b, m, v], _scheduled_on(threads))
     assert text.count('vectorize = "k.1"') == 2, text
-    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
+    pipeline = _compiled_on(threads)
     got, ref = run_graph(body, [a, b, m, v], pipeline=pipeline)
     check(got[0], ref[0], a @ b, rtol=1e-4, atol=1e-4, what="batched matvec")
     check(got[1], ref[1], np.maximum(m @ v, 0), rtol=1e-4, atol=1e-4, what="matvec relu")
@@ -241,23 +245,15 @@ def test_rows_first_when_the_input_outgrows_the_caches(threads: int) -> None:
     x = rand((1, 20, 64, 64, 16), seed=13)
     w = rand((4, 20, 1, 1, 16, 16), seed=14)
 
-    def body(a: ir.Value, b: ir.Value) -> list[ir.Value]:
-        conv = g.conv2d(
-            a, b, data_layout="NCHW16c", kernel_layout="OIHW16i16o", out_layout="NCHW16c"
-        )
-        return [g.relu(conv)]
-
-    schedule = f"builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{{threads={threads}}})"
     with mlc.Context(), ir.Location.unknown():
-        module = build_main(body, [x, w])
-        mlc.PassManager.parse(schedule).run(module)
+        module = build_main(_blocked_conv_relu, [x, w])
+        mlc.PassManager.parse(_scheduled_on(threads)).run(module)
         view = next(BlockView(op) for op in walk(module.operation) if op.name == "tp.block")
         assert view.schedule.order[:4] == ("n", "oh", "ow.0", "ocb.0"), view.schedule
         space = block_space(BlockFacts.of(view, view.schedule, threads, host_target()))
         assert space.note == "nest" and space.schedule(space.default_index).order == (
             view.schedule.order
         )
-    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{threads={threads}}}")
-    got, ref = run_graph(body, [x, w], pipeline=pipeline)
+    got, ref = run_graph(_blocked_conv_relu, [x, w], pipeline=_compiled_on(threads))
     want = np.einsum("nchwi,ocxyik->nohwk", x, w)  # 1x1: sums over the input channels
     check(got[0], ref[0], np.maximum(want, 0), rtol=1e-4, atol=1e-4, what="rows-first conv")
