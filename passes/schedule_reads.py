@@ -80,6 +80,29 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
+def row_step_bytes(view: BlockView, axis: str) -> list[int]:
+    """How far (bytes) each read that depends on `axis` moves in its buffer per step of
+    `axis` (row-major buffers)."""
+    pos = view.axes.index(axis)
+    steps = []
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        mtype = ir.MemRefType(op.operands[0].type)
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        stride, step = getattr(mtype.element_type, "width", 32) // 8, 0
+        for dim in reversed(range(len(mtype.shape))):
+            coeff = linear_coeff(amap.results[dim], pos)
+            if coeff is None:
+                break
+            step += coeff * stride
+            stride *= mtype.shape[dim]
+        else:
+            if step:
+                steps.append(abs(step))
+    return steps
+
+
 def reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
     pos = view.axes.index(axis)
     return [m for m in read_maps(view) if any(linear_coeff(e, pos) != 0 for e in m.results)]

@@ -35,6 +35,7 @@ from .schedule_reads import (
     read_bytes,
     reads_using,
     row_axis,
+    row_step_bytes,
     shares_index,
     vector_axis,
     vector_only_axes,
@@ -59,6 +60,12 @@ class RegisterTile:
     companions: int
     vectors: int
 
+
+ALIASED_ROWS = 8
+"""Most rows of a register tile whose broadcast reads lie a multiple of 4 KiB apart: they fall
+in one set of the 12-way L1, and with the vector operand's lines more rows than ways evict each
+other every reduce step (attention's P·V over 1024 keys with 8 columns: 27 rows ran 2x slower
+than 12)."""
 
 WINDOW_ROWS = 8
 """Most rows of a depthwise conv's register tile along its sliding window (`ow`): each row
@@ -262,7 +269,9 @@ class TpDefaultSchedulePass(ModulePass):
         comp = companion_axis(view, vec)
         if comp == row:  # the fallback row can be the only companion candidate
             comp = None
-        row_extent = extents[axes.index(row)] if row else 1
+        max_rows = row_extent = extents[axes.index(row)] if row else 1
+        if row is not None and any(s % 4096 == 0 for s in row_step_bytes(view, row)):
+            max_rows = min(max_rows, ALIASED_ROWS)
         if row_extent == 1 and not gathered:
             # A matrix-vector product: the vector axis alone gives the independent accumulators
             # (its operands feed the FMAs from memory).
@@ -281,7 +290,7 @@ class TpDefaultSchedulePass(ModulePass):
                 per_row = v * uc
                 # Accumulators, the per-row vector operands and one broadcast fit the registers.
                 limit = min(most, self.unit.registers - 1 - per_row) // per_row
-                for r in range(1, min(limit, row_extent) + 1):
+                for r in range(1, min(limit, max_rows) + 1):
                     acc = r * per_row
                     # Partial tiles run less efficient code as well: coverage counts twice.
                     waste = (_coverage(row_extent, r) * _coverage(vec_extent, width)) ** 2

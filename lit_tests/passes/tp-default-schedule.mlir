@@ -387,3 +387,21 @@ func.func @rows_first_not_sliced(%x: memref<1x16x66x66x16xf32>, %w: memref<16x16
       out_map = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x16x64x64x16xf32>) -> ()
   return
 }
+
+// -----
+
+// P·V over 1024 keys with 8 columns (attention with heads of 8): one vector per row, so the
+// register tile would take 27 rows, whose broadcasts of P lie 4 KiB apart, in one set of the
+// 12-way L1. The rows stop at 8.
+// AVX512-LABEL: func.func @aliased_rows
+// AVX512: tile = {i = array<i64: 8>}, unroll = {i.1 = 8 : i64}, vectorize = "j"
+func.func @aliased_rows(%P: memref<64x1024xf32>, %V: memref<1024x8xf32>, %O: memref<64x8xf32>) {
+  "tp.block"(%O) ({
+    %p = "tp.read"(%P) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<64x1024xf32>) -> f32
+    %v = "tp.read"(%V) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<1024x8xf32>) -> f32
+    %m = arith.mulf %p, %v : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 64, 8, 1024>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<64x8xf32>) -> ()
+  return
+}

@@ -493,3 +493,51 @@ func.func @serial_first_unit(%X: memref<1x16x10x8xf32>, %Y: memref<1x16x12x8xf32
       schedule = {order = ["n", "c", "i", "j"], parallel = ["n", "c"]}} : (memref<1x16x10x8xf32>) -> ()
   return
 }
+
+// -----
+
+// Row fusion over chunks of rows (tp-chunk-rows' schedules for a 2-head attention over 64
+// queries in chunks of 15): one parallel loop over heads and chunks holds every block; inside a
+// chunk, Q·Kᵀ runs its 3 register tiles of 5 rows, the max and exp their 15 rows (together,
+// as one tile of rows), and ·V one tile of 15 rows. The last chunk (rows 60-63) is guarded.
+// CHECK-LABEL: func.func @chunked_attention
+// CHECK: scf.parallel (%{{.*}}, %{{.*}}) = (%c0, %c0) to (%c2, %c5)
+// CHECK: scf.for %{{.*}} = %c0 to %c3
+// CHECK: scf.for %{{.*}} = %c0 to %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c15
+// CHECK: scf.for %{{.*}} = %c0 to %c15
+// CHECK: math.exp
+// CHECK: scf.for %{{.*}} = %c0 to %c64
+// CHECK: scf.reduce
+// CHECK-NEXT: }
+// CHECK-NEXT: return
+func.func @chunked_attention(%q: memref<1x2x64x8xf32>, %kt: memref<1x2x8x64xf32>, %v: memref<1x2x64x8xf32>, %out: memref<1x2x64x8xf32>, %ws: memref<?xi8>) attributes {tp.kernel} {
+  %c0 = arith.constant 0 : index
+  %s = memref.view %ws[%c0][] : memref<?xi8> to memref<1x2x64x64xf32>
+  "tp.block"(%s) ({
+    %0 = "tp.read"(%q) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>} : (memref<1x2x64x8xf32>) -> f32
+    %1 = "tp.read"(%kt) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>} : (memref<1x2x8x64xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extents = array<i64: 1, 2, 64, 64, 8>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_0", out_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, schedule = {order = ["s0", "s1", "s2.0", "s2.1", "k", "s2.2", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15, 5>}, unroll = {s2.2 = 5 : i64}, vectorize = "s3"}} : (memref<1x2x64x64xf32>) -> ()
+  %c16384 = arith.constant 16384 : index
+  %m = memref.view %ws[%c16384][] : memref<?xi8> to memref<1x2x64x1xf32>
+  "tp.block"(%m) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>} : (memref<1x2x64x64xf32>) -> f32
+    gpu.yield %0 : f32
+  }) {axes = ["s0", "s1", "s2", "r3"], combiner = "max", extents = array<i64: 1, 2, 64, 64>, init = 0xFF800000 : f32, kinds = "SSSR", name = "softmax_max_1", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, schedule = {order = ["s0", "s1", "s2.0", "s2.1", "r3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15>}, vectorize = "r3"}} : (memref<1x2x64x1xf32>) -> ()
+  "tp.block"(%s) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>} : (memref<1x2x64x64xf32>) -> f32
+    %1 = "tp.read"(%m) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>} : (memref<1x2x64x1xf32>) -> f32
+    %2 = arith.subf %0, %1 : f32
+    %3 = math.exp %2 : f32
+    gpu.yield %3 : f32
+  }) {axes = ["i0", "i1", "i2", "i3"], combiner = "none", extents = array<i64: 1, 2, 64, 64>, init, kinds = "SSSS", name = "softmax_exp_2", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, schedule = {order = ["i0", "i1", "i2.0", "i2.1", "i3.0", "i3.1"], parallel = ["i0", "i1", "i2.0"], tile = {i2 = array<i64: 15>, i3 = array<i64: 16>}, vectorize = "i3.1"}} : (memref<1x2x64x64xf32>) -> ()
+  "tp.block"(%out) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>} : (memref<1x2x64x64xf32>) -> f32
+    %1 = "tp.read"(%v) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>} : (memref<1x2x64x8xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extents = array<i64: 1, 2, 64, 8, 64>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_6", out_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15>}, unroll = {s2.1 = 15 : i64}, vectorize = "s3"}} : (memref<1x2x64x8xf32>) -> ()
+  return
+}

@@ -42,20 +42,36 @@ class Unit:
 
 
 def row_loops(unit: Unit) -> list[Loop]:
-    """The unit's leading loops that are rows: untiled spatial loops over its out_map's first
-    dims (loop k indexes output dim k), not vectorized."""
+    """The unit's leading loops that are rows: spatial loops over its out_map's first dims in
+    order (the loops of dim k before those of dim k + 1), not vectorized. A tiled dim's levels
+    count from the outermost on: `tp-chunk-rows` puts an attention's query rows in chunks
+    (`s2.0`) that every block of the kernel shares, and the rows inside a chunk (`s2.1`) that
+    its softmax blocks share."""
     view = unit.block
     loops = view.schedule.loops(view.axes, view.kinds, view.extents)
-    rows = []
-    for k, lp in enumerate(loops):
-        if lp.kind != "S" or lp.name != lp.axis or lp.name == view.schedule.vectorize:
+    results = view.out_map.results
+    # No level of the vectorized axis: its last tile may be partial, which the block's own
+    # loop over the tiles peels into narrower vectors.
+    vec_axis = next((lp.axis for lp in loops if lp.name == view.schedule.vectorize), None)
+    rows: list[Loop] = []
+    dim = level = 0
+    for lp in loops:
+        if lp.kind != "S" or lp.axis == vec_axis or lp.level != level:
             break
-        if k >= len(view.out_map.results) or not _is_dim(
-            view.out_map.results[k], view.axes, lp.axis
-        ):
+        if dim >= len(results) or not _is_dim(results[dim], view.axes, lp.axis):
             break
         rows.append(lp)
+        dim, level = (dim + 1, 0) if lp.stride == 1 else (dim, level + 1)
     return rows
+
+
+def _dims(loops: Sequence[Loop]) -> list[int]:
+    """The output dim each of the row `loops` runs over."""
+    dims, dim = [], 0
+    for lp in loops:
+        dims.append(dim)
+        dim += lp.stride == 1
+    return dims
 
 
 def shared_rows(units: Sequence[Unit]) -> int:
@@ -66,13 +82,13 @@ def shared_rows(units: Sequence[Unit]) -> int:
     rows = [row_loops(u) for u in units]
     shared = min(len(r) for r in rows)
     for k in range(shared):
-        if len({r[k].trip for r in rows}) != 1:
+        if len({(r[k].trip, r[k].stride, r[k].level) for r in rows}) != 1:
             shared = k
             break
     written: set[ir.Value] = set()
     for unit, loops in zip(units, rows):
         for view in unit.bodies():
-            shared = min(shared, _row_local(view, [lp.axis for lp in loops], written))
+            shared = min(shared, _row_local(view, loops, written))
         written |= unit.writes()
     # Rows that are all one row (a batch of 1) fuse nothing, and the blocks would lose their
     # own parallel loops: a depthwise conv after its padded copy ran on one thread.
@@ -85,17 +101,19 @@ def view_is_scatter(units: Sequence[Unit]) -> bool:
     return any(u.block.scatter for u in units)
 
 
-def _row_local(view: BlockView, row_axes: list[str], written: set[ir.Value]) -> int:
-    """How many leading row axes every access of `view` to a buffer in `written` indexes at the
-    same row (its first dims are exactly the row axes)."""
-    depth = len(row_axes)
+def _row_local(view: BlockView, loops: Sequence[Loop], written: set[ir.Value]) -> int:
+    """How many of the row `loops` every access of `view` to a buffer in `written` indexes at
+    the same row (its first dims are exactly the row axes)."""
+    depth = len(loops)
     for op in walk(view.op):
         if op.name == "tp.load" and op.operands[0] in written:
             return 0  # a computed position: any row
         if op.name in ("tp.read", "tp.read_padded") and op.operands[0] in written:
             results = ir.AffineMapAttr(op.attributes["map"]).value.results
             same = 0
-            while same < min(depth, len(results)) and _is_row(view, results[same], row_axes[same]):
+            for dim, lp in zip(_dims(loops), loops):
+                if same >= depth or dim >= len(results) or not _is_row(view, results[dim], lp.axis):
+                    break
                 same += 1
             depth = min(depth, same)
     return depth
@@ -130,8 +148,8 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
         min(depth, sum(1 for lp in lw.loops[:depth] if lp.name in lw.schedule.parallel))
         for lw in lowerings
     )
-    rows = _tile_rows(units, depth, last.trip)
-    if threads > 1 and parallel == depth:
+    rows = _tile_rows(units, depth, last)
+    if threads > 1 and parallel == depth and last.level == 0 and last.stride == 1:
         rows = _balanced_rows(prefix, rows, threads)
     outer = _tiled(prefix, rows)
     axes = [lp.axis for lp in prefix]
@@ -145,14 +163,24 @@ def emit_rows(units: Sequence[Unit], depth: int, threads: int, vnni_bits: int) -
 
 
 def _tiled(prefix: Sequence[Loop], rows: int) -> list[Loop]:
-    """The row loops with the last one over tiles of `rows` rows."""
+    """The row loops with the last one over tiles of `rows` of its steps."""
     last = prefix[-1]
     tiles = -(-last.trip // rows)
-    return list(prefix[:-1]) + [replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows)]
+    return list(prefix[:-1]) + [
+        replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows * last.stride)
+    ]
 
 
-def _tile_rows(units: Sequence[Unit], depth: int, trip: int) -> int:
-    return min(trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+def _tile_rows(units: Sequence[Unit], depth: int, last: Loop) -> int:
+    """Rows per tile of the row loop `last`: one chunk of a chunked dim; inside a chunk, a
+    divisor of its rows (a partial tile would run rows of the next chunk, which may be another
+    thread's)."""
+    if last.stride > 1:
+        return 1
+    rows = min(last.trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+    if last.level > 0:
+        rows = max(d for d in range(1, rows + 1) if last.trip % d == 0)
+    return rows
 
 
 def _tile(
@@ -187,7 +215,7 @@ def _tile(
                 lw.emit_from(depth, p)
                 return
             inner = lw.loops[depth:d]
-            inner_rows = _tile_rows(g, d, inner[-1].trip)
+            inner_rows = _tile_rows(g, d, inner[-1])
             inner_axes = [lp.axis for lp in lw.loops[:d]]
             lw.nest(
                 _tiled(inner, inner_rows), p, lambda q: _tile(g, gl, d, inner_axes, q, inner_rows)
@@ -222,11 +250,12 @@ TILE_BYTES = 16 << 10
 
 def _row_bytes(units: Sequence[Unit], depth: int) -> int:
     """Bytes of one row of every unit's output (what the tile's blocks touch, roughly)."""
+    dims = sum(lp.stride == 1 for lp in row_loops(units[0])[:depth])
     total = 0
     for unit in units:
         mtype = ir.MemRefType(unit.block.out.type)
         elems = 1
-        for d in mtype.shape[depth:]:
+        for d in mtype.shape[dims:]:
             elems *= d
         total += elems * max(getattr(mtype.element_type, "width", 32) // 8, 1)
     return total

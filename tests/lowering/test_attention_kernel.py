@@ -2,15 +2,20 @@
 scale and mask, softmax and ·V give numpy's numbers for odd sizes, cross-attention, masks with
 -inf, several batches and heads, on one and two threads, and the same as three kernels. By
 default only heads of >= 512 KiB of scores fuse; the tests fuse every size
-(attention-min-bytes=0)."""
+(attention-min-bytes=0). tp-chunk-rows runs long sequences' kernels chunk by chunk of query
+rows; the tests chunk every size too (min-bytes=0, chunks of a few rows that do not divide the
+queries), and check that a long sequence is chunked by default."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from mlir import ir
 from onnx import TensorProto, helper
 
 import mlc
+from mlc.dialects.tp import BlockView
+from mlc.dialects.walk import walk
 from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.runtime import GraphModule
 
@@ -69,20 +74,30 @@ def _reference(feeds: dict[str, np.ndarray]) -> np.ndarray:
     return (e / e.sum(axis=-1, keepdims=True)) @ v
 
 
-def _pipeline(threads: int, fuse: str) -> str:
-    """mlc-default with graph-fuse's options `fuse`."""
+CHUNK_ALL = "min-bytes=0 chunk-bytes=4096"
+
+
+def _pipeline(threads: int, fuse: str, chunk: str = "") -> str:
+    """mlc-default with graph-fuse's options `fuse` and tp-chunk-rows' `chunk`."""
     default = MlcDefaultPipeline(threads=threads).expand()
-    assert "graph-fuse{max-group-size=32}" in default
+    assert "graph-fuse{max-group-size=32}" in default and ",tp-chunk-rows," in default
+    default = default.replace(
+        ",tp-chunk-rows,", ",tp-chunk-rows{%s}," % chunk if chunk else ",tp-chunk-rows,"
+    )
     return "builtin.module(%s)" % default.replace(
         "graph-fuse{max-group-size=32}", "graph-fuse{max-group-size=32 %s}" % fuse
     )
 
 
 def _run(
-    model: object, feeds: dict[str, np.ndarray], threads: int, fuse: str = "attention-min-bytes=0"
+    model: object,
+    feeds: dict[str, np.ndarray],
+    threads: int,
+    fuse: str = "attention-min-bytes=0",
+    chunk: str = "",
 ) -> np.ndarray:
     module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, pipeline=_pipeline(threads, fuse)).jit())
+    gm = GraphModule(mlc.build(module, params, pipeline=_pipeline(threads, fuse, chunk)).jit())
     for name, value in feeds.items():
         gm.set_input(name, value)
     gm.run()
@@ -112,15 +127,48 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("chunk", ["", CHUNK_ALL], ids=["whole", "chunked"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize(
     "case", CASES, ids=lambda c: "x".join(map(str, c[:5])) + ("m" if c[5] else "")
 )
-def test_attention_kernel_matches_numpy(case: tuple, threads: int) -> None:
+def test_attention_kernel_matches_numpy(case: tuple, threads: int, chunk: str) -> None:
     model, feeds = _attention(*case), _feeds(*case)
     (kernel,) = _kernels(model)
     assert kernel.count("graph.matmul") == 2 and "graph.softmax" in kernel
-    got = _run(model, feeds, threads)
+    got = _run(model, feeds, threads, chunk=chunk)
+    np.testing.assert_allclose(got, _reference(feeds), rtol=1e-4, atol=2e-5)
+
+
+def _schedules(model: object, threads: int = 1) -> dict[str, dict]:
+    """Each tp block's schedule after mlc-default's scheduling stage, by block name."""
+    module, params = mlc.from_onnx(model)
+    graph, tp, _ = MlcDefaultPipeline(threads=threads).stages()
+    mlc.PassManager.parse(f"builtin.module({graph},{tp})").run(module, params=params)
+    found = {}
+    for op in walk(module.operation):
+        if op.name == "tp.block":
+            view = BlockView(op)
+            found[ir.StringAttr(op.attributes["name"]).value] = view.schedule
+    return found
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_long_sequence_runs_in_chunks_of_queries(threads: int) -> None:
+    """599 queries over 600 keys (1.4 MiB of scores per head): every block of the kernel
+    loops over chunks of query rows right after the heads, and the numbers stay numpy's (599
+    is no multiple of the chunk: the last chunk is partial)."""
+    case = (1, 2, 599, 600, 8, True)
+    model, feeds = _attention(*case), _feeds(*case)
+    schedules = _schedules(model, threads)
+    products = [s for name, s in schedules.items() if name.startswith("matmul")]
+    assert len(products) == 2
+    rows = {s.tile["s2"][0] for s in products}
+    assert len(rows) == 1 and 599 % rows.pop()
+    for schedule in products:
+        assert schedule.order[:3] == ("s0", "s1", "s2.0")
+        assert not threads > 1 or schedule.parallel == ("s0", "s1", "s2.0")
+    got = _run(model, feeds, threads, fuse="")
     np.testing.assert_allclose(got, _reference(feeds), rtol=1e-4, atol=2e-5)
 
 

@@ -1,0 +1,77 @@
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-chunk-rows{min-bytes=0 chunk-bytes=4096})' | FileCheck %s
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-chunk-rows)' | FileCheck %s --check-prefix=SMALL
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-chunk-rows{chunk-bytes=0})' 2>&1 | FileCheck %s --check-prefix=BAD
+
+// BAD: chunk-bytes >= 1
+
+// An attention kernel (2 heads, 64 queries and keys, head size 8): Q·Kᵀ, the softmax's max and
+// exp, ·V. The blocks share the heads (s0, s1) and each indexes the query rows at its own row,
+// so each gets a loop over chunks of queries right after the heads: 4096 bytes of scores and
+// maxima (260 per query) give chunks of 15 rows, which keep most of the two products' register
+// tiles (5 of 6 rows, 15 of 16). The chunk loop replaces the parallel loops' last one.
+// CHECK-LABEL: func.func @attention
+// CHECK: name = "matmul_0"
+// CHECK-SAME: order = ["s0", "s1", "s2.0", "s2.1", "k", "s2.2", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15, 5>}, unroll = {s2.2 = 5 : i64}, vectorize = "s3"
+// CHECK: name = "softmax_max_1"
+// CHECK-SAME: order = ["s0", "s1", "s2.0", "s2.1", "r3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15>}, vectorize = "r3"
+// CHECK: name = "softmax_exp_2"
+// CHECK-SAME: order = ["i0", "i1", "i2.0", "i2.1", "i3.0", "i3.1"], parallel = ["i0", "i1", "i2.0"], tile = {i2 = array<i64: 15>, i3 = array<i64: 16>}, vectorize = "i3.1"
+// CHECK: name = "matmul_6"
+// CHECK-SAME: order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15>}, unroll = {s2.1 = 15 : i64}, vectorize = "s3"
+// By default (512 KiB of intermediates per head) these 16 KiB stay whole.
+// SMALL-LABEL: func.func @attention
+// SMALL: name = "matmul_0"
+// SMALL-SAME: order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 6>}
+func.func @attention(%q: memref<1x2x64x8xf32>, %kt: memref<1x2x8x64xf32>, %v: memref<1x2x64x8xf32>, %out: memref<1x2x64x8xf32>, %ws: memref<?xi8>) attributes {tp.kernel} {
+  %c0 = arith.constant 0 : index
+  %s = memref.view %ws[%c0][] : memref<?xi8> to memref<1x2x64x64xf32>
+  "tp.block"(%s) ({
+    %0 = "tp.read"(%q) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>} : (memref<1x2x64x8xf32>) -> f32
+    %1 = "tp.read"(%kt) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>} : (memref<1x2x8x64xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extents = array<i64: 1, 2, 64, 64, 8>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_0", out_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 6>}, unroll = {s2.1 = 6 : i64}, vectorize = "s3"}} : (memref<1x2x64x64xf32>) -> ()
+  %c16384 = arith.constant 16384 : index
+  %m = memref.view %ws[%c16384][] : memref<?xi8> to memref<1x2x64x1xf32>
+  "tp.block"(%m) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>} : (memref<1x2x64x64xf32>) -> f32
+    gpu.yield %0 : f32
+  }) {axes = ["s0", "s1", "s2", "r3"], combiner = "max", extents = array<i64: 1, 2, 64, 64>, init = 0xFF800000 : f32, kinds = "SSSR", name = "softmax_max_1", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>, schedule = {order = ["s0", "s1", "s2", "r3"], parallel = ["s0", "s1", "s2"], vectorize = "r3"}} : (memref<1x2x64x1xf32>) -> ()
+  "tp.block"(%s) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>} : (memref<1x2x64x64xf32>) -> f32
+    %1 = "tp.read"(%m) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>} : (memref<1x2x64x1xf32>) -> f32
+    %2 = arith.subf %0, %1 : f32
+    %3 = math.exp %2 : f32
+    gpu.yield %3 : f32
+  }) {axes = ["i0", "i1", "i2", "i3"], combiner = "none", extents = array<i64: 1, 2, 64, 64>, init, kinds = "SSSS", name = "softmax_exp_2", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, schedule = {order = ["i0", "i1", "i2", "i3.0", "i3.1"], parallel = ["i0", "i1", "i2"], tile = {i3 = array<i64: 16>}, vectorize = "i3.1"}} : (memref<1x2x64x64xf32>) -> ()
+  "tp.block"(%out) ({
+    %0 = "tp.read"(%s) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>} : (memref<1x2x64x64xf32>) -> f32
+    %1 = "tp.read"(%v) {map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>} : (memref<1x2x64x8xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extents = array<i64: 1, 2, 64, 8, 64>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_6", out_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 16>}, unroll = {s2.1 = 16 : i64}, vectorize = "s3"}} : (memref<1x2x64x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// The consumer vectorizes the rows (dim 1) the blocks would be chunked along after the batch
+// they share: its partial last vector is peeled by its own loop, so nothing is chunked.
+// CHECK-LABEL: func.func @vectorized_rows
+// CHECK: schedule = {order = ["i0", "i1", "i2"], vectorize = "i2"}
+// CHECK: schedule = {order = ["j0", "j2", "j1"], vectorize = "j1"}
+func.func @vectorized_rows(%a: memref<2x40x40xf32>, %out: memref<2x40x40xf32>, %ws: memref<?xi8>) attributes {tp.kernel} {
+  %c0 = arith.constant 0 : index
+  %t = memref.view %ws[%c0][] : memref<?xi8> to memref<2x40x40xf32>
+  "tp.block"(%t) ({
+    %0 = "tp.read"(%a) {map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>} : (memref<2x40x40xf32>) -> f32
+    %1 = math.exp %0 : f32
+    gpu.yield %1 : f32
+  }) {axes = ["i0", "i1", "i2"], combiner = "none", extents = array<i64: 2, 40, 40>, init, kinds = "SSS", name = "exp", out_map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, schedule = {order = ["i0", "i1", "i2"], vectorize = "i2"}} : (memref<2x40x40xf32>) -> ()
+  "tp.block"(%out) ({
+    %0 = "tp.read"(%t) {map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>} : (memref<2x40x40xf32>) -> f32
+    %1 = arith.addf %0, %0 : f32
+    gpu.yield %1 : f32
+  }) {axes = ["j0", "j1", "j2"], combiner = "none", extents = array<i64: 2, 40, 40>, init, kinds = "SSS", name = "transposed_double", out_map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, schedule = {order = ["j0", "j2", "j1"], vectorize = "j1"}} : (memref<2x40x40xf32>) -> ()
+  return
+}
