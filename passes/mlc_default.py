@@ -20,7 +20,10 @@ GRAPH_STAGE = (
     "graph-verify,%s%sgraph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
-TP_STAGE = "graph-to-tp,%stp-default-schedule{threads=%d vector-bits=%d},tp-chunk-rows,tp-verify"
+TP_STAGE = (
+    "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d},"
+    "tp-chunk-rows,tp-verify"
+)
 LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 

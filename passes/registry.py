@@ -39,6 +39,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-apply-records": _lazy("tp_apply_records", "TpApplyRecordsPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),
     "tp-chunk-rows": _lazy("tp_chunk_rows", "TpChunkRowsPass"),
+    "tp-defer-row-scale": _lazy("tp_defer_row_scale", "TpDeferRowScalePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),

@@ -80,16 +80,18 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
-def row_step_bytes(view: BlockView, axis: str) -> list[int]:
-    """How far (bytes) each read that depends on `axis` moves in its buffer per step of
-    `axis` (row-major buffers)."""
-    pos = view.axes.index(axis)
+def broadcast_steps(view: BlockView, axis: str, vec: str) -> list[int]:
+    """How far (bytes) each broadcast read (one that `vec` does not move) moves in its
+    buffer per step of `axis` (row-major buffers)."""
+    pos, vpos = view.axes.index(axis), view.axes.index(vec)
     steps = []
     for op in walk(view.op):
         if op.name not in ("tp.read", "tp.read_padded"):
             continue
         mtype = ir.MemRefType(op.operands[0].type)
         amap = ir.AffineMapAttr(op.attributes["map"]).value
+        if any(linear_coeff(e, vpos) != 0 for e in amap.results):
+            continue
         stride, step = getattr(mtype.element_type, "width", 32) // 8, 0
         for dim in reversed(range(len(mtype.shape))):
             coeff = linear_coeff(amap.results[dim], pos)

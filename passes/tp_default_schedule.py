@@ -26,6 +26,7 @@ from mlc.target import VectorUnit, host_vector_unit, vector_unit_for_bits
 from .base import ModulePass, PassContext
 from .schedule_reads import (
     batch_axes,
+    broadcast_steps,
     companion_axis,
     contiguous_along,
     elem_bytes,
@@ -35,7 +36,6 @@ from .schedule_reads import (
     read_bytes,
     reads_using,
     row_axis,
-    row_step_bytes,
     shares_index,
     vector_axis,
     vector_only_axes,
@@ -270,7 +270,7 @@ class TpDefaultSchedulePass(ModulePass):
         if comp == row:  # the fallback row can be the only companion candidate
             comp = None
         max_rows = row_extent = extents[axes.index(row)] if row else 1
-        if row is not None and any(s % 4096 == 0 for s in row_step_bytes(view, row)):
+        if row is not None and any(s % 4096 == 0 for s in broadcast_steps(view, row, vec)):
             max_rows = min(max_rows, ALIASED_ROWS)
         if row_extent == 1 and not gathered:
             # A matrix-vector product: the vector axis alone gives the independent accumulators

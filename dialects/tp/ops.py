@@ -196,14 +196,17 @@ def _axes_of(where: BlockHandle | Sequence[str]) -> Sequence[str]:
 def read(
     buffer: ir.Value,
     where: BlockHandle | Sequence[str],
-    exprs: str,
+    exprs: str | ir.AffineMap,
     *,
     pad: float | int | None = None,
     loc: ir.Location | None = None,
 ) -> ir.Value:
-    """Element of `buffer` at `exprs`; with `pad`, out-of-bounds positions read `pad`."""
+    """Element of `buffer` at `exprs` (over the axes of `where`, or an affine map of them);
+    with `pad`, out-of-bounds positions read `pad`."""
     mtype = ir.MemRefType(buffer.type)
-    amap = ir.AffineMapAttr.get(axis_map(_axes_of(where), exprs))
+    if not isinstance(exprs, ir.AffineMap):
+        exprs = axis_map(_axes_of(where), exprs)
+    amap = ir.AffineMapAttr.get(exprs)
     if pad is None:
         op = ir.Operation.create(
             "tp.read",

@@ -8,6 +8,8 @@ queries), and check that a long sequence is chunked by default."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from mlir import ir
@@ -161,7 +163,7 @@ def test_long_sequence_runs_in_chunks_of_queries(threads: int) -> None:
     case = (1, 2, 599, 600, 8, True)
     model, feeds = _attention(*case), _feeds(*case)
     schedules = _schedules(model, threads)
-    products = [s for name, s in schedules.items() if name.startswith("matmul")]
+    products = [s for name, s in schedules.items() if re.fullmatch(r"matmul_\d+", name)]
     assert len(products) == 2
     rows = {s.tile["s2"][0] for s in products}
     assert len(rows) == 1 and 599 % rows.pop()
@@ -170,6 +172,18 @@ def test_long_sequence_runs_in_chunks_of_queries(threads: int) -> None:
         assert not threads > 1 or schedule.parallel == ("s0", "s1", "s2.0")
     got = _run(model, feeds, threads, fuse="")
     np.testing.assert_allclose(got, _reference(feeds), rtol=1e-4, atol=2e-5)
+
+
+def test_softmax_scale_applies_to_the_product() -> None:
+    """tp-defer-row-scale: the softmax's 1 / sum multiplies ·V's output rows (a block after
+    the product) instead of the score matrix, which no block after the exponentials writes
+    again (before: `materialize`, the quotient)."""
+    case = (1, 2, 599, 600, 8, True)
+    names = list(_schedules(_attention(*case)))
+    products = [n for n in names if re.fullmatch(r"matmul_\d+", n)]
+    assert names[names.index(products[-1]) + 1] == f"{products[-1]}_row_scale"
+    after_softmax = names[names.index(next(n for n in names if n.startswith("softmax_exp"))) :]
+    assert not [n for n in after_softmax if n.startswith("materialize")]
 
 
 def test_same_numbers_as_three_kernels() -> None:
