@@ -208,6 +208,23 @@ def _interleave(
     return ctx.emit("reshape", moved, shape=shape[:2] + [q * s for q, s in zip(shape[2:], strides)])
 
 
+def _projection(
+    ctx: ImportContext, x: ir.Value, w: ir.Value, node: onnx.NodeProto, shape: tuple[int, ...]
+) -> ir.Value:
+    """A 1x1 input spread over the whole kernel (a generator's first layer, 100 -> 512 x 4 x 4):
+    output[n, m, k...] = sum_c x[n, c] w[c, m, k...], one matrix product [N, C] x [C, M*K]
+    instead of a convolution whose taps read padding almost everywhere."""
+    channels, m, kernel = shape[0], shape[1], list(shape[2:])
+    batch = ctx.type(node, 0).shape[0]
+    rows = ctx.emit("reshape", x, shape=[batch, channels])
+    cols = ctx.emit("reshape", w, shape=[channels, m * math.prod(kernel)])
+    y = ctx.emit("reshape", ctx.emit("matmul", rows, cols), shape=[batch, m, *kernel])
+    bias = ctx.operand(node, 2)
+    if bias is None:
+        return y
+    return ctx.emit("add", y, ctx.emit("reshape", bias, shape=[m] + [1] * len(kernel)))
+
+
 @converter("ConvTranspose", since=1)
 @converter("ConvTranspose", since=11)
 @converter("ConvTranspose", since=22)
@@ -233,6 +250,9 @@ def conv_transpose(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     if min(outs) < 1:
         raise ctx.unsupported(f"the output would have spatial sizes {outs}")
     m = wt.shape[1] * group
+    if all(i == 1 for i in ins) and group == 1 and outs == kernel:
+        if all(d == 1 for d in dilations) and not any(begins):
+            return [_projection(ctx, ctx.operand(node, 0), ctx.operand(node, 1), node, wt.shape)]
     quotients = [-(-o // s) for o, s in zip(outs, strides)]  # Q: outputs per phase (rounded up)
     phase_shape = [xt.shape[0], m, *quotients]
     x, bias = ctx.operand(node, 0), ctx.operand(node, 2)

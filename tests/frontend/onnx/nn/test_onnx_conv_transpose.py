@@ -116,6 +116,32 @@ def test_1d_and_3d(rank: int) -> None:
     np.testing.assert_allclose(run_compiled(model, {"x": x})[0], run_ort(model, {"x": x})[0], **TOL)
 
 
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("strides", [[1, 1], [2, 2]])
+def test_a_1x1_input_is_one_matrix_product(strides: list[int], bias: bool) -> None:
+    """A generator's first layer (DCGAN: 100 -> 512 x 4 x 4 from a 1x1 code): every output
+    element is one tap of the kernel, so the node is [N, C] x [C, M*K], not a convolution
+    over a 7x7 padded input whose taps read padding almost everywhere. The stride does not
+    matter for one input element; runtime weights reshape the same way."""
+    x, w, b = rand(3, 10, 1, 1), rand(10, 6, 4, 3, seed=1), rand(6, seed=2)
+    consts = {"w": w, "b": b} if bias else {"w": w}
+    model = node_model("ConvTranspose", {"x": x}, consts=consts, opset=17, strides=strides)
+    module = check_numerics(model, {"x": x}, **TOL)
+    assert "graph.matmul" in op_names(module) and "graph.conv2d" not in op_names(module)
+    assert output_shape(module) == (3, 6, 4, 3)
+    np.testing.assert_allclose(run_compiled(model, {"x": x})[0], run_ort(model, {"x": x})[0], **TOL)
+    feeds = {"x": x, "w": w}
+    runtime = node_model("ConvTranspose", feeds, opset=17, strides=strides)
+    np.testing.assert_allclose(run_compiled(runtime, feeds)[0], run_ort(runtime, feeds)[0], **TOL)
+
+
+def test_a_1x1_input_with_padding_stays_a_convolution() -> None:
+    x, w = rand(1, 4, 1, 1), rand(4, 2, 4, 4, seed=1)
+    model = node_model("ConvTranspose", {"x": x}, consts={"w": w}, opset=17, pads=[1, 1, 1, 1])
+    module = check_numerics(model, {"x": x}, **TOL)
+    assert "graph.conv2d" in op_names(module)
+
+
 def test_runtime_weights_and_compiled_grouped() -> None:
     x, w, b = rand(1, 4, 5, 5), rand(4, 3, 3, 3, seed=1), rand(6, seed=2)
     model = node_model(
