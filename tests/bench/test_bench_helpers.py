@@ -7,6 +7,10 @@ anything or needs torch.
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -14,6 +18,7 @@ import pytest
 onnx = pytest.importorskip("onnx")
 import bench_models  # noqa: E402
 import bench_patterns  # noqa: E402
+import compare_commits  # noqa: E402
 import compare_pipelines  # noqa: E402
 import modern_models  # noqa: E402
 import profile_kernels  # noqa: E402
@@ -148,3 +153,19 @@ def test_pattern_cases_are_valid_models() -> None:
         model, feeds = make()
         onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True)
         assert [i.name for i in model.graph.input] == list(feeds), name
+
+
+def test_a_commit_tree_imports_its_own_passes(tmp_path: pathlib.Path) -> None:
+    """compare_commits.package_tree: the archived commit's `mlc.passes` is the one imported,
+    not the working tree's (which the editable install would supply for a bare checkout)."""
+    pkg = compare_commits.package_tree("HEAD", tmp_path)
+    code = "import mlc.passes.mlc_default as p, mlc.dialects as d; print(p.__file__, d.__file__)"
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        env=dict(os.environ, PYTHONPATH=str(pkg)),
+        cwd=tmp_path,  # not the repository root, whose mlc/ would come first
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert all(path.startswith(str(pkg)) for path in out.stdout.split())
