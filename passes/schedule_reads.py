@@ -80,17 +80,22 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
-def broadcast_steps(view: BlockView, axis: str, vec: str) -> list[int]:
-    """How far (bytes) each broadcast read (one that `vec` does not move) moves in its
-    buffer per step of `axis` (row-major buffers)."""
-    pos, vpos = view.axes.index(axis), view.axes.index(vec)
+ALIASED_STEP = 4096
+"""Addresses this many bytes apart (or a multiple) fall in one set of the L1 data cache."""
+
+
+def read_steps(view: BlockView, axis: str, skip: str | None = None) -> list[int]:
+    """How far (bytes) each read moves in its buffer per step of `axis` (row-major buffers),
+    leaving out the reads that `skip` moves (with `skip` the vector axis: the broadcasts)."""
+    pos = view.axes.index(axis)
+    skip_pos = view.axes.index(skip) if skip is not None else None
     steps = []
     for op in walk(view.op):
         if op.name not in ("tp.read", "tp.read_padded"):
             continue
         mtype = ir.MemRefType(op.operands[0].type)
         amap = ir.AffineMapAttr(op.attributes["map"]).value
-        if any(linear_coeff(e, vpos) != 0 for e in amap.results):
+        if skip_pos is not None and any(linear_coeff(e, skip_pos) != 0 for e in amap.results):
             continue
         stride, step = getattr(mtype.element_type, "width", 32) // 8, 0
         for dim in reversed(range(len(mtype.shape))):
@@ -231,6 +236,8 @@ def gather_axis(view: BlockView, lanes: int) -> str | None:
         gathered = len(reads_using(view, axis))
         if gathered >= reads:
             continue  # nothing is reused across lanes: gathers would only add work
+        if any(step % ALIASED_STEP == 0 for step in read_steps(view, axis)):
+            continue  # every lane's element in one L1 set (attention's P·V along queries)
         key = (-gathered, extent, axis)
         if best is None or key > best:
             best = key

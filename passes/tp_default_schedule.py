@@ -25,8 +25,8 @@ from mlc.target import VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
 from .schedule_reads import (
+    ALIASED_STEP,
     batch_axes,
-    broadcast_steps,
     companion_axis,
     contiguous_along,
     elem_bytes,
@@ -34,6 +34,7 @@ from .schedule_reads import (
     image_axis,
     lanes_of,
     read_bytes,
+    read_steps,
     reads_using,
     row_axis,
     shares_index,
@@ -270,7 +271,7 @@ class TpDefaultSchedulePass(ModulePass):
         if comp == row:  # the fallback row can be the only companion candidate
             comp = None
         max_rows = row_extent = extents[axes.index(row)] if row else 1
-        if row is not None and any(s % 4096 == 0 for s in broadcast_steps(view, row, vec)):
+        if row is not None and any(s % ALIASED_STEP == 0 for s in read_steps(view, row, skip=vec)):
             max_rows = min(max_rows, ALIASED_ROWS)
         if row_extent == 1 and not gathered:
             # A matrix-vector product: the vector axis alone gives the independent accumulators

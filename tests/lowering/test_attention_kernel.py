@@ -126,6 +126,7 @@ CASES = [
     (2, 3, 50, 50, 16, True),
     (1, 4, 7, 50, 8, True),  # cross-attention: fewer queries than keys
     (3, 2, 33, 5, 24, False),
+    (1, 2, 30, 1024, 4, True),  # heads of 4 over 1024 keys: ·V on 4-lane vectors, not gathers
 ]
 
 
