@@ -70,6 +70,9 @@ POOL_OPS = {
     "avg_pool2d",
     "global_avg_pool2d",
     "global_max_pool2d",
+    "max_pool_nd",
+    "avg_pool_nd",
+    "lp_pool_nd",
     "argmax",
     "argmin",
 }
@@ -135,6 +138,8 @@ def describe(kernel: func.FuncOp) -> KernelInfo:
     for op, kind in zip(ops, kinds, strict=True):
         if kind == "conv2d":
             return _describe_conv(op, suffix, traffic, elements)
+        if kind == "conv_nd":
+            return _describe_conv_nd(op, suffix, traffic, elements)
         if kind in GEMM_OPS:
             return _describe_gemm(op, kind, suffix, traffic, elements)
     detail = "+".join(dict.fromkeys(kinds))
@@ -169,6 +174,19 @@ def _describe_conv(op: ir.Operation, suffix: str, traffic: int, elements: int) -
         f"conv {kh}x{kw}/s{stride[0]} {macs_per_output // (kh * kw) * group}->{channels}ch "
         f"g{group} {out[2]}x{out[3]} {layout}{suffix}"
     )
+    return KernelInfo(category, detail, 2.0 * elements * macs_per_output, traffic, elements)
+
+
+def _describe_conv_nd(op: ir.Operation, suffix: str, traffic: int, elements: int) -> KernelInfo:
+    """An N-D (1-D, 3-D ...) convolution: plain NC<spatial> layout, one MAC per output element
+    per weight element of its group."""
+    out, weight = _shape(op.results[0]), _shape(op.operands[1])
+    group = ir.IntegerAttr(op.attributes["group"]).value if "group" in op.attributes else 1
+    macs_per_output = int(np.prod(weight[1:]))
+    kernel = "x".join(map(str, weight[2:]))
+    spatial = "x".join(map(str, out[2:]))
+    category = "conv" if group == 1 else "grouped-conv"
+    detail = f"conv_nd {kernel} {weight[1] * group}->{out[1]}ch g{group} {spatial}{suffix}"
     return KernelInfo(category, detail, 2.0 * elements * macs_per_output, traffic, elements)
 
 

@@ -169,3 +169,25 @@ def test_a_commit_tree_imports_its_own_passes(tmp_path: pathlib.Path) -> None:
         check=True,
     )
     assert all(path.startswith(str(pkg)) for path in out.stdout.split())
+
+
+def test_3d_convs_and_pools_are_classified_with_their_work() -> None:
+    """conv_nd counts its multiply-adds (it was 'elementwise' with no FLOPs); max_pool_nd is a
+    pooling kernel."""
+    weight = numpy_helper.from_array(np.ones((8, 4, 3, 3, 3), np.float32), "w")
+    model = _model(
+        [
+            helper.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 6),
+            helper.make_node("MaxPool", ["c"], ["y"], kernel_shape=[1, 2, 2], strides=[1, 2, 2]),
+        ],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 4, 6, 6])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 8, 4, 3, 3])],
+        [weight],
+    )
+    module, params = mlc.from_onnx(model)
+    mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
+    infos = [info for _, _, _, info in profile_kernels.kernel_modules(module)]
+    conv = next(i for i in infos if i.detail.startswith("conv_nd"))
+    assert conv.category == "conv" and conv.detail == "conv_nd 3x3x3 4->8ch g1 4x6x6"
+    assert conv.flops == 2.0 * (8 * 4 * 6 * 6) * (4 * 27)
+    assert any(i.category == "reduce/pool" and "max_pool_nd" in i.detail for i in infos)
