@@ -541,3 +541,22 @@ func.func @chunked_attention(%q: memref<1x2x64x8xf32>, %kt: memref<1x2x8x64xf32>
   }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extents = array<i64: 1, 2, 64, 8, 64>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_6", out_map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>, schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], parallel = ["s0", "s1", "s2.0"], tile = {s2 = array<i64: 15>}, unroll = {s2.1 = 15 : i64}, vectorize = "s3"}} : (memref<1x2x64x8xf32>) -> ()
   return
 }
+
+// -----
+
+// Lanes two apart along the innermost dim (a stride-2 window): one load of 32 floats and a
+// shuffle of the even ones where that stays inside the row, lane by lane past its end.
+// CHECK-LABEL: func.func @strided_lanes
+// CHECK: scf.if
+// CHECK: %[[W:.*]] = vector.load %arg0[%{{.*}}] : memref<100xf32>, vector<32xf32>
+// CHECK: vector.shuffle %[[W]], %[[W]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
+// CHECK: } else {
+// CHECK-COUNT-16: memref.load %arg0
+func.func @strided_lanes(%A: memref<100xf32>, %O: memref<48xf32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%A) {map = affine_map<(i) -> (i * 2)>} : (memref<100xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "every_other", axes = ["i"], kinds = "S", extents = array<i64: 48>, out_map = affine_map<(i) -> (i)>,
+      combiner = "none", init, schedule = {tile = {i = array<i64: 16>}, order = ["i.0", "i.1"], vectorize = "i.1"}} : (memref<48xf32>) -> ()
+  return
+}

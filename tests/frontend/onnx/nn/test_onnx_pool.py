@@ -210,3 +210,25 @@ def test_max_pool_indices_output(x: np.ndarray, attrs: dict[str, object]) -> Non
     expected = run_ort(model, {"x": x})
     for got, want in zip(run_compiled(model, {"x": x}), expected):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(
+    "op,kernel,strides,pads",
+    [
+        ("MaxPool", [1, 3, 3], [1, 2, 2], [0, 1, 1, 0, 1, 1]),  # video nets' spatial pool
+        ("AveragePool", [1, 1, 3], [1, 1, 3], [0, 0, 0, 0, 0, 2]),
+        ("MaxPool", [2, 2, 4], [2, 2, 4], [0, 0, 0, 0, 0, 0]),
+    ],
+    ids=["max_s2_padded", "avg_s3", "max_s4"],
+)
+def test_3d_pools_with_strided_vectors_compiled(
+    op: str, kernel: list[int], strides: list[int], pads: list[int]
+) -> None:
+    """Compiled NCDHW pools read lanes 2-4 apart along W: one wide load and a shuffle inside
+    the rows, lane by lane where the window reaches the padding or the row's end (W = 77: the
+    vectors of the last tile are partial)."""
+    x = rand(1, 3, 4, 9, 77, seed=3)
+    model = node_model(op, {"x": x}, opset=22, kernel_shape=kernel, strides=strides, pads=pads)
+    np.testing.assert_allclose(
+        run_compiled(model, {"x": x})[0], run_ort(model, {"x": x})[0], rtol=1e-6, atol=1e-6
+    )
