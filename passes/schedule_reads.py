@@ -110,6 +110,14 @@ def read_steps(view: BlockView, axis: str, skip: str | None = None) -> list[int]
     return steps
 
 
+def reads_buffer(view: BlockView, buffer: ir.Value) -> bool:
+    """Whether any read or load of `view` is of `buffer`."""
+    return any(
+        op.name in ("tp.read", "tp.read_padded", "tp.load") and op.operands[0] == buffer
+        for op in walk(view.op)
+    )
+
+
 def reads_using(view: BlockView, axis: str) -> list[ir.AffineMap]:
     pos = view.axes.index(axis)
     return [m for m in read_maps(view) if any(linear_coeff(e, pos) != 0 for e in m.results)]

@@ -19,12 +19,12 @@ from typing import ClassVar
 
 from mlir import ir
 
+from mlc.dialects import tp
 from mlc.dialects.tp import BlockView, Schedule
-from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
 from .lowering.row_fusion import Unit, row_loops, shared_rows
-from .schedule_reads import elem_bytes
+from .schedule_reads import elem_bytes, reads_buffer
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,7 @@ class TpChunkRowsPass(ModulePass):
             )
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        for func in [o for o in walk(module) if o.name == "func.func"]:
-            if "tp.kernel" not in func.attributes:
-                continue
+        for func in tp.kernels(module):
             ops = [o.operation for o in func.regions[0].blocks[0].operations]
             for run in _runs([BlockView(o) for o in ops if o.name == "tp.block"]):
                 self._chunk(run)
@@ -108,17 +106,10 @@ def _intermediate_bytes(run: list[BlockView]) -> list[int]:
     softmax normalizes its exponentials in place)."""
     sizes: dict[ir.Value, int] = {}
     for i, view in enumerate(run):
-        if view.out not in sizes and any(_reads(v, view.out) for v in run[i + 1 :]):
+        if view.out not in sizes and any(reads_buffer(v, view.out) for v in run[i + 1 :]):
             shape = ir.MemRefType(view.out.type).shape
             sizes[view.out] = math.prod(shape) * elem_bytes(view)
     return list(sizes.values())
-
-
-def _reads(view: BlockView, buffer: ir.Value) -> bool:
-    return any(
-        op.name in ("tp.read", "tp.read_padded", "tp.load") and op.operands[0] == buffer
-        for op in walk(view.op)
-    )
 
 
 def _axis_at(view: BlockView, dim: int) -> str | None:

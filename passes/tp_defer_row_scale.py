@@ -18,10 +18,10 @@ from mlir.dialects import arith
 
 from mlc.dialects import tp
 from mlc.dialects.tp import BlockView
-from mlc.dialects.tp.affine import dims_used
-from mlc.dialects.walk import walk
+from mlc.dialects.tp.affine import dims_used, is_identity
 
 from .base import ModulePass, PassContext
+from .schedule_reads import reads_buffer
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class TpDeferRowScalePass(ModulePass):
 
 
 def _row_scale(view: BlockView) -> RowScale | None:
-    if view.combiner != "none" or set(view.kinds) != {"S"} or not _identity(view.out_map):
+    if view.combiner != "none" or set(view.kinds) != {"S"} or not is_identity(view.out_map):
         return None
     ops = [o.operation for o in view.body.operations]
     if [o.name for o in ops] != ["tp.read", "tp.read", "arith.mulf", "gpu.yield"]:
@@ -77,7 +77,7 @@ def _row_scale(view: BlockView) -> RowScale | None:
             ir.MemRefType(rows.operands[0].type).shape == ir.MemRefType(view.out.type).shape
         )
         if (
-            _identity(rows_map)
+            is_identity(rows_map)
             and same_shape
             and all(last not in dims_used(e) for e in factor_map.results)
         ):
@@ -87,17 +87,10 @@ def _row_scale(view: BlockView) -> RowScale | None:
 
 def _only_reader(later: list[BlockView], buffer: ir.Value) -> BlockView | None:
     """The one block of `later` that reads `buffer`, if no other touches it."""
-    readers = [v for v in later if _reads(v, buffer) or v.out == buffer]
+    readers = [v for v in later if reads_buffer(v, buffer) or v.out == buffer]
     if len(readers) != 1 or readers[0].out == buffer:
         return None
     return readers[0]
-
-
-def _reads(view: BlockView, buffer: ir.Value) -> bool:
-    return any(
-        o.name in ("tp.read", "tp.read_padded", "tp.load") and o.operands[0] == buffer
-        for o in walk(view.op)
-    )
 
 
 def _row_operand(product: BlockView, buffer: ir.Value) -> ir.Operation | None:
@@ -155,10 +148,9 @@ def _rewrite(scale: RowScale, product: BlockView, x_read: ir.Operation) -> None:
             axes=axes,
             kinds="S" * len(axes),
             extents=[product.extents[i] for i in spatial],
-            out_map="(" + ", ".join(axes) + ")",
+            out_map=out_map,
             ip=ir.InsertionPoint.after(nxt),
         )
-        handle.op.attributes["out_map"] = ir.AffineMapAttr.get(out_map)
         with ir.InsertionPoint(handle.body):
             value = tp.read(product.out, axes, out_map)
             factor = tp.read(scale.factor, axes, factor_map)
@@ -170,10 +162,3 @@ def _scratch(buffer: ir.Value) -> bool:
     """A kernel's scratch buffer (a view of its workspace), not an argument the caller sees."""
     owner = buffer.owner
     return not isinstance(owner, ir.Block) and owner.name == "memref.view"
-
-
-def _identity(amap: ir.AffineMap) -> bool:
-    return amap.n_dims == len(amap.results) and all(
-        isinstance(e.maybe_downcast(), ir.AffineDimExpr) and e.maybe_downcast().position == i
-        for i, e in enumerate(amap.results)
-    )

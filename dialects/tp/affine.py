@@ -77,3 +77,11 @@ def linear_coeff(expr: ir.AffineExpr, pos: int) -> int | None:
         return None if lhs or rhs else 0
     # floordiv / ceildiv / mod: linear only if the dim does not occur.
     return None if lhs or rhs else 0
+
+
+def is_identity(amap: ir.AffineMap) -> bool:
+    """Whether `amap` is (d0, d1, ...) -> (d0, d1, ...)."""
+    return amap.n_dims == len(amap.results) and all(
+        isinstance(e.maybe_downcast(), ir.AffineDimExpr) and e.maybe_downcast().position == i
+        for i, e in enumerate(amap.results)
+    )

@@ -161,7 +161,7 @@ def block(
     axes: str | Sequence[str],
     kinds: str,
     extents: Sequence[int],
-    out_map: str,
+    out_map: str | ir.AffineMap,
     combiner: str = "none",
     init: float | int | None = None,
     schedule: Schedule | None = None,
@@ -177,7 +177,9 @@ def block(
         "axes": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in axis_list]),
         "kinds": ir.StringAttr.get(kinds),
         "extents": ir.DenseI64ArrayAttr.get([int(e) for e in extents]),
-        "out_map": ir.AffineMapAttr.get(axis_map(axis_list, out_map)),
+        "out_map": ir.AffineMapAttr.get(
+            out_map if isinstance(out_map, ir.AffineMap) else axis_map(axis_list, out_map)
+        ),
         "combiner": ir.StringAttr.get(combiner),
         "init": init_attr,
         "schedule": (schedule or Schedule()).to_attr(),

@@ -213,13 +213,13 @@ class BodyEmitter:
         if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
         if contiguous:
-            return self._padded_vector_read(op, buf, amap, point, vtype)
+            return self._loaded_or_lanes(op, buf, amap, point, vtype, 1, padded)
         step = coeffs[-1]
         if plain and step in STRIDED_STEPS and all(c == 0 for c in coeffs[:-1]):
-            return self._strided_read(op, buf, amap, point, vtype, step, padded)
+            return self._loaded_or_lanes(op, buf, amap, point, vtype, step, padded)
         return self._gather(op, buf, amap, point, vtype, padded)
 
-    def _strided_read(
+    def _loaded_or_lanes(
         self,
         op: ir.Operation,
         buf: ir.Value,
@@ -229,9 +229,9 @@ class BodyEmitter:
         step: int,
         padded: bool,
     ) -> ir.Value:
-        """Lanes `step` apart along the innermost dim (a stride-2 pooling window in NCDHW): one
-        load of `step` x lanes and a shuffle when that stays inside the buffer, lane by lane at
-        the borders."""
+        """Lanes `step` apart along the innermost dim (1: a padded contiguous read; 2-4: a
+        stride-2 pooling window in NCDHW): one load of `step` x lanes (and a shuffle of every
+        `step`-th element) when that stays inside the buffer, lane by lane at the borders."""
         idx = self.indices(amap, point)
         shape = ir.MemRefType(buf.type).shape
         wide = ir.VectorType.get([point.lanes * step], vtype.element_type)
@@ -253,8 +253,10 @@ class BodyEmitter:
         branch = scf.IfOp(inside, [vtype], has_else=True)
         with ir.InsertionPoint(branch.then_block):
             loaded = vector.LoadOp(wide, buf, idx).result
-            picked = vector.ShuffleOp(loaded, loaded, [i * step for i in range(point.lanes)])
-            scf.YieldOp([picked.result])
+            if step > 1:
+                lanes = [i * step for i in range(point.lanes)]
+                loaded = vector.ShuffleOp(loaded, loaded, lanes).result
+            scf.YieldOp([loaded])
         with ir.InsertionPoint(branch.else_block):
             scf.YieldOp([self._gather(op, buf, amap, point, vtype, padded)])
         return branch.results[0]
@@ -272,39 +274,6 @@ class BodyEmitter:
             self._scalar_read(op, buf, amap, point.with_lane(i), padded) for i in range(point.lanes)
         ]
         return vector.FromElementsOp(vtype, lanes).result
-
-    def _padded_vector_read(
-        self,
-        op: ir.Operation,
-        buf: ir.Value,
-        amap: ir.AffineMap,
-        point: Point,
-        vtype: ir.VectorType,
-    ) -> ir.Value:
-        """One vector load when all lanes are inside the buffer, lane by lane at the borders."""
-        idx = self.indices(amap, point)
-        shape = ir.MemRefType(buf.type).shape
-        inside: ir.Value | None = None
-        for k, (value, dim) in enumerate(zip(idx, shape)):
-            last = k == len(idx) - 1
-            lo, hi = expr_range(amap.results[k], self.ranges)
-            checks = []
-            if lo < 0:
-                checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
-            if hi >= dim or last:
-                limit = dim - point.lanes + 1 if last else dim
-                checks.append(
-                    arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(limit)).result
-                )
-            for c in checks:
-                inside = c if inside is None else arith.AndIOp(inside, c).result
-        assert inside is not None
-        branch = scf.IfOp(inside, [vtype], has_else=True)
-        with ir.InsertionPoint(branch.then_block):
-            scf.YieldOp([vector.LoadOp(vtype, buf, idx).result])
-        with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([self._gather(op, buf, amap, point, vtype, True)])
-        return branch.results[0]
 
     def _scalar_read(
         self, op: ir.Operation, buf: ir.Value, amap: ir.AffineMap, point: Point, padded: bool

@@ -22,6 +22,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from mlc.dialects.tp import BlockView, Loop
+from mlc.dialects.tp.affine import is_identity
 
 from .body import BodyEmitter, Point
 from .emit_util import apply, broadcast, combine, horizontal, index_const, scalar_const
@@ -566,7 +567,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
     ):
         return False
-    if nxt.extents != shape or not _is_identity(nxt.out_map):
+    if nxt.extents != shape or not is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
     first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
@@ -577,7 +578,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         if op.name == "tp.load" and op.operands[0] == block.out:
             return False
         if op.name in ("tp.read", "tp.read_padded") and op.operands[0] == block.out:
-            if op.name != "tp.read" or not _is_identity(
+            if op.name != "tp.read" or not is_identity(
                 ir.AffineMapAttr(op.attributes["map"]).value
             ):
                 return False
@@ -597,13 +598,6 @@ def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
         if parent is None or owner.name != "tp.read":
             return False
     return True
-
-
-def _is_identity(amap: ir.AffineMap) -> bool:
-    return amap.n_dims == len(amap.results) and all(
-        isinstance(r.maybe_downcast(), ir.AffineDimExpr) and r.maybe_downcast().position == i
-        for i, r in enumerate(amap.results)
-    )
 
 
 def _register_mode(lowering: BlockLowering, first_r: int) -> bool:
