@@ -14,6 +14,7 @@ from onnx import helper, numpy_helper
 from mlc.dialects.attrs import from_attr, param_name, tensor_t
 from mlc.dialects.graph.spec import TensorT
 from mlc.frontend import from_onnx
+from mlc.target import host_arch, host_int8_dot_bits
 
 _ONNX_TYPES = {
     np.dtype(np.float32): onnx.TensorProto.FLOAT,
@@ -169,6 +170,15 @@ def run_ort(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> list[np.
         model.SerializeToString(), options, providers=["CPUExecutionProvider"]
     )
     return session.run(None, dict(feeds))
+
+
+def ort_u8s8_exact() -> bool:
+    """Whether onnxruntime multiplies uint8 by int8 exactly here. Without a VNNI dot product
+    (x86 with AVX2 only) MLAS multiplies with vpmaddubsw, which saturates every pair of
+    products at int16 (255 * -128 * 2 < -32768): its results then differ from exact integer
+    arithmetic, which is what ONNX specifies and mlc computes. onnxruntime's quantizer offers
+    `reduce_range` (7-bit weights) for such hosts."""
+    return host_arch() != "x86_64" or host_int8_dot_bits() > 0
 
 
 def check_numerics(
