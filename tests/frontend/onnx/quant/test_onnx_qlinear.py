@@ -17,7 +17,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from onnx import TensorProto
 
 from helpers.onnx_testing import (
