@@ -33,6 +33,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
     "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
+    "graph-pack-weights": _lazy("graph_pack_weights", "GraphPackWeightsPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),

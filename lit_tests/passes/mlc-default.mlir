@@ -1,6 +1,7 @@
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{weight-panel=0})' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{weight-panel=16})' | FileCheck %s --check-prefix=PANELS
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{threads=2})' | FileCheck %s --check-prefix=THREADS
-// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1})' | FileCheck %s --check-prefix=NOFUSE
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1 weight-panel=0})' | FileCheck %s --check-prefix=NOFUSE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=APPROX
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{approx-math=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LIBM
 
@@ -22,6 +23,13 @@
 // LIBM: tp-to-loops
 // LIBM-NOT: mlc-math-approx
 // LIBM: convert-math-to-funcs
+
+// weight-panel=16: the weights are packed by a kernel of their own here (mlc-opt has no
+// parameter values to fold it with), the product runs panel by panel into a scratch buffer,
+// and the transpose back is the relu's kernel's index map.
+// PANELS-DAG: llvm.func internal @fused_reshape_transpose_0(
+// PANELS-DAG: llvm.func internal @fused_matmul_1(
+// PANELS-DAG: llvm.func internal @fused_transpose_reshape_relu_2(
 
 // NOFUSE-DAG: llvm.func internal @fused_matmul_0(
 // NOFUSE-DAG: llvm.func internal @fused_relu_1(
