@@ -14,6 +14,7 @@ import mlc
 from mlc.dialects.tp import BlockView
 from mlc.dialects.walk import walk
 from mlc.errors import MlcError
+from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.target import host_target
 from mlc.tuner.records import (
     Record,
@@ -136,19 +137,20 @@ def test_compile_with_tuning_records(tmp_path: pathlib.Path) -> None:
     from onnx import TensorProto, helper, numpy_helper
 
     rng = np.random.default_rng(0)
-    b = rng.standard_normal((64, 32)).astype(np.float32)
+    b = rng.standard_normal((64, 40)).astype(np.float32)  # 40 columns: no weight panels
     graph = helper.make_graph(
         [helper.make_node("MatMul", ["a", "b"], ["y"])],
         "g",
         [helper.make_tensor_value_info("a", TensorProto.FLOAT, [24, 64])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [24, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [24, 40])],
         [numpy_helper.from_array(b, "b")],
     )
     model = tmp_path / "mm.onnx"
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), str(model))
     # Find the matmul kernel's workload, then record a schedule the default would not choose.
     module, params = mlc.from_onnx(model)
-    mlc.PassManager.parse("builtin.module(graph-fuse,graph-to-tp)").run(module, params=params)
+    graph_stage = MlcDefaultPipeline().stages()[0]  # the compile's own graph passes
+    mlc.PassManager.parse(f"builtin.module({graph_stage},graph-to-tp)").run(module, params=params)
     ((key, name, kernel),) = workloads(module.operation)
     block = BlockView(next(op for op in walk(kernel) if op.name == "tp.block"))
     schedule = (
