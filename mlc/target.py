@@ -85,6 +85,31 @@ def host_features() -> frozenset[str]:
     return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
 
 
+DEFAULT_L2_BYTES = 1 << 20
+"""The per-core L2 assumed where the host does not say (Zen 4/5 and recent Intel: 1-2 MiB)."""
+
+
+def l2_bytes_in(cache_dir: pathlib.Path) -> int:
+    """The L2 size a sysfs cache directory (`/sys/devices/system/cpu/cpuN/cache`) lists, or
+    DEFAULT_L2_BYTES where it lists none."""
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    for index in sorted(cache_dir.glob("index*")):
+        try:
+            level = (index / "level").read_text().strip()
+            size = (index / "size").read_text().strip()
+        except OSError:
+            continue
+        if level == "2" and size[:-1].isdigit() and size[-1:] in units:
+            return int(size[:-1]) * units[size[-1]]
+    return DEFAULT_L2_BYTES
+
+
+@lru_cache(maxsize=1)
+def host_l2_bytes() -> int:
+    """The L2 cache of one core (Zen 3: 512 KiB, Zen 5: 1 MiB), from Linux's sysfs."""
+    return l2_bytes_in(pathlib.Path("/sys/devices/system/cpu/cpu0/cache"))
+
+
 def host_vector_unit() -> VectorUnit:
     return vector_unit_of(host_features())
 

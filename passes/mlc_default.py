@@ -8,6 +8,7 @@ from typing import ClassVar
 from mlc.contract import TargetInfo
 from mlc.target import (
     host_int8_dot_bits,
+    host_l2_bytes,
     host_vector_unit,
     int8_dot_bits,
     vector_unit_for_bits,
@@ -21,7 +22,7 @@ GRAPH_STAGE = (
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = (
-    "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d},"
+    "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d l2-bytes=%d},"
     "tp-chunk-rows,tp-verify"
 )
 LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
@@ -52,6 +53,8 @@ class MlcDefaultPipeline(NamedPipeline):
     (graph-widen-half): what onnxruntime does on CPUs without half arithmetic."""
     fuse_qdq: bool = True
     """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    l2_bytes: int | None = None
+    """Per-core L2 cache size the reduction blocking is sized for; none: the host's (sysfs)."""
     weight_panel: int | None = None
     """Columns per panel of constant matmul / dense weights (graph-pack-weights); 0 keeps them
     [K, N]; none: two registers of f32 on 256-bit vector units (AVX2), 0 on 512-bit ones, whose
@@ -67,6 +70,8 @@ class MlcDefaultPipeline(NamedPipeline):
             raise ValueError("layout-block must be 0 (off) or >= 2")
         if self.vector_bits is not None and (self.vector_bits < 0 or self.vector_bits % 64):
             raise ValueError(f"vector-bits must be 0 or a multiple of 64, got {self.vector_bits}")
+        if self.l2_bytes is not None and self.l2_bytes < 1 << 14:
+            raise ValueError(f"l2-bytes must be at least 16384, got {self.l2_bytes}")
         if self.weight_panel is not None and (self.weight_panel < 0 or self.weight_panel == 1):
             raise ValueError(f"weight-panel must be 0 (off) or >= 2, got {self.weight_panel}")
         if self.vnni_bits not in (None, 0, 256, 512):
@@ -115,7 +120,7 @@ class MlcDefaultPipeline(NamedPipeline):
         )
         return (
             GRAPH_STAGE % (widen, qdq, alter, self.max_group_size),
-            TP_STAGE % (records, self.threads, unit.bits),
+            TP_STAGE % (records, self.threads, unit.bits, self.l2_bytes or host_l2_bytes()),
             LOOP_STAGE
             % (
                 self.threads,

@@ -2,6 +2,9 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256})' | FileCheck %s --check-prefix=THREADS2
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=512})' | FileCheck %s --check-prefix=AVX512
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=256 l2-bytes=524288})' | FileCheck %s --check-prefix=L2HALF
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{l2-bytes=100})' 2>&1 | FileCheck %s --check-prefix=BADL2
+// BADL2: tp-default-schedule: l2-bytes must be at least 16384, got 100
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
@@ -118,7 +121,10 @@ func.func @depthwise(%X: memref<1x24x16x16x16xf32>, %W: memref<24x1x3x3x1x16xf32
 
 // 512 input channels: the weights of one column block (2 channel blocks x 64 x 3 x 3 x 8 x 8,
 // 295 KiB) outgrow L2's share, so the input-channel blocks are split (icb.0 outside the pixels):
-// each 16-block slice (74 KiB) stays in cache while every pixel tile uses it.
+// each 16-block slice (74 KiB) stays in cache while every pixel tile uses it. With half the L2
+// (Zen 3's 512 KiB) the slices are half as large: 8 blocks, 37 KiB.
+// L2HALF-LABEL: func.func @conv_blocked_reduction
+// L2HALF: tile = {icb = array<i64: 8>, ocb = array<i64: 2>, ow = array<i64: 4>}
 // CHECK-LABEL: func.func @conv_blocked_reduction
 // CHECK: schedule = {order = ["ocb.0", "icb.0", "n", "oh", "ow.0", "icb.1", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["ocb.0"], tile = {icb = array<i64: 16>, ocb = array<i64: 2>, ow = array<i64: 4>}, unroll = {ic = 8 : i64, ocb.1 = 2 : i64, ow.1 = 4 : i64}, vectorize = "oc"}
 // SCALAR-LABEL: func.func @conv_blocked_reduction
