@@ -29,6 +29,8 @@ from mlc.runtime.benchmark import time_function  # noqa: E402
 SHAPES = {
     "dense_vit": ((), 197, 384, 1536, True, False),
     "dense_bert": ((), 128, 768, 3072, True, False),
+    "dense_bert_out": ((), 128, 3072, 768, True, False),
+    "dense_gpt2": ((), 64, 768, 3072, True, False),
     "qk_t": ((6,), 197, 64, 197, False, True),
     "pv": ((6,), 197, 197, 64, False, False),
     "qk_t_500": ((6,), 500, 64, 500, False, True),
