@@ -35,7 +35,6 @@ from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
 from .graph_simplify_common import is_constant, scalar_constant
-from .mlc_dce import erase_dead
 
 
 def _shape(v: ir.Value) -> tuple[int, ...]:
@@ -68,7 +67,6 @@ class GraphPackWeightsPass(ModulePass):
         for op in [o for o in walk(module) if o.name in ("graph.matmul", "graph.dense")]:
             if self._packable(op):
                 self._rewrite(op)
-        erase_dead(module)
 
     def _packable(self, op: ir.Operation) -> bool:
         a, b = op.operands[0], op.operands[1]

@@ -9,6 +9,7 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import mlc
+from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.runtime import GraphModule
 
 RNG = np.random.default_rng(0)
@@ -85,10 +86,11 @@ def test_left_alone() -> None:
 
 def test_default_pipeline_names_the_panel() -> None:
     """mlc-default packs into two registers of f32 on AVX2, not on AVX-512 (unmeasured)."""
-    from mlc.passes.mlc_default import MlcDefaultPipeline
-
     assert "graph-pack-weights{panel=16}" in MlcDefaultPipeline(vector_bits=256).expand()
     assert "graph-pack-weights" not in MlcDefaultPipeline(vector_bits=512).expand()
     assert "graph-pack-weights" not in MlcDefaultPipeline(vector_bits=256, weight_panel=0).expand()
     with pytest.raises(ValueError, match="weight-panel"):
         MlcDefaultPipeline(weight_panel=1)
+    with pytest.raises(ValueError, match="l2-bytes must be at least 16384"):
+        MlcDefaultPipeline(l2_bytes=100)
+    assert "l2-bytes=524288" in MlcDefaultPipeline(l2_bytes=512 << 10).expand()
