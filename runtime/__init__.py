@@ -27,6 +27,7 @@ _EXPORTS = {
     "TensorInfo": "graph_module",
     "BenchmarkResult": "benchmark",
     "time_function": "benchmark",
+    "time_interleaved": "benchmark",
     "load_module": "package",
     "PackageError": "package",
     "UnsafePackageError": "package",

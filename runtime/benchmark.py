@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -110,6 +110,33 @@ def time_function(
     before_each: Callable[[], object] | None = None,
 ) -> BenchmarkResult:
     """Time `fn` with the loop described in the module docstring."""
+    (result,) = time_interleaved(
+        [fn],
+        number=number,
+        repeat=repeat,
+        min_repeat_ms=min_repeat_ms,
+        warmup=warmup,
+        timer=timer,
+        before_each=before_each,
+    )
+    return result
+
+
+def time_interleaved(
+    fns: Sequence[Callable[[], object]],
+    *,
+    number: int = 1,
+    repeat: int = 1,
+    min_repeat_ms: float = 0.0,
+    warmup: int = 1,
+    timer: Callable[[], float] = time.perf_counter,
+    before_each: Callable[[], object] | None = None,
+) -> list[BenchmarkResult]:
+    """The loop of `time_function` over several functions at once: each is warmed up, `number`
+    is calibrated on the first, and sample k of every function is taken before sample k + 1 of
+    any (a, b, a, b, ...). Sample k of each then saw the same moment of a busy machine, so
+    their ratio is steadier than the ratio of two separate measurements (the tuner times a
+    candidate against its task's default schedule this way)."""
     if number < 1 or repeat < 1:
         raise ValueError(f"number and repeat must be >= 1, got number={number}, repeat={repeat}")
     if warmup < 0 or min_repeat_ms < 0:
@@ -117,16 +144,20 @@ def time_function(
             f"warmup and min_repeat_ms must be >= 0, got warmup={warmup}, "
             f"min_repeat_ms={min_repeat_ms}"
         )
-    for _ in range(warmup):
-        fn()
+    if not fns:
+        raise ValueError("time_interleaved needs at least one function")
+    for fn in fns:
+        for _ in range(warmup):
+            fn()
     if min_repeat_ms > 0:
-        number = _calibrate(fn, number, min_repeat_ms / 1e3, timer)
-    samples = []
+        number = _calibrate(fns[0], number, min_repeat_ms / 1e3, timer)
+    samples: list[list[float]] = [[] for _ in fns]
     for _ in range(repeat):
-        if before_each is not None:
-            before_each()
-        samples.append(_batch(fn, number, timer) / number)
-    return BenchmarkResult(samples=tuple(samples), number=number, warmup=warmup)
+        for fn, out in zip(fns, samples):
+            if before_each is not None:
+                before_each()
+            out.append(_batch(fn, number, timer) / number)
+    return [BenchmarkResult(samples=tuple(s), number=number, warmup=warmup) for s in samples]
 
 
 def _batch(fn: Callable[[], object], number: int, timer: Callable[[], float]) -> float:

@@ -14,7 +14,7 @@ foreign call; the GraphModule owns every array a descriptor points to.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -22,7 +22,7 @@ from mlir.runtime import get_ranked_memref_descriptor
 
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
-from mlc.runtime.benchmark import BenchmarkResult, time_function
+from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 from mlc.runtime.module import RuntimeModule
 
 
@@ -202,6 +202,31 @@ class GraphModule:
         fn = self._run_end_to_end if end_to_end else self._call
         return time_function(
             fn,
+            number=number,
+            repeat=repeat,
+            min_repeat_ms=min_repeat_ms,
+            warmup=warmup,
+            before_each=before_each,
+        )
+
+    def benchmark_interleaved(
+        self,
+        others: Sequence[GraphModule],
+        *,
+        number: int = 5,
+        repeat: int = 5,
+        min_repeat_ms: float = 0.0,
+        warmup: int = 1,
+        before_each: Callable[[], object] | None = None,
+    ) -> list[BenchmarkResult]:
+        """Time `run()` of this module and of `others` sample by sample (a, b, a, b, ...;
+        `mlc.runtime.benchmark.time_interleaved`), `number` calibrated on this one. Results in
+        the order self, *others."""
+        modules = [self, *others]
+        for gm in modules:
+            gm._require_inputs()
+        return time_interleaved(
+            [gm._call for gm in modules],
             number=number,
             repeat=repeat,
             min_repeat_ms=min_repeat_ms,

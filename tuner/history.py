@@ -43,14 +43,21 @@ def matching(records: Iterable[Record], task: Task, target: TargetInfo) -> list[
 def measured_points(records: Sequence[Record], task: Task) -> list[tuple[int, float]]:
     """(point, seconds per call) of records of this task whose config is a point of its space
     and whose schedule is that point's (a changed template makes old configs mean something
-    else: those are not resumed)."""
-    out = []
+    else: those are not resumed). A point's last remeasured record stands for it, as in
+    `records.best_records`."""
+    costs: dict[int, float] = {}
+    confirmed: set[int] = set()
     for r in records:
         index = task.space.index_of(r.config)
         if index is None or task.schedule_text(index) != r.schedule:
             continue
-        out.append((index, r.cost_ms / 1e3 if r.ok else math.inf))  # type: ignore[operator]
-    return out
+        cost = r.cost_ms / 1e3 if r.ok else math.inf  # type: ignore[operator]
+        if r.remeasured:
+            costs[index] = cost
+            confirmed.add(index)
+        elif index not in confirmed:
+            costs[index] = min(cost, costs.get(index, math.inf))
+    return list(costs.items())
 
 
 class ExamplePool:

@@ -2,11 +2,15 @@
 (time it, check its output). Both run inside worker processes (`mlc.tuner.worker`); the
 options say how.
 
-Timing follows `mlc.runtime.benchmark.time_function`: `warmup` untimed calls; `number` grown
-until one sample lasts `min_repeat_ms`; then `repeat` samples of `number` back-to-back calls,
-each sample that duration / `number`. The kernel is therefore invoked
-(warmup + calibration + number x repeat) times; a record's cost is the fastest sample. With
-`flush_cache` a buffer larger than the last-level cache is written before every sample
+Timing follows `mlc.runtime.benchmark.time_interleaved`: `warmup` untimed calls; `number`
+grown until one sample lasts `min_repeat_ms`; then `repeat` samples of `number` back-to-back
+calls, each sample that duration / `number`, and each followed by a sample of the task's
+default schedule (the reference; `MeasureOptions.paired`). The kernel is therefore invoked
+(warmup + calibration + number x repeat) times. A candidate's cost is the median ratio of its
+samples to the reference's, times the default's latency: on a shared machine one
+measurement's fastest sample varied 1.2-2.4 ms from one second to the next for the same
+kernel, which the ratio of side-by-side samples cancels (see `runner.MeasureResult.cost`).
+With `flush_cache` a buffer larger than the last-level cache is written before every sample
 (AutoTVM's `enable_cpu_cache_flush`: the kernel then starts cold, as it often does inside a
 model; set `number=1` for it to matter).
 """
@@ -62,6 +66,9 @@ class MeasureOptions:
     """Build workers (builds run in parallel; timings never overlap)."""
     flush_cache: bool = False
     """Write a buffer larger than the caches before every sample."""
+    paired: bool = True
+    """Time every candidate sample by sample against the task's default schedule, and cost it
+    by the ratio (the module docstring says why); False: by its fastest sample alone."""
     rtol: float = 1e-3
     """A candidate's output may differ from the default schedule's by this much, relative to
     the largest magnitude of the default's output (sums in another order round differently)."""
@@ -103,7 +110,17 @@ class RunState:
 
     def __init__(self) -> None:
         self.inputs: dict[str, list[np.ndarray]] = {}
+        self.references: dict[str, GraphModule] = {}
         self.flush: np.ndarray | None = None
+
+    def reference_for(self, key: str, so: str, manifest: Manifest) -> GraphModule:
+        """The task's default schedule, loaded once per worker (again after a restart)."""
+        if key not in self.references:
+            gm = GraphModule(load_module(so, params={}))
+            for i, value in enumerate(self.inputs_for(key, manifest)):
+                gm.set_input(i, value)
+            self.references[key] = gm
+        return self.references[key]
 
     def inputs_for(self, key: str, manifest: Manifest) -> list[np.ndarray]:
         if key not in self.inputs:
@@ -142,7 +159,11 @@ def run_candidate(request: dict[str, Any], state: RunState) -> dict[str, Any]:
         error = compare(out, np.load(reference), float(request["rtol"]))
         if error:
             return {"error": f"wrong output: {error}", "seconds": time.perf_counter() - start}
-    result = gm.benchmark(
+    so = request.get("reference_so")
+    paired = request["mode"] == "check" and so and pathlib.Path(so).exists()
+    others = [state.reference_for(request["task"], so, manifest)] if paired else []
+    result, *reference = gm.benchmark_interleaved(
+        others,
         number=int(request["number"]),
         repeat=int(request["repeat"]),
         min_repeat_ms=float(request["min_repeat_ms"]),
@@ -151,6 +172,7 @@ def run_candidate(request: dict[str, Any], state: RunState) -> dict[str, Any]:
     )
     return {
         "costs": list(result.samples),
+        "reference_costs": list(reference[0].samples) if reference else [],
         "number": result.number,
         "seconds": time.perf_counter() - start,
     }

@@ -12,13 +12,15 @@ One record per line, appended as soon as the candidate is measured (schema 2):
 Fields: `workload` is a hash of the kernel's tp program with every schedule cleared and its name
 dropped, so a record applies to every structurally identical kernel in any model; `block` names
 the tuned block inside it; `config` holds the knob values (`mlc.tuner.space`) and `schedule` the
-MLIR text of the block's schedule attribute they produce (what the compiler applies); `cost_ms`
-is the fastest of the timed samples `costs_ms` (one per repeat: other processes only add
-time), null for an error record, whose
+MLIR text of the block's schedule attribute they produce (what the compiler applies);
+`costs_ms` are the timed samples (one per repeat) and `reference_ms`, when the candidate was
+timed in pairs, the default schedule's sample taken right after each; `cost_ms` is then the
+default's latency times the median ratio of the two (`mlc.tuner.runner.MeasureResult.cost`),
+else the fastest sample; null for an error record, whose
 `error` says what went wrong (`build: ...`, `run: crashed ...`, `run: timed out ...`,
 `wrong output: ...`); `default` marks the measurement of the default schedule (the baseline),
 `remeasured` a second measurement of a schedule already in the log (the best few of a task are
-timed again at its end);
+timed again at its end, and the last such measurement stands for its schedule);
 `target` is the CPU the code was generated and timed on (`mlc.target.host_target`), `threads`
 the thread count of the kernel, `pipeline` a hash of the passes that lowered it (`tp-to-loops`
 to LLVM), `tuner` and `seed` what proposed it, `timestamp` when it was measured (seconds).
@@ -67,6 +69,7 @@ class Record:
     kernel: str = ""
     config: dict[str, Any] = field(default_factory=dict)
     costs_ms: tuple[float, ...] = ()
+    reference_ms: tuple[float, ...] = ()
     error: str = ""
     default: bool = False
     remeasured: bool = False
@@ -86,6 +89,9 @@ class Record:
     def to_json(self) -> str:
         data = asdict(self)
         data["costs_ms"] = list(self.costs_ms)
+        data["reference_ms"] = list(self.reference_ms)
+        if not self.reference_ms:
+            del data["reference_ms"]  # readable by mlc versions before paired timing
         return json.dumps(data, sort_keys=True)
 
 
@@ -99,6 +105,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "kernel": (str,),
     "config": (dict,),
     "costs_ms": (list,),
+    "reference_ms": (list,),
     "error": (str,),
     "default": (bool,),
     "remeasured": (bool,),
@@ -184,6 +191,7 @@ def parse_record(line: str, where: str) -> Record:
     if cost is not None and not (math.isfinite(cost) and cost > 0):
         raise RecordError(f"{where}: cost_ms must be a positive number or null, got {cost}")
     data["costs_ms"] = tuple(float(c) for c in data.get("costs_ms", ()))
+    data["reference_ms"] = tuple(float(c) for c in data.get("reference_ms", ()))
     return Record(**data)
 
 
@@ -233,17 +241,31 @@ def load_records(path: str | pathlib.Path) -> list[Record]:
 def best_records(
     records: Iterable[Record], *, target: TargetInfo | None = None, threads: int | None = None
 ) -> dict[tuple[str, str], Record]:
-    """The fastest successful record per (workload, block), of `target` and `threads` if given."""
-    best: dict[tuple[str, str], Record] = {}
+    """The fastest successful record per (workload, block), of `target` and `threads` if given.
+    A schedule's last remeasured record stands for it (a confirmation replaces the search's
+    measurement, which as the fastest of many noisy ones is biased low); otherwise its fastest."""
+    settled: dict[tuple[str, str, str], Record] = {}
+    confirmed: set[tuple[str, str, str]] = set()
     for r in records:
-        if not r.ok or (threads is not None and r.threads != threads):
+        if (threads is not None and r.threads != threads) or (
+            target is not None and not same_target(r.target, target)
+        ):
             continue
-        if target is not None and not same_target(r.target, target):
-            continue
-        key = (r.workload, r.block)
-        if key not in best or r.cost_ms < best[key].cost_ms:  # type: ignore[operator]
-            best[key] = r
+        key = (r.workload, r.block, r.schedule)
+        if r.remeasured:
+            settled[key] = r
+            confirmed.add(key)
+        elif key not in confirmed and (key not in settled or _faster(r, settled[key])):
+            settled[key] = r
+    best: dict[tuple[str, str], Record] = {}
+    for (workload, block, _), r in settled.items():
+        if r.ok and ((workload, block) not in best or _faster(r, best[workload, block])):
+            best[workload, block] = r
     return best
+
+
+def _faster(a: Record, b: Record) -> bool:
+    return a.ok and (not b.ok or a.cost_ms < b.cost_ms)  # type: ignore[operator]
 
 
 # -- writing -------------------------------------------------------------------------------------

@@ -19,6 +19,7 @@ import dataclasses
 import os
 import pathlib
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -60,6 +61,11 @@ class MeasureResult:
     build_s: float = 0.0
     run_s: float = 0.0
     timestamp: float = 0.0
+    reference_costs: tuple[float, ...] = ()
+    """The default schedule's samples, each taken right after the candidate's of the same
+    index (empty when not timed in pairs)."""
+    baseline: float = 0.0
+    """The default schedule's latency (seconds) that paired costs are scaled to."""
 
     @property
     def ok(self) -> bool:
@@ -67,10 +73,17 @@ class MeasureResult:
 
     @property
     def cost(self) -> float:
-        """The fastest sample in seconds (infinity for an error). Not the median: on a shared
-        machine other processes only ever add time, so the minimum is the best estimate of
-        the candidate's own speed."""
-        return min(self.costs) if self.ok else float("inf")
+        """Seconds per call (infinity for an error). Timed in pairs: the baseline times the
+        median ratio of the candidate's samples to the default's, so every candidate of a task
+        is compared with the default at the same moments, whatever the machine was doing.
+        Otherwise the fastest sample (other processes only ever add time)."""
+        if not self.ok:
+            return float("inf")
+        if self.baseline > 0 and len(self.reference_costs) == len(self.costs):
+            ratios = [c / r for c, r in zip(self.costs, self.reference_costs) if r > 0]
+            if ratios:
+                return self.baseline * statistics.median(ratios)
+        return min(self.costs)
 
 
 OnResult = Callable[[Candidate, MeasureResult], None]
@@ -171,6 +184,7 @@ class LocalRunner(Runner):
                 "manifest": built["manifest"],
                 "task": task.workload,
                 "reference": str(self.dir / f"{task.workload}.npy"),
+                "reference_so": str(self._reference_so(task)) if o.paired else "",
                 "mode": mode,
                 "rtol": o.rtol,
                 "number": o.number,
@@ -232,6 +246,8 @@ class LocalRunner(Runner):
             self._references[task.workload] = (
                 f"the default schedule failed: {reply['error']}" if failed else ""
             )
+            if not failed:  # kept for timing candidates against (the worker may restart)
+                shutil.copyfile(built["so"], self._reference_so(task))
         if "error" in reply:
             prefix = "" if reply["error"].startswith("wrong output") else "run: "
             return MeasureResult(
@@ -242,7 +258,12 @@ class LocalRunner(Runner):
             build_s=built["seconds"],
             run_s=reply["seconds"],
             timestamp=stamp,
+            reference_costs=tuple(reply.get("reference_costs", ())),
+            baseline=(task.default_ms or 0.0) / 1e3,
         )
+
+    def _reference_so(self, task: Task) -> pathlib.Path:
+        return self.dir / f"{task.workload}.so"
 
     @staticmethod
     def _discard(built: dict[str, Any]) -> None:

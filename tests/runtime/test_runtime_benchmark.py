@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mlc.runtime.benchmark import BenchmarkResult, time_function
+from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 
 
 class FakeClock:
@@ -110,6 +110,32 @@ def test_statistics_and_table() -> None:
     d = r.to_dict()
     assert d["unit"] == "ms" and d["number"] == 7 and d["repeat"] == 5
     np.testing.assert_allclose(d["samples"], [s * 1e3 for s in samples])
+
+
+def test_interleaved_samples_alternate_and_number_follows_the_first() -> None:
+    clock = FakeClock(0.0)
+    order: list[str] = []
+
+    def timed(name: str, cost: float):
+        def fn() -> None:
+            order.append(name)
+            clock.now += cost
+
+        return fn
+
+    a, b = timed("a", 1e-4), timed("b", 3e-4)
+    ra, rb = time_interleaved(
+        [a, b], number=1, repeat=3, min_repeat_ms=1, warmup=1, timer=clock.timer
+    )
+    n = ra.number
+    assert n >= 10 and rb.number == n  # calibrated on a: 0.1 ms per call, 1 ms per sample
+    samples = order[-6 * n :]
+    assert samples == (["a"] * n + ["b"] * n) * 3  # sample k of each before sample k + 1
+    assert order[:2] == ["a", "b"]  # each warmed up
+    np.testing.assert_allclose(ra.samples, [1e-4] * 3, rtol=1e-9)
+    np.testing.assert_allclose(rb.samples, [3e-4] * 3, rtol=1e-9)
+    with pytest.raises(ValueError, match="at least one function"):
+        time_interleaved([])
 
 
 @pytest.mark.parametrize(

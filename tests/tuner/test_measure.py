@@ -18,7 +18,7 @@ from mlc.runtime import embedded
 from mlc.runtime.linker import c_compiler
 from mlc.tuner.measure import MeasureOptions, compare
 from mlc.tuner.records import load_records
-from mlc.tuner.runner import Candidate, LocalRunner
+from mlc.tuner.runner import Candidate, LocalRunner, MeasureResult
 from mlc.tuner.task import Task, extract_tasks
 from mlc.tuner.tune import TuneOptions, tune
 
@@ -97,6 +97,8 @@ def test_crashing_hanging_and_wrong_candidates_are_error_records(
         assert outcome[i].ok and outcome[i].cost_ms > 0, outcome[i]
     for r in log[1:]:
         assert (r.cost_ms is None) == bool(r.error)
+    # timed against the default even after the run worker restarted (it reloads the default)
+    assert all(len(outcome[i].reference_ms) == 1 for i in (order[0], *order[5:8]))
     (result,) = report.tasks
     assert result.trials == 8 and result.errors == 4
     assert result.best_ms is not None and result.best_ms > 0
@@ -110,6 +112,33 @@ def test_a_failed_build_is_an_error_result(dense_task: Task) -> None:
     assert results[0] is not None and results[0].error.startswith("build: schedule does not fit")
     assert "tile names unknown axis 'nope'" in results[0].error
     assert results[1] is not None and results[1].ok
+
+
+@pytest.mark.parametrize("paired", [True, False])
+def test_candidates_are_timed_in_pairs_with_the_default(dense_task: Task, paired: bool) -> None:
+    index = next(i for i in range(len(dense_task.space)) if i != dense_task.default_index)
+    options = MeasureOptions(repeat=4, min_repeat_ms=0, parallel=1, paired=paired)
+    with LocalRunner(options) as runner:
+        (task,) = runner.measure_defaults([dense_task])
+        (result,) = runner.measure(task, [Candidate.of(task, index)])
+    assert result is not None and result.ok and len(result.costs) == 4
+    assert task.default_ms is not None and task.default_ms > 0
+    if paired:
+        assert len(result.reference_costs) == 4
+        assert result.baseline == pytest.approx(task.default_ms / 1e3)
+        ratios = np.array(result.costs) / np.array(result.reference_costs)
+        assert result.cost == pytest.approx(result.baseline * float(np.median(ratios)))
+    else:
+        assert result.reference_costs == () and result.cost == min(result.costs)
+
+
+def test_paired_cost_is_the_baseline_times_the_median_ratio() -> None:
+    paired = MeasureResult(costs=(2.0, 4.0, 9.0), reference_costs=(1.0, 2.0, 3.0), baseline=0.5)
+    assert paired.cost == pytest.approx(0.5 * 2.0)  # ratios 2, 2, 3
+    assert MeasureResult(costs=(2.0, 4.0), reference_costs=(1.0, 2.0)).cost == 2.0  # no baseline
+    uneven = MeasureResult(costs=(2.0, 4.0), reference_costs=(1.0,), baseline=0.5)
+    assert uneven.cost == 2.0
+    assert MeasureResult(error="run: crashed").cost == float("inf")
 
 
 def test_compare_outputs() -> None:

@@ -108,7 +108,7 @@ def test_best_record_per_workload_and_block(tmp_path: pathlib.Path) -> None:
         Record("w", "b", '{unroll = {"i" = 4}}', 0.2, target=other),
         Record("w", "b", '{unroll = {"i" = 8}}', None, target=here, error="run: crashed"),
         Record("w", "c", "{}", 5.0, target=here),
-        Record("v", "b", "{}", 0.5, target=here),
+        Record("v", "b", "{}", 0.5, target=here, costs_ms=(0.6, 0.7), reference_ms=(0.6, 0.6)),
     ]
     path = tmp_path / "log.jsonl"
     path.write_text("\n".join(r.to_json() for r in records) + "\n\n")
@@ -118,6 +118,8 @@ def test_best_record_per_workload_and_block(tmp_path: pathlib.Path) -> None:
     assert best_records(records)[("w", "b")].cost_ms == 0.2  # no filter: any target
     assert json.loads(records[0].to_json())["schema"] == 2
     assert load_records(path) == records  # a round trip keeps every field
+    assert "reference_ms" not in json.loads(records[0].to_json())  # older readers parse it
+    assert json.loads(records[-1].to_json())["reference_ms"] == [0.6, 0.6]
 
 
 def test_an_incomplete_last_line_is_reported_not_fatal(tmp_path: pathlib.Path) -> None:
