@@ -218,10 +218,11 @@ class GraphModule:
         min_repeat_ms: float = 0.0,
         warmup: int = 1,
         before_each: Callable[[], object] | None = None,
+        lead_in: int = 0,
     ) -> list[BenchmarkResult]:
         """Time `run()` of this module and of `others` sample by sample (a, b, a, b, ...;
-        `mlc.runtime.benchmark.time_interleaved`), `number` calibrated on this one. Results in
-        the order self, *others."""
+        `mlc.runtime.benchmark.time_interleaved`, which says what `lead_in` is), `number`
+        calibrated on this one. Results in the order self, *others."""
         modules = [self, *others]
         for gm in modules:
             gm._require_inputs()
@@ -232,6 +233,7 @@ class GraphModule:
             min_repeat_ms=min_repeat_ms,
             warmup=warmup,
             before_each=before_each,
+            lead_in=lead_in,
         )
 
     def _run_end_to_end(self) -> list[np.ndarray]:

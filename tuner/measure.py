@@ -5,11 +5,13 @@ options say how.
 Timing follows `mlc.runtime.benchmark.time_interleaved`: `warmup` untimed calls; `number`
 grown until one sample lasts `min_repeat_ms`; then `repeat` samples of `number` back-to-back
 calls, each sample that duration / `number`, and each followed by a sample of the task's
-default schedule (the reference; `MeasureOptions.paired`). The kernel is therefore invoked
-(warmup + calibration + number x repeat) times. A candidate's cost is the median ratio of its
-samples to the reference's, times the default's latency: on a shared machine one
-measurement's fastest sample varied 1.2-2.4 ms from one second to the next for the same
-kernel, which the ratio of side-by-side samples cancels (see `runner.MeasureResult.cost`).
+default schedule (the reference; `MeasureOptions.paired`), each sample after one untimed call
+(`lead_in`: a serial candidate leaves the second vCPU asleep, which the reference's sample
+would otherwise pay). The kernel is therefore invoked (warmup + calibration + (number + 1) x
+repeat) times. A candidate's cost is the median ratio of its samples to the reference's,
+times the default's latency: on a shared machine one measurement's fastest sample varied
+1.2-2.4 ms from one second to the next for the same kernel, which the ratio of side-by-side
+samples cancels (see `runner.MeasureResult.cost`).
 With `flush_cache` a buffer larger than the last-level cache is written before every sample
 (AutoTVM's `enable_cpu_cache_flush`: the kernel then starts cold, as it often does inside a
 model; set `number=1` for it to matter).
@@ -169,6 +171,7 @@ def run_candidate(request: dict[str, Any], state: RunState) -> dict[str, Any]:
         min_repeat_ms=float(request["min_repeat_ms"]),
         warmup=int(request["warmup"]),
         before_each=state.flush_caches if request["flush"] else None,
+        lead_in=1 if others else 0,
     )
     return {
         "costs": list(result.samples),

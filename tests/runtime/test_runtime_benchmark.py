@@ -138,6 +138,26 @@ def test_interleaved_samples_alternate_and_number_follows_the_first() -> None:
         time_interleaved([])
 
 
+def test_lead_in_calls_precede_each_sample_untimed() -> None:
+    clock = FakeClock(0.0)
+    order: list[str] = []
+
+    def timed(name: str):
+        def fn() -> None:
+            order.append(name)
+            clock.now += 1e-3 if order.count(name) % 3 == 1 else 1e-4  # lead-ins cost 1 ms
+
+        return fn
+
+    ra, rb = time_interleaved(
+        [timed("a"), timed("b")], number=2, repeat=2, warmup=0, lead_in=1, timer=clock.timer
+    )
+    assert order == ["a"] * 3 + ["b"] * 3 + ["a"] * 3 + ["b"] * 3
+    np.testing.assert_allclose(ra.samples + rb.samples, [1e-4] * 4, rtol=1e-9)
+    with pytest.raises(ValueError, match="lead_in"):
+        time_interleaved([lambda: None], lead_in=-1)
+
+
 @pytest.mark.parametrize(
     "kwargs", [{"number": 0}, {"repeat": 0}, {"warmup": -1}, {"min_repeat_ms": -1.0}]
 )
