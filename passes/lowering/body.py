@@ -258,8 +258,58 @@ class BodyEmitter:
                 loaded = vector.ShuffleOp(loaded, loaded, lanes).result
             scf.YieldOp([loaded])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([self._gather(op, buf, amap, point, vtype, padded)])
+            scf.YieldOp([self._border_lanes(op, buf, idx, amap, vtype, step, padded)])
         return branch.results[0]
+
+    def _border_lanes(
+        self,
+        op: ir.Operation,
+        buf: ir.Value,
+        idx: list[ir.Value],
+        amap: ir.AffineMap,
+        vtype: ir.VectorType,
+        step: int,
+        padded: bool,
+    ) -> ir.Value:
+        """Lanes `step` apart along the innermost dim, some outside the buffer: one masked
+        gather whose indices are clamped into it (masked lanes take the padding value). Lane
+        by lane (a clamped load and a select each), an average pool 3x3 with pads 2 on 28x28
+        lowered to 21,600 lines and took 6 s to compile, 3.4 of them in canonicalize."""
+        shape = ir.MemRefType(buf.type).shape
+        ok: ir.Value | None = None
+        base = []
+        for value, dim, expr in zip(idx[:-1], shape[:-1], amap.results[:-1]):
+            lo, hi = expr_range(expr, self.ranges)
+            if padded and lo < 0:
+                c = arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result
+                ok = c if ok is None else arith.AndIOp(ok, c).result
+                value = arith.MaxSIOp(value, index_const(0)).result
+            if padded and hi >= dim:
+                c = arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(dim)).result
+                ok = c if ok is None else arith.AndIOp(ok, c).result
+                value = arith.MinSIOp(value, index_const(dim - 1)).result
+            base.append(value)
+        lanes = vtype.shape[0]
+        itype = ir.VectorType.get([lanes], ir.IndexType.get())
+        cols = arith.AddIOp(broadcast(idx[-1], itype), lane_indices(lanes, step)).result
+        zero, last = broadcast(index_const(0), itype), broadcast(index_const(shape[-1]), itype)
+        mask = arith.AndIOp(
+            arith.CmpIOp(arith.CmpIPredicate.sge, cols, zero).result,
+            arith.CmpIOp(arith.CmpIPredicate.slt, cols, last).result,
+        ).result
+        if ok is not None:
+            mtype = ir.VectorType.get([lanes], ir.IntegerType.get_signless(1))
+            mask = arith.AndIOp(mask, broadcast(ok, mtype)).result
+        top = broadcast(index_const(shape[-1] - 1), itype)
+        cols = arith.MinSIOp(arith.MaxSIOp(cols, zero).result, top).result
+        fill = (
+            scalar_const(op.attributes["value"])
+            if padded
+            else arith.ConstantOp(vtype.element_type, _zero_attr(vtype.element_type)).result
+        )
+        return vector.GatherOp(
+            vtype, buf, base + [index_const(0)], cols, mask, broadcast(fill, vtype)
+        ).result
 
     def _gather(
         self,
@@ -342,3 +392,9 @@ class BodyEmitter:
             ]
             values.append(memref.LoadOp(buf, lane_idx).result)
         return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
+
+
+def _zero_attr(elem: ir.Type) -> ir.Attribute:
+    if isinstance(elem, ir.IntegerType):
+        return ir.IntegerAttr.get(elem, 0)
+    return ir.FloatAttr.get(elem, 0.0)

@@ -104,10 +104,10 @@ def broadcast(value: ir.Value, vtype: ir.VectorType) -> ir.Value:
     return vector.BroadcastOp(vtype, value).result
 
 
-def lane_indices(lanes: int) -> ir.Value:
-    """The constant vector [0, 1, ..., lanes-1] of `index`."""
+def lane_indices(lanes: int, step: int = 1) -> ir.Value:
+    """The constant vector [0, step, ..., (lanes-1) * step] of `index`."""
     vtype = ir.VectorType.get([lanes], ir.IndexType.get())
     attr = ir.DenseElementsAttr.get(
-        [ir.IntegerAttr.get(ir.IndexType.get(), i) for i in range(lanes)], type=vtype
+        [ir.IntegerAttr.get(ir.IndexType.get(), i * step) for i in range(lanes)], type=vtype
     )
     return arith.ConstantOp(vtype, attr).result

@@ -1,8 +1,11 @@
 """The nine light-zoo models (seeded random weights) compiled by mlc match onnxruntime.
 
-Through the Python API + JIT (on the logits: a final Softmax would hide errors behind one-hot
-probabilities), and through `mlc compile` + `mlc run --verify onnxruntime` (the full model, run
-from the exported package in a new process). Tolerances: rtol 1e-3, atol 1e-4 x output scale.
+All nine through the Python API + JIT (on the logits: a final Softmax would hide errors behind
+one-hot probabilities); four of them also through `mlc compile` + `mlc run --verify
+onnxruntime` (the full model, run from the exported package in a new process). The package
+path compiles the same IR as the JIT, so it runs on the four cheapest models (one of each
+family: residual, fire modules, grouped/shuffled, plain); on the other five it took 180 of the
+suite's 1,500 CPU-seconds on 2-core Zen 3. Tolerances: rtol 1e-3, atol 1e-4 x output scale.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ MODELS = light_model_names()
 
 
 def test_all_nine_models_are_here() -> None:
+    assert set(CLI_MODELS) < set(MODELS)
     assert MODELS == [
         "bvlc_alexnet",
         "densenet121",
@@ -65,8 +69,11 @@ def test_python_api_jit_matches_onnxruntime(name: str) -> None:
     np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4 * scale)
 
 
+CLI_MODELS = ["bvlc_alexnet", "resnet50", "shufflenet", "squeezenet"]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", CLI_MODELS)
 def test_cli_compile_and_run_verify(name: str, tmp_path: pathlib.Path) -> None:
     model_path = save_light_model(name, tmp_path / f"{name}.onnx", seed=0)
     package = tmp_path / f"{name}.tar"
