@@ -545,18 +545,47 @@ func.func @chunked_attention(%q: memref<1x2x64x8xf32>, %kt: memref<1x2x8x64xf32>
 // -----
 
 // Lanes two apart along the innermost dim (a stride-2 window): one load of 32 floats and a
-// shuffle of the even ones where that stays inside the row, lane by lane past its end.
+// shuffle of the even ones where that stays inside the row; past its end one gather, its lanes
+// masked to the row and its indices clamped into it.
 // CHECK-LABEL: func.func @strided_lanes
 // CHECK: scf.if
 // CHECK: %[[W:.*]] = vector.load %arg0[%{{.*}}] : memref<100xf32>, vector<32xf32>
 // CHECK: vector.shuffle %[[W]], %[[W]] [0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30]
 // CHECK: } else {
-// CHECK-COUNT-16: memref.load %arg0
+// CHECK-NOT: memref.load
+// CHECK: %[[IN:.*]] = arith.andi %{{.*}}, %{{.*}} : vector<16xi1>
+// CHECK: %[[LO:.*]] = arith.maxsi
+// CHECK: %[[IX:.*]] = arith.minsi %[[LO]]
+// CHECK: vector.gather %arg0[%c0] [%[[IX]]], %[[IN]], %{{.*}} : memref<100xf32>, vector<16xindex>, vector<16xi1>, vector<16xf32> into vector<16xf32>
+// CHECK-NEXT: scf.yield
 func.func @strided_lanes(%A: memref<100xf32>, %O: memref<48xf32>) {
   "tp.block"(%O) ({
     %a = "tp.read"(%A) {map = affine_map<(i) -> (i * 2)>} : (memref<100xf32>) -> f32
     gpu.yield %a : f32
   }) {name = "every_other", axes = ["i"], kinds = "S", extents = array<i64: 48>, out_map = affine_map<(i) -> (i)>,
       combiner = "none", init, schedule = {tile = {i = array<i64: 16>}, order = ["i.0", "i.1"], vectorize = "i.1"}} : (memref<48xf32>) -> ()
+  return
+}
+
+// -----
+
+// A padded window (a pool with pads 1): inside the image one vector load; at its borders one
+// gather whose lanes outside the row, or on a row outside the image, read the padding value
+// (the row index is clamped and its check joins the lanes' mask).
+// CHECK-LABEL: func.func @padded_border
+// CHECK: scf.if
+// CHECK: vector.load %arg0[%{{.*}}, %{{.*}}] : memref<10x10xf32>, vector<8xf32>
+// CHECK: } else {
+// CHECK-NOT: memref.load
+// CHECK: %[[ROW:.*]] = arith.minsi %{{.*}}, %c9 : index
+// CHECK: %[[OK:.*]] = vector.broadcast %{{.*}} : i1 to vector<8xi1>
+// CHECK: %[[MASK:.*]] = arith.andi %{{.*}}, %[[OK]] : vector<8xi1>
+// CHECK: vector.gather %arg0[%[[ROW]], %c0] [%{{.*}}], %[[MASK]], %{{.*}} : memref<10x10xf32>, vector<8xindex>, vector<8xi1>, vector<8xf32> into vector<8xf32>
+func.func @padded_border(%A: memref<10x10xf32>, %O: memref<10x16xf32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read_padded"(%A) {map = affine_map<(i, j, k) -> (i + k - 1, j - 1)>, value = -1.0 : f32} : (memref<10x10xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "window", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 10, 16, 3>, out_map = affine_map<(i, j, k) -> (i, j)>,
+      combiner = "max", init = 0xFF800000 : f32, schedule = {tile = {j = array<i64: 8>}, order = ["i", "j.0", "k", "j.1"], vectorize = "j.1"}} : (memref<10x16xf32>) -> ()
   return
 }
