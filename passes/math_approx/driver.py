@@ -12,7 +12,7 @@ arith/math ops that stay vectors: fma, bit casts, integer shifts, compares and s
 | tanh        | -t / (t + 2), t = expm1(-2|x|)                      | saturates at 1      |
 | erf         | x P(x^2) near 0, 1 - exp(Q(|x|)) beyond             | saturates at 1      |
 | sin, cos    | k pi/2 + r, sin/cos polynomials by quadrant         | libm branch, |x| > 2^20 |
-| powf        | float64 exp(y log|x|); y = 1, 2 as multiplications  | C99 pow rules       |
+| powf        | float64 exp(y log|x|); y = 1-8 as multiplications  | C99 pow rules       |
 
 Every result matches numpy's within a few ulp over the whole f32 range, including +-inf, NaN,
 signed zeros and denormals (tests/passes/test_math_approx_accuracy.py measures it). f64 ops

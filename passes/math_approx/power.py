@@ -5,7 +5,8 @@ An f32 log is not enough: its error, times y log|x| (up to ~104 before the resul
 f32 range), would cost dozens of ulp. So the mantissa/exponent split happens on the f32 bits
 (no i64 -> f64 conversion, which AVX2 lacks), log(m) = 2 atanh((m - 1) / (m + 1)) and exp run
 in float64 with polynomials accurate to ~2^-37, and one rounding to f32 gives the result
-(overflow and denormals included). A constant exponent 1 or 2 needs no pow at all.
+(overflow and denormals included). A constant exponent 1 or 2 needs no pow at all, 3-8 only
+multiplications.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ def constant_value(v: ir.Value) -> float | None:
     return None
 
 
+SMALL_POWERS = range(3, 9)
+"""Constant integer exponents computed by multiplications in float64 (LpPool's p = 3, ...):
+exact to the final rounding, and C99's rules for zeros, infinities and NaN hold by themselves."""
+
+
 def powf(b: Builder, x: ir.Value, y: ir.Value) -> ir.Value:
     c = constant_value(y)
     if c == 1.0:
@@ -44,11 +50,28 @@ def powf(b: Builder, x: ir.Value, y: ir.Value) -> ir.Value:
     if c == 2.0:
         return b.mul(x, x)
     d = Builder(with_element(b.ftype, ir.F64Type.get()))
+    if c is not None and c in SMALL_POWERS:
+        return arith.TruncFOp(
+            b.ftype, _int_power(d, arith.ExtFOp(d.ftype, x).result, int(c))
+        ).result
     a = b.abs(x)
     t = d.mul(arith.ExtFOp(d.ftype, y).result, _log64(b, d, a))
     t = d.max_keep_nan(d.min_keep_nan(t, T_LIMIT), -T_LIMIT)
     r = arith.TruncFOp(b.ftype, _exp64(d, t)).result
     return _pow_rules(b, x, y, a, r)
+
+
+def _int_power(d: Builder, x: ir.Value, n: int) -> ir.Value:
+    """x^n for n >= 1 by squaring: 2-3 multiplications for n <= 8."""
+    result = None
+    while n:
+        if n & 1:
+            result = x if result is None else d.mul(result, x)
+        n >>= 1
+        if n:
+            x = d.mul(x, x)
+    assert result is not None
+    return result
 
 
 def _log64(b: Builder, d: Builder, a: ir.Value) -> ir.Value:

@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from helpers.math_kernels import reference, run, ulp_error
+from mlc.testing import call, jit_kernels
 
 APPROX = "builtin.module(lower-to-llvm)"
 LIBM = "builtin.module(lower-to-llvm{approx-math=false})"
@@ -207,6 +208,34 @@ def test_powf_whole_range_and_c99_special_cases() -> None:
     stats = check("powf", run("powf", APPROX, x, y), (x, y), 1.0)
     check("powf", run("powf", APPROX, x[::16], y[::16], scalar=True), (x[::16], y[::16]), 1.0)
     print(f"powf: max {stats['ulp']:.2f} ulp, rel {stats['rel']:.3g}")
+
+
+CONST_POWER = """
+func.func @vec(%a: memref<?xf32>, %b: memref<?xf32>) {{
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %y = arith.constant dense<{n}.0> : vector<8xf32>
+  %n = memref.dim %a, %c0 : memref<?xf32>
+  scf.for %i = %c0 to %n step %c8 {{
+    %x = vector.load %a[%i] : memref<?xf32>, vector<8xf32>
+    %p = math.powf %x, %y : vector<8xf32>
+    vector.store %p, %b[%i] : memref<?xf32>, vector<8xf32>
+  }}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("n", [3, 4, 5, 8])
+def test_powf_by_a_small_integer_constant_is_multiplications(n: int) -> None:
+    """LpPool's |x|^p: no exp/log for a constant exponent 3-8, and the same results as pow
+    (signed zeros, infinities, NaN, overflow, denormals)."""
+    engine, module = jit_kernels(CONST_POWER.format(n=n), APPROX)
+    assert "exp" not in str(module) and "log" not in str(module)
+    x = pad8(np.concatenate([random_bits(seed=20 + n)[: N // 4], SPECIAL]))
+    got = np.empty_like(x)
+    call(engine, "vec", x, got)
+    check("powf", got, (x, np.full_like(x, n)), 0.51)
 
 
 def test_approximation_is_off_with_approx_math_false() -> None:
