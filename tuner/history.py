@@ -20,7 +20,7 @@ from mlc.dialects.walk import walk
 
 from .facts import BlockFacts
 from .features import features
-from .records import Record, same_target
+from .records import Record, same_target, settle
 from .task import Task
 from .tuners.xgb import Example
 
@@ -45,19 +45,15 @@ def measured_points(records: Sequence[Record], task: Task) -> list[tuple[int, fl
     and whose schedule is that point's (a changed template makes old configs mean something
     else: those are not resumed). A point's last remeasured record stands for it, as in
     `records.best_records`."""
-    costs: dict[int, float] = {}
-    confirmed: set[int] = set()
-    for r in records:
+
+    def point_of(r: Record) -> int | None:
         index = task.space.index_of(r.config)
-        if index is None or task.schedule_text(index) != r.schedule:
-            continue
-        cost = r.cost_ms / 1e3 if r.ok else math.inf  # type: ignore[operator]
-        if r.remeasured:
-            costs[index] = cost
-            confirmed.add(index)
-        elif index not in confirmed:
-            costs[index] = min(cost, costs.get(index, math.inf))
-    return list(costs.items())
+        return None if index is None or task.schedule_text(index) != r.schedule else index
+
+    return [
+        (index, r.cost_ms / 1e3 if r.ok else math.inf)  # type: ignore[operator]
+        for index, r in settle(records, point_of).items()
+    ]
 
 
 class ExamplePool:

@@ -40,9 +40,9 @@ import json
 import math
 import os
 import pathlib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from mlir import ir
 
@@ -52,6 +52,7 @@ from mlc.dialects.walk import walk
 from mlc.errors import MlcError
 
 SCHEMA = 2
+K = TypeVar("K")
 
 
 class RecordError(MlcError):
@@ -238,27 +239,39 @@ def load_records(path: str | pathlib.Path) -> list[Record]:
     return log.records
 
 
+def settle(records: Iterable[Record], key: Callable[[Record], K | None]) -> dict[K, Record]:
+    """The record that stands for each key (a schedule): its last remeasured one if any (a
+    confirmation replaces the search's measurement, which as the fastest of many noisy ones is
+    biased low), else its fastest (errors last). Records whose key is None are skipped."""
+    settled: dict[K, Record] = {}
+    confirmed: set[K] = set()
+    for r in records:
+        k = key(r)
+        if k is None:
+            continue
+        if r.remeasured:
+            settled[k] = r
+            confirmed.add(k)
+        elif k not in confirmed and (k not in settled or _faster(r, settled[k])):
+            settled[k] = r
+    return settled
+
+
 def best_records(
     records: Iterable[Record], *, target: TargetInfo | None = None, threads: int | None = None
 ) -> dict[tuple[str, str], Record]:
-    """The fastest successful record per (workload, block), of `target` and `threads` if given.
-    A schedule's last remeasured record stands for it (a confirmation replaces the search's
-    measurement, which as the fastest of many noisy ones is biased low); otherwise its fastest."""
-    settled: dict[tuple[str, str, str], Record] = {}
-    confirmed: set[tuple[str, str, str]] = set()
-    for r in records:
+    """The fastest successful record per (workload, block), of `target` and `threads` if given,
+    among the records that stand for their schedules (`settle`)."""
+
+    def schedule_of(r: Record) -> tuple[str, str, str] | None:
         if (threads is not None and r.threads != threads) or (
             target is not None and not same_target(r.target, target)
         ):
-            continue
-        key = (r.workload, r.block, r.schedule)
-        if r.remeasured:
-            settled[key] = r
-            confirmed.add(key)
-        elif key not in confirmed and (key not in settled or _faster(r, settled[key])):
-            settled[key] = r
+            return None
+        return (r.workload, r.block, r.schedule)
+
     best: dict[tuple[str, str], Record] = {}
-    for (workload, block, _), r in settled.items():
+    for (workload, block, _), r in settle(records, schedule_of).items():
         if r.ok and ((workload, block) not in best or _faster(r, best[workload, block])):
             best[workload, block] = r
     return best
