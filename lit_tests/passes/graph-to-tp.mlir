@@ -60,6 +60,42 @@ func.func @main(%x: tensor<1x2x8x8x16xf32>) -> tensor<1x2x4x4x16xf32> {
 
 // -----
 
+// A grouped conv iterates its groups on an axis of their own (g), outside the channel within
+// the group: the input's channel is g * 3 + ic and the output's g * 2 + oc, so the channels of
+// one group share each input read (no `oc floordiv 2` in the input's index).
+// CHECK-DAG: #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 3 + d5, d3 + d6, d4 + d7)>
+// CHECK-DAG: #[[$W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d1 * 2 + d2, d5, d6, d7)>
+// CHECK-DAG: #[[$Y:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1 * 2 + d2, d3, d4)>
+// CHECK-LABEL: func.func private @fused_conv2d_0(
+// CHECK-NEXT: "tp.block"(%arg2) ({
+// CHECK-NEXT: "tp.read"(%arg0) {map = #[[$X]]} : (memref<1x6x5x5xf32>) -> f32
+// CHECK-NEXT: "tp.read"(%arg1) {map = #[[$W]]} : (memref<4x3x1x1xf32>) -> f32
+// CHECK: axes = ["n", "g", "oc", "oh", "ow", "ic", "kh", "kw"], combiner = "add", extents = array<i64: 1, 2, 2, 5, 5, 3, 1, 1>, {{.*}} kinds = "SSSSSRRR", name = "conv2d_0", out_map = #[[$Y]]
+func.func @main(%x: tensor<1x6x5x5xf32>) -> tensor<1x4x5x5xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x3x1x1xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x6x5x5xf32>, tensor<4x3x1x1xf32>) -> tensor<1x4x5x5xf32>
+  return %c : tensor<1x4x5x5xf32>
+}
+
+// -----
+
+// Blocked, the group axis splits the output blocks: the weights' block is g * 2 + ocb (two
+// blocks per group), the input's g + icb (one input block per group).
+// CHECK-DAG: #[[$X:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d0, d1 + d6, d3 + d7, d4 + d8, d9)>
+// CHECK-DAG: #[[$W:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8, d9) -> (d1 * 2 + d2, d6, d7, d8, d9, d5)>
+// CHECK-LABEL: func.func private @fused_conv2d_0(
+// CHECK-NEXT: "tp.block"(%arg2) ({
+// CHECK-NEXT: "tp.read"(%arg0) {map = #[[$X]]} : (memref<1x2x4x4x8xf32>) -> f32
+// CHECK-NEXT: "tp.read"(%arg1) {map = #[[$W]]} : (memref<4x1x1x1x8x8xf32>) -> f32
+// CHECK: axes = ["n", "g", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], combiner = "add", extents = array<i64: 1, 2, 2, 4, 4, 8, 1, 1, 1, 8>
+func.func @main(%x: tensor<1x2x4x4x8xf32>) -> tensor<1x4x4x4x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x1x1x1x8x8xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW8c", dilations = array<i64: 1, 1>, group = 2 : i64, kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4x8xf32>, tensor<4x1x1x1x8x8xf32>) -> tensor<1x4x4x4x8xf32>
+  return %c : tensor<1x4x4x4x8xf32>
+}
+
+// -----
+
 // Injective ops are re-indexing, not copies: transpose + reshape read the input through one
 // affine map; a value used twice is materialized once in the workspace; dead ops are dropped.
 // CHECK: #[[$M:.*]] = affine_map<(d0) -> (d0 mod 2, d0 floordiv 2)>

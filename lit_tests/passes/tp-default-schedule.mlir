@@ -429,3 +429,21 @@ func.func @no_aliased_gather(%P: memref<64x1024xf32>, %V: memref<1024x4xf32>, %O
       out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<64x4xf32>) -> ()
   return
 }
+
+// -----
+
+// A grouped 1x1 conv in NCHW (68 channels per group: no channel blocks): the pixels go on two
+// vectors and the group's output channels (`oc`, which the input's vector read does not use)
+// are the register tile's rows: five rows share each input vector.
+// CHECK-LABEL: func.func @grouped_conv
+// CHECK: schedule = {order = ["n", "oh", "ow.0", "g", "oc.0", "ic", "kh", "kw", "oc.1", "ow.1"], parallel = {{.*}}, tile = {oc = array<i64: 5>, ow = array<i64: 16>}, unroll = {kw = 1 : i64, oc.1 = 5 : i64}, vectorize = "ow.1"}
+func.func @grouped_conv(%X: memref<1x272x1x196xf32>, %W: memref<272x68x1x1xf32>, %Y: memref<1x272x1x196xf32>) {
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (n, g * 68 + ic, oh + kh, ow + kw)>} : (memref<1x272x1x196xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (g * 68 + oc, ic, kh, kw)>} : (memref<272x68x1x1xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv2d", axes = ["n", "g", "oc", "oh", "ow", "ic", "kh", "kw"], kinds = "SSSSSRRR", extents = array<i64: 1, 4, 68, 1, 196, 68, 1, 1>,
+      out_map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (n, g * 68 + oc, oh, ow)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x272x1x196xf32>) -> ()
+  return
+}

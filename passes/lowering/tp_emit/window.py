@@ -72,23 +72,26 @@ def conv_nd(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         x = halo_copy(kb, x, x_t, pads[:spatial], sizes)
     o_axes = [f"o{d}" for d in range(spatial)]
     k_axes = [f"k{d}" for d in range(spatial)]
-    axes = ["n", "oc", *o_axes, "ic", *k_axes]
+    # A grouped conv iterates its groups on an axis of their own (as conv2d's builders do).
+    groups = ["g"] if group > 1 else []
+    axes = ["n", *groups, "oc", *o_axes, "ic", *k_axes]
     d = _dims(axes)
     icg, ocg = w_t.shape[1], y_t.shape[1] // group
-    channel = d["ic"] if group == 1 else ir.AffineExpr.get_floor_div(d["oc"], ocg) * icg + d["ic"]
+    channel = d["g"] * icg + d["ic"] if groups else d["ic"]
+    out_channel = d["g"] * ocg + d["oc"] if groups else d["oc"]
     x_idx = [d["n"], channel] + [
         d[o] * strides[i] + d[k] * dil[i] for i, (o, k) in enumerate(zip(o_axes, k_axes))
     ]
-    w_idx = [d["oc"], d["ic"]] + [d[k] for k in k_axes]
+    w_idx = [out_channel, d["ic"]] + [d[k] for k in k_axes]
     half = is_half(ir.Type.parse(y_t.dtype))  # f16 / bf16: multiply and sum in f32, round once
     acc = Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32"))) if half else None
     blk = tp.block(
         acc.buffer if acc else out,
         name=kb.name("conv_nd"),
         axes=axes,
-        kinds="S" * (2 + spatial) + "R" * (1 + spatial),
-        extents=[y_t.shape[0], y_t.shape[1], *outs, icg, *kernel],
-        out_map="(" + ", ".join(["n", "oc", *o_axes]) + ")",
+        kinds="S" * (2 + len(groups) + spatial) + "R" * (1 + spatial),
+        extents=[y_t.shape[0], *([group] if groups else []), ocg, *outs, icg, *kernel],
+        out_map="(" + ", ".join(["n", f"g * {ocg} + oc" if groups else "oc", *o_axes]) + ")",
         combiner="add",
         init=0.0,
     )

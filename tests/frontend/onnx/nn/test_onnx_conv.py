@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from helpers.onnx_testing import (
@@ -11,6 +12,8 @@ from helpers.onnx_testing import (
     op_names,
     rand,
     result_type,
+    run_compiled,
+    run_ort,
     the_op,
 )
 from mlc.errors import UnsupportedOpError
@@ -117,3 +120,28 @@ def test_computed_weight_is_an_operand() -> None:
         node_model("Conv", {"x": X, "w": w}, opset=13), {"x": X, "w": w}, rtol=1e-5
     )
     assert op_names(module) == ["graph.conv2d"]
+
+
+@pytest.mark.parametrize(
+    "channels,out_channels,group,kernel,size",
+    [
+        (20, 20, 4, 1, 13),  # 5 channels per group: NCHW, g outside oc, partial register tiles
+        (12, 18, 3, 3, 9),  # 4 in, 6 out per group, padded
+        (32, 64, 2, 3, 7),  # 16 in, 32 out per group: channel blocks, g outside ocb
+        (272, 272, 4, 1, 14),  # ShuffleNet's: 68 per group
+    ],
+)
+def test_grouped_conv_compiled(
+    channels: int, out_channels: int, group: int, kernel: int, size: int
+) -> None:
+    """Grouped convs iterate their groups on an axis of their own: each output channel reads
+    its group's input channels, in both layouts."""
+    x = rand(1, channels, size, size)
+    w = rand(out_channels, channels // group, kernel, kernel, seed=1)
+    b = rand(out_channels, seed=2)
+    pad = kernel // 2
+    model = node_model(
+        "Conv", {"x": x}, consts={"w": w, "b": b}, opset=13, group=group, pads=[pad] * 4
+    )
+    got, want = run_compiled(model, {"x": x})[0], run_ort(model, {"x": x})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
