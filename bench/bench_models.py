@@ -14,7 +14,8 @@ use; they need `pip install -e '.[bench]'`). Model names from any suite may be g
 Both peers stay loaded in this process and are timed in alternating rounds (each round: one
 untimed call, then `--number` timed calls per peer), so machine noise hits both alike; the
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
-mlc is faster). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
+mlc is faster) is the median over rounds of each round's ratio (`peers.paired_ratio`: the peers
+of one round run a second apart, so drifts of the host's speed cancel). onnxruntime runs with ORT_ENABLE_ALL and intra_op_num_threads = threads.
 Between the peers' turns the process sleeps `peers.SETTLE_S`: both peers' worker threads keep
 spinning after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
 otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
@@ -36,7 +37,7 @@ import sys
 import time
 
 import numpy as np
-from peers import alternate, max_rel_error, ort_session, write_section
+from peers import alternate, max_rel_error, ort_session, paired_ratio, write_section
 
 import mlc
 from mlc.frontend.onnx.zoo import light_model_names, load_light_model
@@ -126,14 +127,14 @@ def bench_model(
         status="ok",
         mlc_ms=ms["mlc"],
         ort_ms=ms["ort"],
-        ratio=ms["ort"] / ms["mlc"],
+        ratio=paired_ratio(samples["ort"], samples["mlc"], number),
         samples=len(samples["mlc"]),
     )
     if records:
         row.update(
             tuned_ms=ms["tuned"],
-            tuned_ratio=ms["ort"] / ms["tuned"],
-            speedup=ms["mlc"] / ms["tuned"],
+            tuned_ratio=paired_ratio(samples["ort"], samples["tuned"], number),
+            speedup=paired_ratio(samples["mlc"], samples["tuned"], number),
         )
     return row
 
@@ -144,8 +145,8 @@ def markdown(rows: list[dict[str, object]], command: str) -> str:
         f"Date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC; machine: "
         f"{platform.processor() or platform.machine()}, {platform.python_version()}; "
         f"onnxruntime {_ort_version()}.  ",
-        "Ratio = onnxruntime latency / mlc latency in the same run (> 1: mlc faster). "
-        "Median of all timed calls.",
+        "Ratio = onnxruntime latency / mlc latency in the same run (> 1: mlc faster): the "
+        "median over rounds of each round's ratio. Latencies: median of all timed calls.",
         "",
     ]
     tuned = any("tuned_ms" in r for r in rows)

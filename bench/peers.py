@@ -48,6 +48,19 @@ def alternate(
     return samples
 
 
+def paired_ratio(numerator: list[float], denominator: list[float], number: int) -> float:
+    """The median over rounds of (median of `numerator`'s calls in that round) / (the same of
+    `denominator`'s): samples as `alternate` returns them, `number` per peer per round. The two
+    peers of a round run a second apart, so a host whose speed drifts over seconds (a shared
+    VM: one kernel's latency moved 1.2-2.4 ms within a minute) shifts both alike; the ratio of
+    the overall medians instead compares calls made up to minutes apart."""
+    ratios = [
+        float(np.median(numerator[i : i + number]) / np.median(denominator[i : i + number]))
+        for i in range(0, min(len(numerator), len(denominator)), number)
+    ]
+    return float(np.median(ratios))
+
+
 def median_ms(samples: list[float]) -> float:
     return 1e3 * float(np.median(samples))
 

@@ -191,3 +191,18 @@ def test_3d_convs_and_pools_are_classified_with_their_work() -> None:
     assert conv.category == "conv" and conv.detail == "conv_nd 3x3x3 4->8ch g1 4x6x6"
     assert conv.flops == 2.0 * (8 * 4 * 6 * 6) * (4 * 27)
     assert any(i.category == "reduce/pool" and "max_pool_nd" in i.detail for i in infos)
+
+
+def test_paired_ratio_cancels_a_drift_of_the_host_speed() -> None:
+    """Both peers slow down 3x in the second half of the run: the ratio of overall medians
+    would mix fast and slow rounds; the per-round ratio stays 2 (one peer twice as slow)."""
+    import peers
+
+    fast = [1.0, 1.0, 1.1, 1.0, 0.9, 1.0]
+    ort = fast[:3] + [3 * t for t in fast[3:]]
+    mlc_calls = [2 * t for t in fast[:3]] + [6 * t for t in fast[3:]]
+    assert peers.paired_ratio(mlc_calls, ort, number=1) == pytest.approx(2.0)
+    rounds_of_three = peers.paired_ratio(mlc_calls, ort, number=3)
+    assert rounds_of_three == pytest.approx(2.0)
+    uneven = peers.paired_ratio([1.0, 4.0, 9.0], [1.0, 2.0, 3.0], number=1)
+    assert uneven == pytest.approx(2.0)  # the median of 1, 2, 3
