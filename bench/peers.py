@@ -37,11 +37,15 @@ def alternate(
     timer: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[float]]:
     """Seconds per call of each peer: `rounds` rounds, each one untimed call then `number`
-    timed calls per peer in turn. `timer=time.process_time` counts CPU time instead (the
-    process's, all threads together): on a loaded host it is far steadier at one thread."""
+    timed calls per peer in turn, the turns' order rotated by one each round (no peer always
+    runs first after the pause; two identical models timed so differed by 1-5 %, either way).
+    `timer=time.process_time` counts CPU time instead (the process's, all threads together):
+    on a loaded host it is far steadier at one thread."""
     samples: dict[str, list[float]] = {name: [] for name in peers}
-    for _ in range(rounds):
-        for name, fn in peers.items():
+    names = list(peers)
+    for turn in range(rounds):
+        for name in names[turn % len(names) :] + names[: turn % len(names)]:
+            fn = peers[name]
             result = time_function(fn, number=1, repeat=number, warmup=1, timer=timer)
             samples[name] += result.samples
             time.sleep(settle)

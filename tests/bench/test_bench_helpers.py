@@ -206,3 +206,13 @@ def test_paired_ratio_cancels_a_drift_of_the_host_speed() -> None:
     assert rounds_of_three == pytest.approx(2.0)
     uneven = peers.paired_ratio([1.0, 4.0, 9.0], [1.0, 2.0, 3.0], number=1)
     assert uneven == pytest.approx(2.0)  # the median of 1, 2, 3
+
+
+def test_alternate_rotates_which_peer_goes_first() -> None:
+    import peers
+
+    calls: list[str] = []
+    order = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    samples = peers.alternate(order, rounds=2, number=1, settle=0.0)
+    assert calls == ["a", "a", "b", "b", "b", "b", "a", "a"]  # warm-up + timed call per turn
+    assert len(samples["a"]) == len(samples["b"]) == 2
