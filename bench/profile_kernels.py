@@ -6,7 +6,8 @@
     python bench/profile_kernels.py --summarize build/runs/*.json [--top 3]   # markdown table
 
 The model is a light-zoo name, a modern/holdout name (`bench/modern_models.py`) or an .onnx
-path. Each kernel (after graph-simplify/fold/fuse) is compiled as a one-call model with random
+path. Each kernel (after mlc-default's graph passes: the kernels the model runs, weights packed) is
+compiled as a one-call model with random
 inputs (zeros for integer ones: they are indices) and timed with GraphModule.benchmark; the
 table lists the slowest kernels with their share of the summed time, how often the model calls
 them, a category and the rate they reach:
@@ -42,12 +43,16 @@ from mlir.dialects import func
 import mlc
 from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import KERNEL_ATTR
+from mlc.passes.mlc_default import MlcDefaultPipeline
 
-GRAPH_STAGE = (
-    "builtin.module(graph-simplify,graph-fold-constants,graph-alter-layout,"
-    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse)"
-)
 GEMM_OPS = {"matmul", "batch_matmul", "dense"}
+
+
+def graph_stage(threads: int = 1) -> str:
+    """mlc-default's graph passes (layouts, packed weights, fusion): the kernels the model runs."""
+    return f"builtin.module({MlcDefaultPipeline(threads=threads).stages()[0]})"
+
+
 TRANSCENDENTAL_OPS = {
     "sigmoid",
     "tanh",
@@ -198,6 +203,9 @@ def _describe_gemm(
         trans_a = ir.IntegerAttr(op.attributes["transA"]).value if "transA" in op.attributes else 0
         k = lhs[0] if trans_a else lhs[1]
         batch, m, n = 1, out[0], out[1]
+    elif _packed(lhs, rhs, out):  # graph-pack-weights' [.., N/p, M, p] = A x B[N/p, K, p]
+        k, m, n = lhs[-1], out[-2], rhs[0] * rhs[2]
+        batch = int(np.prod(out[:-3]))
     else:
         k = lhs[-1]
         batched = len(rhs) > 2 and int(np.prod(rhs[:-2])) > 1
@@ -208,6 +216,18 @@ def _describe_gemm(
     detail = f"{kind} {batch}x[{m}x{k}]x[{k}x{n}]{suffix}"
     return KernelInfo(
         category, detail, 2.0 * batch * m * n * k, traffic, elements, (batch, m, k, n)
+    )
+
+
+def _packed(lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...]) -> bool:
+    """Whether a matmul multiplies by weights stored in column panels [N/p, K, p]."""
+    return (
+        len(rhs) == 3
+        and len(out) >= 3
+        and lhs[-1] == rhs[1]
+        and out[-3] == rhs[0]
+        and out[-1] == rhs[2]
+        and len(out) == max(len(lhs), 2) + 1
     )
 
 
@@ -471,7 +491,7 @@ def main() -> int:
     parser.add_argument("--json", help="write all rows and totals to this JSON file")
     args = parser.parse_args()
     module, params = mlc.from_onnx(load(args.model))
-    mlc.PassManager.parse(GRAPH_STAGE).run(module, params=params)
+    mlc.PassManager.parse(graph_stage(args.threads)).run(module, params=params)
     rows = profile(module, args.threads)
     gemms = [r for r in rows if r.info.gemm]
     peers = peer_gemm_seconds([r.info.gemm for r in gemms], args.threads)  # type: ignore[misc]

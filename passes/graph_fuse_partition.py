@@ -55,6 +55,8 @@ def _users(v: ir.Value) -> list[ir.Operation]:
 
 
 MATMULS = ("graph.matmul", "graph.batch_matmul")
+OUTPUT_REMAPS = ("graph.transpose", "graph.reshape")
+"""Injective ops that move every element of their operand exactly once (a bijection)."""
 
 
 def _only_user(v: ir.Value) -> ir.Operation | None:
@@ -147,10 +149,29 @@ class Partitioner:
     def _epilogue_op(op: ir.Operation, group: Group) -> bool:
         """Whether `op` may join the conv/matmul/pool/reduction of `group`: an elementwise op
         of its output's shape, which the lowering applies to the kernel's output tile (in place
-        when the type is kept; an int8 requantization of an i32 accumulator changes it)."""
+        when the type is kept; an int8 requantization of an i32 accumulator changes it); or,
+        right after a matmul, a transpose or reshape of its output (graph-pack-weights' panels
+        back to rows): the lowering writes the product through it, and the elementwise ops
+        after it are the epilogue."""
+        return Partitioner._epilogue_prefix([op], group) == 1
+
+    @staticmethod
+    def _epilogue_prefix(ops: list[ir.Operation], group: Group) -> int:
+        """How many of `ops` (in order) may follow `group` as its epilogue (`_epilogue_op`):
+        output remaps first, then elementwise ops of the remapped shape."""
         anchor = next(o for o in group.ops if op_kind(o) not in FUSIBLE)
-        shape = _shape(anchor.results[0])
-        return op_kind(op) == "elemwise" and shape is not None and _shape(op.results[0]) == shape
+        after = group.ops[group.ops.index(anchor) + 1 :]
+        remapping = all(o.name in OUTPUT_REMAPS for o in after) and anchor.name in MATMULS
+        last = next((o for o in reversed(after) if o.name in OUTPUT_REMAPS), anchor)
+        shape = _shape(last.results[0])
+        for i, op in enumerate(ops):
+            if op.name in OUTPUT_REMAPS and remapping:
+                shape = _shape(op.results[0])
+            elif op_kind(op) == "elemwise" and shape is not None and _shape(op.results[0]) == shape:
+                remapping = False
+            else:
+                return i
+        return len(ops)
 
     # -- step 2: diamonds ------------------------------------------------------------------
     def _merge_diamonds(self, groups: list[Group]) -> list[Group]:
@@ -199,9 +220,7 @@ class Partitioner:
         for g in consumers:
             k = len(g.ops)
             if producer.root not in FUSIBLE:
-                k = next(
-                    (i for i, op in enumerate(g.ops) if not self._epilogue_op(op, producer)), k
-                )
+                k = self._epilogue_prefix(g.ops, producer)
             if k == 0:
                 return None
             members.append(g.ops[:k])

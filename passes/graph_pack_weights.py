@@ -97,6 +97,10 @@ class GraphPackWeightsPass(ModulePass):
             packed = gb.transpose(split, perm=(1, 0, 2))
             if batch == 0:
                 lhs = a
+            elif batch == 1 and a_shape[0] == 1:
+                # [1, M, K] broadcasts against the panels as it is: [N/p, M, p] (a reshape to
+                # [M, K] first would be a kernel copying A)
+                batch, lhs = 0, a
             elif all(d == 1 for d in a_shape[:batch]):
                 # A's batch dims (all 1) broadcast against the panels: [N/p, M, p]
                 batch, lhs = 0, gb.reshape(a, shape=a_shape[batch:])

@@ -31,15 +31,21 @@ def lanes_of(elem: ir.Type, width_bits: int) -> int:
 
 
 def vector_axis(view: BlockView) -> str | None:
-    """The spatial axis that walks the output's last dim with unit stride, if any."""
+    """The spatial axis that walks the output's last dim with unit stride, if any (the dim
+    itself, or its unit term: `j` of `p * 16 + j`, a product written from panels to rows)."""
     amap = view.out_map
     if not amap.results:
         return None
-    last = amap.results[-1].maybe_downcast()
-    if not isinstance(last, ir.AffineDimExpr):
-        return None
-    axis = view.axes[last.position]
-    return axis if view.kinds[last.position] == "S" else None
+    *others, last = amap.results
+    last = last.maybe_downcast()
+    if isinstance(last, ir.AffineDimExpr):
+        axis = view.axes[last.position]
+        return axis if view.kinds[last.position] == "S" else None
+    for pos, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
+        if kind == "S" and linear_coeff(last, pos) == 1:
+            if all(linear_coeff(r, pos) == 0 for r in others):
+                return axis
+    return None
 
 
 def read_maps(view: BlockView) -> list[ir.AffineMap]:

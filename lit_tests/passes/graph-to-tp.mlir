@@ -96,6 +96,50 @@ func.func @main(%x: tensor<1x2x4x4x8xf32>) -> tensor<1x4x4x4x8xf32> {
 
 // -----
 
+// A product of packed weight panels ([N/16, K, 16]) read back to rows by a transpose and a
+// reshape: graph-fuse keeps both with the matmul, and the product writes the kernel's output
+// through their inverse, (p, i, j) -> (0, i, p * 16 + j); the bias block then reads the output
+// in place (no scratch, no second buffer).
+// CHECK: #[[$OUT:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1, d0 * 16 + d2)>
+// CHECK-LABEL: func.func private @fused_matmul_transpose_reshape_add_0(
+// CHECK-SAME: %arg0: memref<1x4x8xf32>, %arg1: memref<2x8x16xf32>, %arg2: memref<32xf32>, %arg3: memref<1x4x32xf32>) attributes
+// CHECK-NOT: memref.view
+// CHECK: name = "matmul_0", out_map = #[[$OUT]]{{.*}} : (memref<1x4x32xf32>) -> ()
+// CHECK-NEXT: "tp.block"(%arg3) ({
+// CHECK-NEXT: "tp.read"(%arg3)
+// CHECK-NEXT: "tp.read"(%arg2)
+// CHECK-NEXT: arith.addf
+func.func @main(%x: tensor<1x4x8xf32>) -> tensor<1x4x32xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<2x8x16xf32>
+  %b = "graph.constant"() {value = #graph.param<"b">} : () -> tensor<32xf32>
+  %p = "graph.matmul"(%x, %w) : (tensor<1x4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  %t = "graph.transpose"(%p) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x16xf32>) -> tensor<4x2x16xf32>
+  %r = "graph.reshape"(%t) {shape = array<i64: 1, 4, 32>} : (tensor<4x2x16xf32>) -> tensor<1x4x32xf32>
+  %y = "graph.add"(%r, %b) : (tensor<1x4x32xf32>, tensor<32xf32>) -> tensor<1x4x32xf32>
+  return %y : tensor<1x4x32xf32>
+}
+
+// -----
+
+// Transposed so that the product's columns become the output's rows, the remap is kept: the
+// product fills scratch and the last block reads it through the transpose (writing the output
+// through the inverse would scatter every vector).
+// CHECK-LABEL: func.func private @fused_matmul_transpose_reshape_transpose_0(
+// CHECK: %[[V:.*]] = memref.view
+// CHECK: "tp.block"(%[[V]])
+// CHECK: name = "matmul_0"
+// CHECK: "tp.read"(%[[V]])
+func.func @main(%x: tensor<4x8xf32>) -> tensor<32x4xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<2x8x16xf32>
+  %p = "graph.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  %t = "graph.transpose"(%p) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x16xf32>) -> tensor<4x2x16xf32>
+  %r = "graph.reshape"(%t) {shape = array<i64: 4, 32>} : (tensor<4x2x16xf32>) -> tensor<4x32xf32>
+  %y = "graph.transpose"(%r) {perm = array<i64: 1, 0>} : (tensor<4x32xf32>) -> tensor<32x4xf32>
+  return %y : tensor<32x4xf32>
+}
+
+// -----
+
 // Injective ops are re-indexing, not copies: transpose + reshape read the input through one
 // affine map; a value used twice is materialized once in the workspace; dead ops are dropped.
 // CHECK: #[[$M:.*]] = affine_map<(d0) -> (d0 mod 2, d0 floordiv 2)>

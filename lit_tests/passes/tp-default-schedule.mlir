@@ -447,3 +447,21 @@ func.func @grouped_conv(%X: memref<1x272x1x196xf32>, %W: memref<272x68x1x1xf32>,
       out_map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (n, g * 68 + oc, oh, ow)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x272x1x196xf32>) -> ()
   return
 }
+
+// -----
+
+// A product of packed weight panels (16 columns each) written back to rows: the output's unit
+// stride is `j` of `p * 16 + j`, so `j` is the vector axis, and the whole panel (two registers,
+// one 64-byte line per k step) is the register tile's width rather than two panels' halves.
+// CHECK-LABEL: func.func @packed_panels
+// CHECK: schedule = {order = ["p", "i.0", "k", "i.1", "j"], parallel = {{.*}}, tile = {i = array<i64: 6>}, unroll = {i.1 = 6 : i64}, vectorize = "j"}
+func.func @packed_panels(%A: memref<96x64xf32>, %B: memref<8x64x16xf32>, %C: memref<96x128xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(p, i, j, k) -> (i, k)>} : (memref<96x64xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(p, i, j, k) -> (p, k, j)>} : (memref<8x64x16xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["p", "i", "j", "k"], kinds = "SSSR", extents = array<i64: 8, 96, 16, 64>,
+      out_map = affine_map<(p, i, j, k) -> (i, p * 16 + j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<96x128xf32>) -> ()
+  return
+}

@@ -22,7 +22,7 @@ from mlir import ir
 from mlir.dialects import arith, memref, scf, vector
 
 from mlc.dialects.tp import BlockView, Loop
-from mlc.dialects.tp.affine import is_identity
+from mlc.dialects.tp.affine import is_identity, linear_coeff
 
 from .body import BodyEmitter, Point
 from .emit_util import apply, broadcast, combine, horizontal, index_const, scalar_const
@@ -422,8 +422,7 @@ class BlockLowering:
         if point.vec_axis is not None:
             pos = self.axes.index(point.vec_axis)
             for axis, r in zip(self.epilogue.axes, self.out_map.results):
-                r = r.maybe_downcast()
-                if isinstance(r, ir.AffineDimExpr) and r.position == pos:
+                if linear_coeff(r, pos) == 1:  # the lanes step along this output dim
                     vec_axis = axis
         epoint = Point(point.dims, terms, vec_axis, point.lanes if vec_axis else 1)
         return self.epilogue.value(epoint, {self.out: acc})
@@ -582,8 +581,13 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
                 ir.AffineMapAttr(op.attributes["map"]).value
             ):
                 return False
-    # The vectorized output dim must be one epilogue axis (the out map keeps it a plain dim).
-    return all(isinstance(r.maybe_downcast(), ir.AffineDimExpr) for r in block.out_map.results)
+    # The lanes must step along one output dim, one element per lane (the out map is a plain
+    # dim there, or a sum with it: a panel-major product written row-major, p * 16 + j).
+    if lowering.vec is None:
+        return True
+    pos = block.axes.index(lowering.vec.axis)
+    coeffs = [linear_coeff(r, pos) for r in block.out_map.results]
+    return sorted(coeffs, key=lambda c: -1 if c is None else c) == [0] * (len(coeffs) - 1) + [1]
 
 
 def _only_read_by(block: BlockView, nxt: BlockView) -> bool:

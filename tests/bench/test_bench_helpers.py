@@ -104,11 +104,15 @@ def test_kernels_are_classified_with_their_work() -> None:
         [weight],
     )
     module, params = mlc.from_onnx(model)
-    mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
+    mlc.PassManager.parse(profile_kernels.graph_stage()).run(module, params=params)
     infos = {name: info for name, _, calls, info in profile_kernels.kernel_modules(module)}
-    # The matmul's output has two uses (erf, add): a diamond, fused into its epilogue whole.
-    assert sorted(infos) == ["fused_matmul_erf_add_0", "fused_transpose_sigmoid_mul_1"]
-    gemm = infos["fused_matmul_erf_add_0"]
+    # The kernels mlc-default makes: the weights packed in panels, the product written back to
+    # rows (transpose, reshape) with its erf/add diamond in the same kernel.
+    assert sorted(infos) == [
+        "fused_matmul_transpose_reshape_etc_0",
+        "fused_transpose_sigmoid_mul_1",
+    ]
+    gemm = infos["fused_matmul_transpose_reshape_etc_0"]
     assert (gemm.category, gemm.detail, gemm.gemm) == (
         "gemm",
         "matmul 1x[10x64]x[64x48] +erf",
@@ -185,7 +189,7 @@ def test_3d_convs_and_pools_are_classified_with_their_work() -> None:
         [weight],
     )
     module, params = mlc.from_onnx(model)
-    mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
+    mlc.PassManager.parse(profile_kernels.graph_stage()).run(module, params=params)
     infos = [info for _, _, _, info in profile_kernels.kernel_modules(module)]
     conv = next(i for i in infos if i.detail.startswith("conv_nd"))
     assert conv.category == "conv" and conv.detail == "conv_nd 3x3x3 4->8ch g1 4x6x6"

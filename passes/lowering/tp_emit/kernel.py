@@ -22,6 +22,7 @@ from mlc.errors import DiagnosticError
 
 from ..emit_util import index_const
 from .expr import Expr, Leaf, block_over, storage_type, to_storage
+from .remap_fold import fold_output_remap
 
 DYNAMIC = ir.ShapedType.get_dynamic_size()  # a dynamic memref dim (not -1 in this MLIR)
 InlineFn = Callable[["KernelBuilder", ir.Operation], Expr]
@@ -79,6 +80,7 @@ class KernelBuilder:
         self.owned: dict[ir.Value, ir.Value] = {}  # op result -> the buffer its anchor wrote
         self.scratch: ir.Value | None = None
         self.scratch_size = 0
+        self._last_temp: tuple[ir.Value, int] | None = None
         self.block_count = 0
         self.result: ir.Value | None = None  # the kernel's result (graph value), set by lower()
 
@@ -107,7 +109,19 @@ class KernelBuilder:
         mtype = ir.MemRefType.get(list(t.shape), storage_type(ir.Type.parse(t.dtype)))
         offset = self.scratch_size
         self.scratch_size += aligned(t.size * elem_bytes(mtype.element_type))
-        return memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
+        view = memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
+        self._last_temp = (view, offset)
+        return view
+
+    def _release_last_temp(self) -> None:
+        """Give back the scratch of the last temporary (no longer used); with nothing left the
+        kernel takes no scratch argument."""
+        assert self._last_temp is not None and self.scratch is not None
+        self.scratch_size = self._last_temp[1]
+        self._last_temp = None
+        if self.scratch_size == 0 and not list(self.scratch.uses):
+            self.entry.erase_argument(len(self.entry.arguments) - 1)
+            self.scratch = None
 
     def store(self, e: Expr, out: ir.Value, name: str) -> None:
         """One elementwise block writing `e` over the whole of `out`."""
@@ -148,6 +162,9 @@ class KernelBuilder:
             final = self.values[result]
             if not (isinstance(final, Leaf) and final.buffer == self.output):
                 self.store(final, self.output, "epilogue" if in_place is not None else "copy")
+                freed = fold_output_remap(self.entry, self.output)
+                if freed is not None and self._last_temp and self._last_temp[0] == freed:
+                    self._release_last_temp()
             func.ReturnOp([])
 
     def _lower_op(self, op: ir.Operation, result: ir.Value, in_place: ir.Operation | None) -> None:

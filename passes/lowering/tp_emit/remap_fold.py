@@ -1,0 +1,194 @@
+"""Write an anchor's result through the transpose/reshape that follows it in its kernel.
+
+graph-fuse lets a matmul keep the transposes and reshapes of its result (graph-pack-weights'
+panel-major product [N/p, M, p] back to rows [M, N]) and the elementwise ops after them. Lowered
+as such, the product fills a scratch buffer and the kernel's last block reads it back through
+the remap, a second pass over a (for a dense layer) megabytes-large result. When that remap is
+a bijection this module inverts it and makes the product write the kernel's output directly
+(`out_map` composed with the inverse: (p, m, j) -> (m, p * 16 + j)); the last block then reads
+the output in place and tp-to-loops applies it to the register tile before the store.
+"""
+
+from __future__ import annotations
+
+from mlir import ir
+
+from mlc.dialects.tp import BlockView
+from mlc.dialects.tp.affine import is_identity, linear_coeff
+from mlc.dialects.walk import walk
+
+READS = ("tp.read", "tp.read_padded", "tp.load")
+
+
+def fold_output_remap(entry: ir.Block, output: ir.Value) -> ir.Value | None:
+    """In a kernel whose last block writes `output` from a scratch buffer that one reduction
+    block before it fills, have that block write `output` itself (see the module doc). Returns
+    the scratch buffer it no longer uses (its view op erased), or None."""
+    blocks = [op.operation for op in entry.operations if op.operation.name == "tp.block"]
+    if len(blocks) < 2:
+        return None
+    last = BlockView(blocks[-1])
+    shape = list(ir.MemRefType(output.type).shape)
+    if last.out != output or last.combiner != "none" or not is_identity(last.out_map):
+        return None
+    if last.extents != shape:
+        return None
+    reads = [op for op in walk(last.op) if op.name in READS]
+    elem = ir.MemRefType(output.type).element_type
+    for temp in dict.fromkeys(op.operands[0] for op in reads):
+        if ir.MemRefType(temp.type).element_type != elem:
+            continue  # an f32 accumulator of a half result, rounded by the last block
+        writer = _sole_writer(blocks[:-1], temp, last.op)
+        if writer is None:
+            continue
+        maps = {str(ir.AffineMapAttr(op.attributes["map"]).value) for op in _reads_of(temp, last)}
+        if len(maps) != 1 or any(op.name != "tp.read" for op in _reads_of(temp, last)):
+            continue
+        remap = ir.AffineMapAttr(_reads_of(temp, last)[0].attributes["map"]).value
+        inverse = invert(remap, shape, list(ir.MemRefType(temp.type).shape))
+        if inverse is None:
+            continue
+        out_map = writer.out_map
+        composed = [r.compose(out_map) for r in inverse.results]
+        # The product's contiguous axis must stay the output's (else its vectors would be
+        # gathered and scattered: a transposed result keeps its own pass).
+        inner = out_map.results[-1].maybe_downcast().position  # type: ignore[attr-defined]
+        if linear_coeff(composed[-1], inner) != 1:
+            continue
+        _retarget(writer, output, ir.AffineMap.get(out_map.n_dims, 0, composed))
+        identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(shape)))
+        for op in _reads_of(temp, last):
+            op.operands[0] = output
+            op.attributes["map"] = identity
+        if _copies_in_place(last):
+            last.op.erase()
+        temp.owner.operation.erase()
+        return temp
+    return None
+
+
+def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.AffineMap | None:
+    """The inverse of `remap` (index of a buffer of `extents` -> index of one of `image`) when
+    it is a bijection made of whole dims, and dims split into (d floordiv c, d mod c): what
+    transposes and reshapes compose to; None otherwise."""
+    results = [r.maybe_downcast() for r in remap.results]
+    if _size(extents) != _size(image) or len(results) != len(image):
+        return None
+    t = [ir.AffineDimExpr.get(k) for k in range(len(image))]
+    inverse: list[ir.AffineExpr] = []
+    used: set[int] = set()
+    for j, extent in enumerate(extents):
+        if extent == 1:
+            inverse.append(ir.AffineConstantExpr.get(0))
+            continue
+        whole = [k for k, r in enumerate(results) if _is_dim(r, j)]
+        quot = [k for k, r in enumerate(results) if _split(r, j, ir.AffineFloorDivExpr)]
+        rem = [k for k, r in enumerate(results) if _split(r, j, ir.AffineModExpr)]
+        if len(whole) == 1 and not quot and not rem and image[whole[0]] == extent:
+            inverse.append(t[whole[0]])
+            used.add(whole[0])
+        elif not whole and len(quot) == 1 and len(rem) == 1:
+            q, r = quot[0], rem[0]
+            c = _divisor(results[q])
+            if c != _divisor(results[r]) or image[r] != c or image[q] * c != extent:
+                return None
+            inverse.append(t[q] * c + t[r])
+            used |= {q, r}
+        else:
+            return None
+    if used != {k for k, n in enumerate(image) if n > 1} or any(
+        not _is_constant_zero(results[k]) for k, n in enumerate(image) if n == 1 and k not in used
+    ):
+        return None
+    return ir.AffineMap.get(len(image), 0, inverse)
+
+
+def _size(shape: list[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _is_dim(e: ir.AffineExpr, j: int) -> bool:
+    return isinstance(e, ir.AffineDimExpr) and e.position == j
+
+
+def _split(e: ir.AffineExpr, j: int, kind: type) -> bool:
+    """`e` is d_j floordiv c or d_j mod c (by `kind`) with a constant c > 1."""
+    if not isinstance(e, kind):
+        return False
+    lhs, rhs = e.lhs.maybe_downcast(), e.rhs.maybe_downcast()
+    return _is_dim(lhs, j) and isinstance(rhs, ir.AffineConstantExpr) and rhs.value > 1
+
+
+def _divisor(e: ir.AffineExpr) -> int:
+    return ir.AffineConstantExpr(e.maybe_downcast().rhs).value  # type: ignore[attr-defined]
+
+
+def _is_constant_zero(e: ir.AffineExpr) -> bool:
+    return isinstance(e, ir.AffineConstantExpr) and e.value == 0
+
+
+def _reads_of(buffer: ir.Value, view: BlockView) -> list[ir.Operation]:
+    return [op for op in walk(view.op) if op.name in READS and op.operands[0] == buffer]
+
+
+def _sole_writer(
+    blocks: list[ir.Operation], temp: ir.Value, last: ir.Operation
+) -> BlockView | None:
+    """The reduction block that writes all of `temp` (a scratch view) when nothing but it and
+    the last block's reads uses `temp`."""
+    owner = temp.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "memref.view":
+        return None
+    writers = [BlockView(b) for b in blocks if b.operands[0] == temp]
+    if len(writers) != 1:
+        return None
+    writer = writers[0]
+    if writer.combiner == "none" or not _covers(writer, temp):
+        return None
+    for use in temp.uses:
+        user = use.owner
+        if user == writer.op:
+            continue
+        parent = user.parent
+        while parent is not None and parent != last:
+            parent = parent.parent
+        if parent is None:
+            return None
+    return writer
+
+
+def _covers(view: BlockView, buffer: ir.Value) -> bool:
+    """Every element of `buffer` gets a value: the out map sends distinct spatial axes, each of
+    the buffer's extent, to its dims."""
+    shape = list(ir.MemRefType(buffer.type).shape)
+    results = [r.maybe_downcast() for r in view.out_map.results]
+    if len(results) != len(shape):
+        return False
+    seen = set()
+    for r, n in zip(results, shape):
+        if not isinstance(r, ir.AffineDimExpr) or view.kinds[r.position] != "S":
+            return False
+        if view.extents[r.position] != n or r.position in seen:
+            return False
+        seen.add(r.position)
+    return True
+
+
+def _copies_in_place(view: BlockView) -> bool:
+    """The block only yields what it reads of its own output at the point it writes."""
+    ops = [op.operation for op in view.body.operations]
+    return (
+        len(ops) == 2
+        and ops[0].name == "tp.read"
+        and ops[0].operands[0] == view.out
+        and is_identity(ir.AffineMapAttr(ops[0].attributes["map"]).value)
+        and ops[1].operands[0] == ops[0].results[0]
+    )
+
+
+def _retarget(view: BlockView, output: ir.Value, out_map: ir.AffineMap) -> None:
+    view.op.operands[0] = output
+    view.op.attributes["out_map"] = ir.AffineMapAttr.get(out_map)
