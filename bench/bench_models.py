@@ -16,10 +16,11 @@ untimed call, then `--number` timed calls per peer), so machine noise hits both 
 reported figure is the median over all timed calls, and the ratio onnxruntime / mlc (> 1 means
 mlc is faster) is the median over rounds of each round's ratio (`peers.paired_ratio`: the peers
 of one round run a second apart, so drifts of the host's speed cancel). onnxruntime runs with
-ORT_ENABLE_ALL and intra_op_num_threads = threads. Between the peers' turns the process sleeps `peers.SETTLE_S`: both peers' worker threads keep
-spinning after a run (onnxruntime's pool; mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would
-otherwise take CPU from the other peer's calls (measured: 1-thread mlc used 20 % more CPU time
-than wall time right after onnxruntime's turn).
+ORT_ENABLE_ALL and intra_op_num_threads = threads. Between the peers' turns the process sleeps
+`peers.SETTLE_S`: both peers' worker threads keep spinning after a run (onnxruntime's pool;
+mlc's OpenMP threads, KMP_BLOCKTIME = 200 ms) and would otherwise take CPU from the other peer's
+calls (measured: 1-thread mlc used 20 % more CPU time than wall time right after onnxruntime's
+turn).
 
 Every output is compared with onnxruntime's (max |mlc - ort| / max |ort| over all outputs; the bar
 is 1e-3). A model that fails to import, compile or run is reported with its error on one line,
