@@ -25,11 +25,11 @@
 // LIBM: convert-math-to-funcs
 
 // weight-panel=16: the weights are packed by a kernel of their own here (mlc-opt has no
-// parameter values to fold it with), the product runs panel by panel into a scratch buffer,
-// and the transpose back is the relu's kernel's index map.
+// parameter values to fold it with); the product runs panel by panel and writes its rows
+// through the transpose back, with the relu, in one kernel.
 // PANELS-DAG: llvm.func internal @fused_reshape_transpose_0(
-// PANELS-DAG: llvm.func internal @fused_matmul_1(
-// PANELS-DAG: llvm.func internal @fused_transpose_reshape_relu_2(
+// PANELS-DAG: llvm.func internal @fused_matmul_transpose_reshape_relu_1(
+// PANELS-NOT: llvm.func internal @fused_transpose
 
 // NOFUSE-DAG: llvm.func internal @fused_matmul_0(
 // NOFUSE-DAG: llvm.func internal @fused_relu_1(
