@@ -2,8 +2,10 @@
 
 1. Chains, in block order: an elementwise or injective op joins the group of an operand that
    is the group's output and has no other use, when the group's kind allows it (after a
-   conv/matmul/pool/reduction: same-shape elementwise ops only, applied to the anchor's output
-   tile). Any other op starts a group; opaque ops (constants) join none.
+   conv/matmul/pool/reduction: same-shape elementwise ops, applied to the anchor's output
+   tile; right after a matmul also transposes and reshapes, which the lowering writes the
+   product through, then elementwise ops of their shape). Any other op starts a group; opaque
+   ops (constants) join none.
 2. Diamonds, from the last group to the first: a group whose output is used only by other
    groups (x and sigmoid(x) -> mul, GELU's branches) merges with all of them when the union
    still has a single value used outside it (its last op's result), at most `max_size` ops,

@@ -330,3 +330,32 @@ func.func @not_attention(%q: tensor<2x10x8xf32>, %kt: tensor<2x8x10xf32>, %v: te
   %o3 = "graph.matmul"(%w, %p3) : (tensor<2x8x10xf32>, tensor<2x10x10xf32>) -> tensor<2x8x10xf32>
   return %o, %o2, %s2, %o3 : tensor<2x10x8xf32>, tensor<2x10x8xf32>, tensor<2x10x10xf32>, tensor<2x8x10xf32>
 }
+
+// -----
+
+// Right after a matmul, its transposes and reshapes join its group (the lowering writes the
+// product through them), then elementwise ops of their shape; a transpose after those
+// elementwise ops starts a kernel of its own.
+// CHECK-LABEL: func.func @main
+// CHECK: %[[K:.*]] = call @fused_matmul_transpose_reshape_add_0(
+// CHECK-NEXT: call @fused_transpose_1(%[[K]])
+func.func @main(%x: tensor<4x8xf32>, %w: tensor<2x8x16xf32>, %b: tensor<32xf32>) -> tensor<32x4xf32> {
+  %p = "graph.matmul"(%x, %w) : (tensor<4x8xf32>, tensor<2x8x16xf32>) -> tensor<2x4x16xf32>
+  %t = "graph.transpose"(%p) {perm = array<i64: 1, 0, 2>} : (tensor<2x4x16xf32>) -> tensor<4x2x16xf32>
+  %r = "graph.reshape"(%t) {shape = array<i64: 4, 32>} : (tensor<4x2x16xf32>) -> tensor<4x32xf32>
+  %a = "graph.add"(%r, %b) : (tensor<4x32xf32>, tensor<32xf32>) -> tensor<4x32xf32>
+  %y = "graph.transpose"(%a) {perm = array<i64: 1, 0>} : (tensor<4x32xf32>) -> tensor<32x4xf32>
+  return %y : tensor<32x4xf32>
+}
+
+// -----
+
+// A conv's reshape stays out of its group (only matmuls write through a remap).
+// CHECK-LABEL: func.func @main
+// CHECK: %[[C:.*]] = call @fused_conv2d_0(
+// CHECK-NEXT: call @fused_reshape_1(%[[C]])
+func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x48xf32> {
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x4x4xf32>, tensor<3x2x1x1xf32>) -> tensor<1x3x4x4xf32>
+  %r = "graph.reshape"(%c) {shape = array<i64: 1, 48>} : (tensor<1x3x4x4xf32>) -> tensor<1x48xf32>
+  return %r : tensor<1x48xf32>
+}
