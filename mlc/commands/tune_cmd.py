@@ -195,7 +195,7 @@ def result_table(report: ModelTuneReport, records: pathlib.Path) -> str:
     if default is not None and tuned is not None:
         lines.append(
             f"whole model: default {default:.2f} ms, tuned {tuned:.2f} ms "
-            f"({default / tuned:.2f}x; medians, measured in this process)"
+            f"({default / tuned:.2f}x; timed in pairs, measured in this process)"
         )
     return "\n".join(lines)
 
