@@ -220,14 +220,15 @@ def _describe_gemm(
 
 
 def _packed(lhs: tuple[int, ...], rhs: tuple[int, ...], out: tuple[int, ...]) -> bool:
-    """Whether a matmul multiplies by weights stored in column panels [N/p, K, p]."""
+    """Whether a matmul multiplies by weights stored in column panels [N/p, K, p]: A [M, K],
+    [1, M, K] or [.., 1, M, K] broadcast against the panels (an attention product's batch of
+    heads is a batch of A too)."""
     return (
         len(rhs) == 3
         and len(out) >= 3
         and lhs[-1] == rhs[1]
-        and out[-3] == rhs[0]
-        and out[-1] == rhs[2]
-        and len(out) == max(len(lhs), 2) + 1
+        and (out[-3], out[-1]) == (rhs[0], rhs[2])
+        and lhs[-3:-2] in ((), (1,))
     )
 
 

@@ -587,7 +587,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         return True
     pos = block.axes.index(lowering.vec.axis)
     coeffs = [linear_coeff(r, pos) for r in block.out_map.results]
-    return sorted(coeffs, key=lambda c: -1 if c is None else c) == [0] * (len(coeffs) - 1) + [1]
+    return coeffs.count(1) == 1 and all(c in (0, 1) for c in coeffs)
 
 
 def _only_read_by(block: BlockView, nxt: BlockView) -> bool:

@@ -220,3 +220,23 @@ def test_alternate_rotates_which_peer_goes_first() -> None:
     samples = peers.alternate(order, rounds=2, number=1, settle=0.0)
     assert calls == ["a", "a", "b", "b", "b", "b", "a", "a"]  # warm-up + timed call per turn
     assert len(samples["a"]) == len(samples["b"]) == 2
+
+
+def test_a_dense_layer_on_a_3d_input_is_one_gemm_kernel() -> None:
+    """A transformer's [1, M, K] x W + b: one kernel (packed panels written back to rows with
+    the bias), described as the [M x K] x [K x N] product it computes, not as a batch of
+    panels."""
+    weight = numpy_helper.from_array(np.ones((64, 48), np.float32), "w")
+    bias = numpy_helper.from_array(np.ones(48, np.float32), "b")
+    model = _model(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Add", ["m", "b"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 10, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 10, 48])],
+        [weight, bias],
+    )
+    module, params = mlc.from_onnx(model)
+    mlc.PassManager.parse(profile_kernels.graph_stage()).run(module, params=params)
+    infos = [info for _, _, _, info in profile_kernels.kernel_modules(module)]
+    assert [(i.category, i.detail, i.gemm) for i in infos] == [
+        ("gemm", "matmul 1x[10x64]x[64x48]", (1, 10, 64, 48))
+    ]

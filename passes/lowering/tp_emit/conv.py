@@ -63,7 +63,7 @@ class ConvIndices:
     extents: list[int]
     x_idx: Index
     w_idx: Index
-    out_map: str
+    out_map: ir.AffineMap
     channel: Callable[[Index], Index]
     """The output channel of an output index (where a bias is read)."""
 
@@ -82,6 +82,10 @@ def _named_dims(axes: list[str]) -> dict[str, ir.AffineExpr]:
     return {a: ir.AffineDimExpr.get(i) for i, a in enumerate(axes)}
 
 
+def _out_map(axes: list[str], exprs: list[ir.AffineExpr]) -> ir.AffineMap:
+    return ir.AffineMap.get(len(axes), 0, exprs)
+
+
 def _nchw_indices(s: ConvShape) -> ConvIndices:
     """NCHW data and output, OIHW weights; a grouped conv iterates groups on an axis of its own
     (`g`, outside `oc`, the channel within the group), so that the channels of one group read
@@ -89,24 +93,19 @@ def _nchw_indices(s: ConvShape) -> ConvIndices:
     others (with `oc // per-group` in the input's index each row loaded its own vector, and
     ShuffleNet's 1x1 convs ran at a third of the FMA peak)."""
     ocg, icg = s.out_channels // s.group, s.in_channels
-    if s.group == 1:
-        axes = ["n", "oc", "oh", "ow", "ic", "kh", "kw"]
-        extents = [s.n, s.out_channels, s.oh, s.ow, icg, s.kh, s.kw]
-    else:
-        axes = ["n", "g", "oc", "oh", "ow", "ic", "kh", "kw"]
-        extents = [s.n, s.group, ocg, s.oh, s.ow, icg, s.kh, s.kw]
+    groups = [s.group] if s.group > 1 else []
+    axes = ["n", *(["g"] if groups else []), "oc", "oh", "ow", "ic", "kh", "kw"]
     d = _named_dims(axes)
-    out_channel = d["oc"] if s.group == 1 else d["g"] * ocg + d["oc"]
-    channel = d["ic"] if s.group == 1 else d["g"] * icg + d["ic"]
+    out_channel = d["g"] * ocg + d["oc"] if groups else d["oc"]
+    channel = d["g"] * icg + d["ic"] if groups else d["ic"]
     ih, iw = s.window(d)
-    oc = "oc" if s.group == 1 else f"g * {ocg} + oc"
     return ConvIndices(
         axes,
         "S" * (len(axes) - 3) + "RRR",
-        extents,
+        [s.n, *groups, ocg, s.oh, s.ow, icg, s.kh, s.kw],
         [d["n"], channel, ih, iw],
         [out_channel, d["ic"], d["kh"], d["kw"]],
-        f"(n, {oc}, oh, ow)",
+        _out_map(axes, [d["n"], out_channel, d["oh"], d["ow"]]),
         lambda idx: [idx[1]],
     )
 
@@ -116,22 +115,20 @@ def _blocked_indices(s: ConvShape) -> ConvIndices:
     a grouped conv's output blocks split into group `g` and block within it (see
     `_nchw_indices`: then `ocb` is read by the weights alone and unrolls in the register tile)."""
     per_group = s.out_channels // s.group  # output blocks per group
-    grouped = s.group > 1
-    axes = ["n", *(["g"] if grouped else []), "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"]
+    groups = [s.group] if s.group > 1 else []
+    axes = ["n", *(["g"] if groups else []), "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"]
     d = _named_dims(axes)
-    out_block = d["g"] * per_group + d["ocb"] if grouped else d["ocb"]
-    icb = d["g"] * s.in_channels + d["icb"] if grouped else d["icb"]
+    out_block = d["g"] * per_group + d["ocb"] if groups else d["ocb"]
+    icb = d["g"] * s.in_channels + d["icb"] if groups else d["icb"]
     ih, iw = s.window(d)
     yb = s.out_block
-    ocb = f"g * {per_group} + ocb" if grouped else "ocb"
     return ConvIndices(
         axes,
         "S" * (len(axes) - 4) + "RRRR",
-        [s.n, *([s.group] if grouped else []), per_group, s.oh, s.ow, yb]
-        + [s.in_channels, s.kh, s.kw, s.in_block],
+        [s.n, *groups, per_group, s.oh, s.ow, yb, s.in_channels, s.kh, s.kw, s.in_block],
         [d["n"], icb, ih, iw, d["ic"]],
         [out_block, d["icb"], d["kh"], d["kw"], d["ic"], d["oc"]],
-        f"(n, {ocb}, oh, ow, oc)",
+        _out_map(axes, [d["n"], out_block, d["oh"], d["ow"], d["oc"]]),
         lambda idx: [idx[1] * yb + idx[4]],
     )
 
@@ -150,7 +147,7 @@ def _depthwise_indices(s: ConvShape) -> ConvIndices:
         [s.n, s.out_channels, s.oh, s.ow, yb, s.kh, s.kw],
         [d["n"], d["ocb"], ih, iw, d["oc"]],
         [d["ocb"], zero, d["kh"], d["kw"], zero, d["oc"]],
-        "(n, ocb, oh, ow, oc)",
+        _out_map(axes, [d[a] for a in ("n", "ocb", "oh", "ow", "oc")]),
         lambda idx: [idx[1] * yb + idx[4]],
     )
 

@@ -11,6 +11,8 @@ the output in place and tp-to-loops applies it to the register tile before the s
 
 from __future__ import annotations
 
+import math
+
 from mlir import ir
 
 from mlc.dialects.tp import BlockView
@@ -41,10 +43,11 @@ def fold_output_remap(entry: ir.Block, output: ir.Value) -> ir.Value | None:
         writer = _sole_writer(blocks[:-1], temp, last.op)
         if writer is None:
             continue
-        maps = {str(ir.AffineMapAttr(op.attributes["map"]).value) for op in _reads_of(temp, last)}
-        if len(maps) != 1 or any(op.name != "tp.read" for op in _reads_of(temp, last)):
+        temp_reads = _reads_of(temp, last)
+        maps = {str(ir.AffineMapAttr(op.attributes["map"]).value) for op in temp_reads}
+        if len(maps) != 1 or any(op.name != "tp.read" for op in temp_reads):
             continue
-        remap = ir.AffineMapAttr(_reads_of(temp, last)[0].attributes["map"]).value
+        remap = ir.AffineMapAttr(temp_reads[0].attributes["map"]).value
         inverse = invert(remap, shape, list(ir.MemRefType(temp.type).shape))
         if inverse is None:
             continue
@@ -57,7 +60,7 @@ def fold_output_remap(entry: ir.Block, output: ir.Value) -> ir.Value | None:
             continue
         _retarget(writer, output, ir.AffineMap.get(out_map.n_dims, 0, composed))
         identity = ir.AffineMapAttr.get(ir.AffineMap.get_identity(len(shape)))
-        for op in _reads_of(temp, last):
+        for op in temp_reads:
             op.operands[0] = output
             op.attributes["map"] = identity
         if _copies_in_place(last):
@@ -72,7 +75,7 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
     it is a bijection made of whole dims, and dims split into (d floordiv c, d mod c): what
     transposes and reshapes compose to; None otherwise."""
     results = [r.maybe_downcast() for r in remap.results]
-    if _size(extents) != _size(image) or len(results) != len(image):
+    if math.prod(extents) != math.prod(image) or len(results) != len(image):
         return None
     t = [ir.AffineDimExpr.get(k) for k in range(len(image))]
     inverse: list[ir.AffineExpr] = []
@@ -101,13 +104,6 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
     ):
         return None
     return ir.AffineMap.get(len(image), 0, inverse)
-
-
-def _size(shape: list[int]) -> int:
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 def _is_dim(e: ir.AffineExpr, j: int) -> bool:

@@ -91,7 +91,7 @@ def conv_nd(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         axes=axes,
         kinds="S" * (2 + len(groups) + spatial) + "R" * (1 + spatial),
         extents=[y_t.shape[0], *([group] if groups else []), ocg, *outs, icg, *kernel],
-        out_map="(" + ", ".join(["n", f"g * {ocg} + oc" if groups else "oc", *o_axes]) + ")",
+        out_map=ir.AffineMap.get(len(axes), 0, [d["n"], out_channel, *(d[o] for o in o_axes)]),
         combiner="add",
         init=0.0,
     )
