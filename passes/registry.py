@@ -43,6 +43,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-defer-row-scale": _lazy("tp_defer_row_scale", "TpDeferRowScalePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
+    "omp-schedule": _lazy("omp_schedule", "OmpSchedulePass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),
 }
 

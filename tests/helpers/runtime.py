@@ -25,13 +25,19 @@ def build_library(
     params: dict[str, np.ndarray] | None = None,
     source: SourceModel | None = None,
     runtime: str = "openmp",
+    schedule: str = "static",
 ) -> CompiledLibrary:
     """Parse the contract module (or `text`) in a fresh context and lower it to LLVM."""
     ctx = mlc.Context()
     with ctx:
         module = ir.Module.parse(text or cm.module_text())
     return lower_library(
-        module, params or cm.make_params(), threads=threads, runtime=runtime, source=source
+        module,
+        params or cm.make_params(),
+        threads=threads,
+        runtime=runtime,
+        source=source,
+        schedule=schedule,
     )
 
 
@@ -42,12 +48,14 @@ def lower_library(
     threads: int = 1,
     runtime: str = "openmp",
     source: SourceModel | None = None,
+    schedule: str = "static",
 ) -> CompiledLibrary:
     """Check `module` (loops over memrefs) against its manifest, run lower-to-llvm, wrap it."""
     check_contract(module, read_manifest(module))
-    pm = mlc.PassManager.parse(
-        f"builtin.module(lower-to-llvm{{threads={threads} runtime={runtime}}})"
-    )
+    options = f"threads={threads} runtime={runtime}"
+    if schedule != "static":
+        options += f" schedule={schedule}"
+    pm = mlc.PassManager.parse(f"builtin.module(lower-to-llvm{{{options}}})")
     pm.run(module)
     return CompiledLibrary.from_module(module, params, pipeline=str(pm), source=source)
 

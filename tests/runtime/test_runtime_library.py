@@ -54,6 +54,13 @@ def test_jit_two_threads_on_the_async_runtime(inputs, params) -> None:
     assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, params)
 
 
+@pytest.mark.parametrize("schedule", ["dynamic", "guided"])
+def test_jit_two_threads_with_chunked_schedules(schedule: str, inputs, params) -> None:
+    lib = build_library(2, schedule=schedule)
+    assert f"omp.wsloop schedule({schedule} = " in str(lib.module)
+    assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, params)
+
+
 def test_other_params_change_the_result(inputs) -> None:
     other = {k: v * 2 + 1 for k, v in cm.make_params().items()}
     lib = build_library(1, params=other)
