@@ -39,6 +39,15 @@ the gap between back-to-back calls yet frees the core soon after a sample, which
 busy machine: with 200 ms spinning workers took the core their partner thread needed."""
 
 
+UNSTEADY_REFERENCE = 1.5
+"""Paired samples of the default schedule whose quartiles are further apart than this were not
+taken under the same conditions as the candidate's. ResNet-50's 1x1 conv 64 -> 256 (2 threads):
+next to a serial candidate the default's samples ran 0.7-10.7 ms (alone 0.62), the median ratio
+made the candidate 0.37 ms; its own samples said 2.0-4.5. A host that is slower for a while
+slows both alike, and the default's samples stay together: in that 20-minute run their
+quartiles were within 1.25x in 88 % of the records and within 1.5x in 94 %."""
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A point of a task's space to measure (index -1: a schedule from elsewhere)."""
@@ -76,14 +85,24 @@ class MeasureResult:
         """Seconds per call (infinity for an error). Timed in pairs: the baseline times the
         median ratio of the candidate's samples to the default's, so every candidate of a task
         is compared with the default at the same moments, whatever the machine was doing.
-        Otherwise the fastest sample (other processes only ever add time)."""
+        Otherwise the fastest sample (other processes only ever add time). When the default's
+        own samples disagree (their quartiles more than UNSTEADY_REFERENCE apart), the pairs
+        did not see the same conditions and the cost is at least the fastest sample."""
         if not self.ok:
             return float("inf")
         if self.baseline > 0 and len(self.reference_costs) == len(self.costs):
             ratios = [c / r for c, r in zip(self.costs, self.reference_costs) if r > 0]
             if ratios:
-                return self.baseline * statistics.median(ratios)
+                paired = self.baseline * statistics.median(ratios)
+                return max(paired, min(self.costs)) if self.unsteady_reference else paired
         return min(self.costs)
+
+    @property
+    def unsteady_reference(self) -> bool:
+        if len(self.reference_costs) < 2:
+            return False
+        q1, _, q3 = statistics.quantiles(self.reference_costs, n=4, method="inclusive")
+        return q1 <= 0 or q3 / q1 > UNSTEADY_REFERENCE
 
 
 OnResult = Callable[[Candidate, MeasureResult], None]

@@ -4,6 +4,7 @@ error records and the tuning goes on; builds that fail are error records too."""
 from __future__ import annotations
 
 import pathlib
+import statistics
 import subprocess
 from collections.abc import Sequence
 from typing import Any
@@ -133,12 +134,34 @@ def test_candidates_are_timed_in_pairs_with_the_default(dense_task: Task, paired
 
 
 def test_paired_cost_is_the_baseline_times_the_median_ratio() -> None:
-    paired = MeasureResult(costs=(2.0, 4.0, 9.0), reference_costs=(1.0, 2.0, 3.0), baseline=0.5)
+    paired = MeasureResult(costs=(2.0, 2.4, 3.3), reference_costs=(1.0, 1.2, 1.1), baseline=0.5)
     assert paired.cost == pytest.approx(0.5 * 2.0)  # ratios 2, 2, 3
     assert MeasureResult(costs=(2.0, 4.0), reference_costs=(1.0, 2.0)).cost == 2.0  # no baseline
     uneven = MeasureResult(costs=(2.0, 4.0), reference_costs=(1.0,), baseline=0.5)
     assert uneven.cost == 2.0
     assert MeasureResult(error="run: crashed").cost == float("inf")
+
+
+def test_paired_cost_distrusts_an_unsteady_default() -> None:
+    # Recorded on the 2-core VM (ms): next to this serial candidate the 2-thread default ran
+    # 0.7-10.7 ms (0.62 alone), and the median ratio made a 2-4 ms candidate 0.37 ms.
+    costs = (3.03, 2.97, 4.45, 2.42, 2.54, 2.00, 2.16, 2.68, 2.79, 2.68)
+    reference = (5.63, 4.59, 1.11, 1.10, 1.09, 5.36, 5.14, 5.74, 0.70, 10.66)
+    result = MeasureResult(costs=costs, reference_costs=reference, baseline=0.62)
+    assert result.unsteady_reference
+    assert result.cost == min(costs)
+    # a host slower for a while: the default's samples are slow but together; the pairs stand
+    drift = MeasureResult(
+        costs=(1.9, 2.0, 2.1, 2.0), reference_costs=(1.4, 1.5, 1.5, 1.6), baseline=1.0
+    )
+    assert not drift.unsteady_reference
+    assert drift.cost == pytest.approx(
+        statistics.median([1.9 / 1.4, 2.0 / 1.5, 2.1 / 1.5, 2.0 / 1.6])
+    )
+    # unsteady: the larger of the two estimates stands (here the pairs')
+    paired = MeasureResult(costs=(0.5, 1.0, 0.6), reference_costs=(0.5, 1.0, 3.0), baseline=1.0)
+    assert paired.unsteady_reference and paired.cost == pytest.approx(1.0)
+    assert MeasureResult(costs=(1.0,), reference_costs=(1.0,), baseline=1.0).cost == 1.0
 
 
 def test_compare_outputs() -> None:
