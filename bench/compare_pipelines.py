@@ -3,6 +3,8 @@
     python bench/compare_pipelines.py resnet18 distilbert --pipeline avx512=vector-bits=512,...
     python bench/compare_pipelines.py model.onnx --cpu-time \
         --pipeline "three=mlc-default{widen-half=false}"
+    python bench/compare_pipelines.py resnet50 --threads 2 \
+        --pipeline "dynamic=mlc-default{threads=2 omp-schedule=dynamic}"
 
 Models are bench names or .onnx paths. Each `--pipeline LABEL=SPEC` is a full pass-pipeline
 string (`builtin.module(...)`), an `mlc-default{...}` with options, or
@@ -10,7 +12,9 @@ string (`builtin.module(...)`), an `mlc-default{...}` with options, or
 knobs (`default` is always measured: mlc-default). Every peer's outputs are checked against
 onnxruntime (max relative error) before timing; the timing method is bench_models.py's, with
 `--cpu-time` the process's CPU time per call (steadier on a loaded host; one thread only, as
-it adds up the threads).
+it adds up the threads). The ratio in parentheses is onnxruntime's latency over the pipeline's,
+the median of the rounds' ratios (`peers.paired_ratio`). `--threads N` runs onnxruntime and the
+default pipeline on N threads; the other pipelines name their own (`mlc-default{threads=N}`).
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from mlc.runtime import GraphModule
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_models  # noqa: E402  (sibling scripts, not a package)
 import modern_models  # noqa: E402
-from peers import alternate, max_rel_error, median_ms, ort_session  # noqa: E402
+from peers import alternate, max_rel_error, median_ms, ort_session, paired_ratio  # noqa: E402
 
 KNOB_PIPELINE = (
     "builtin.module(graph-verify,graph-simplify,graph-fold-constants,"
@@ -60,16 +64,17 @@ def load(name: str):  # type: ignore[no-untyped-def]
 
 
 def compare(
-    name: str, pipelines: dict[str, str], rounds: int, number: int, cpu_time: bool
-) -> dict[str, float]:
+    name: str, pipelines: dict[str, str], rounds: int, number: int, cpu_time: bool, threads: int
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Median ms per peer, and each pipeline's paired ratio onnxruntime / pipeline."""
     model = load(name)
     feed = modern_models.input_feed(model)
-    session = ort_session(model, 1)
+    session = ort_session(model, threads)
     want = session.run(None, feed)
     peers = {"ort": lambda: session.run(None, feed)}
     for label, text in pipelines.items():
         module, params = mlc.from_onnx(model)
-        options: dict[str, object] = {"pipeline": text} if text else {"threads": 1}
+        options: dict[str, object] = {"pipeline": text} if text else {"threads": threads}
         gm = GraphModule(mlc.build(module, params, **options).jit())
         for input_name, value in feed.items():
             gm.set_input(input_name, value)
@@ -79,7 +84,8 @@ def compare(
         peers[label] = gm.run
     timer = time.process_time if cpu_time else time.perf_counter
     samples = alternate(peers, rounds, number, timer=timer)
-    return {label: median_ms(s) for label, s in samples.items()}
+    ratios = {p: paired_ratio(samples["ort"], samples[p], number) for p in pipelines}
+    return {label: median_ms(s) for label, s in samples.items()}, ratios
 
 
 def main() -> int:
@@ -89,7 +95,15 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--number", type=int, default=5)
     parser.add_argument("--cpu-time", action="store_true", help="time CPU, not wall-clock")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="onnxruntime's and the default pipeline's threads (give the others theirs)",
+    )
     args = parser.parse_args()
+    if args.cpu_time and args.threads > 1:
+        parser.error("--cpu-time adds up the threads' CPU time: use it with --threads 1")
     pipelines = {"default": ""}
     for item in args.pipeline:
         label, _, spec = item.partition("=")
@@ -98,8 +112,8 @@ def main() -> int:
     print(f"| model | onnxruntime (ms) | {headers} |")
     print("|---|---|" + "---|" * len(pipelines))
     for name in args.models:
-        ms = compare(name, pipelines, args.rounds, args.number, args.cpu_time)
-        cells = " | ".join(f"{ms[p]:.1f} ({ms['ort'] / ms[p]:.2f})" for p in pipelines)
+        ms, ratio = compare(name, pipelines, args.rounds, args.number, args.cpu_time, args.threads)
+        cells = " | ".join(f"{ms[p]:.1f} ({ratio[p]:.2f})" for p in pipelines)
         print(f"| {name} | {ms['ort']:.1f} | {cells} |", flush=True)
     return 0
 

@@ -16,6 +16,7 @@ from mlc.target import (
 )
 
 from .base import NamedPipeline, format_option_value
+from .omp_schedule import ScheduleKind
 
 GRAPH_STAGE = (
     "graph-verify,%s%sgraph-simplify,graph-fold-constants,%s"
@@ -59,6 +60,8 @@ class MlcDefaultPipeline(NamedPipeline):
     """Columns per panel of constant matmul / dense weights (graph-pack-weights); 0 keeps them
     [K, N]; none: two registers of f32 on 256-bit vector units (AVX2), 0 on 512-bit ones, whose
     unpacked schedules ran at 1.03-1.12x onnxruntime's speed and where packing is unmeasured."""
+    omp_schedule: ScheduleKind = "static"
+    """How parallel loops split their iterations over the threads (lower-to-llvm's schedule)."""
     vnni_bits: int | None = None
     """Widest x86 VNNI int8 dot product (vpdpbusd) to use: 0 none, 256 (AVX-VNNI, or AVX512-VNNI
     with VL), 512 (AVX512-VNNI); none: the host's. Nonzero packs uint8 x int8 kernels for it."""
@@ -126,7 +129,8 @@ class MlcDefaultPipeline(NamedPipeline):
                 self.threads,
                 f" vnni-bits={vnni}" if vnni else "",
                 self.threads,
-                "" if self.approx_math else " approx-math=false",
+                ("" if self.approx_math else " approx-math=false")
+                + ("" if self.omp_schedule == "static" else f" schedule={self.omp_schedule}"),
             ),
         )
 

@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{weight-panel=0})' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{weight-panel=16})' | FileCheck %s --check-prefix=PANELS
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{threads=2})' | FileCheck %s --check-prefix=THREADS
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{threads=2 omp-schedule=dynamic})' | FileCheck %s --check-prefix=DYNAMIC
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1 weight-panel=0})' | FileCheck %s --check-prefix=NOFUSE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=APPROX
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{approx-math=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LIBM
@@ -15,6 +16,10 @@
 
 // threads=2: the kernel's parallel loop is split in 2 static chunks and runs as an OpenMP loop.
 // THREADS: omp.parallel num_threads(
+// THREADS-NEXT: omp.wsloop {
+// omp-schedule=dynamic: chunks to whichever thread is free (omp-schedule).
+// DYNAMIC: omp.parallel num_threads(
+// DYNAMIC: omp.wsloop schedule(dynamic = %{{.*}} : i32) {
 
 // The math approximations run right before the math conversions, unless approx-math=false.
 // APPROX: tp-to-loops
