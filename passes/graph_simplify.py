@@ -13,6 +13,8 @@ constant CSE and region simplification off: only the patterns below change the I
 |                      | pad, ... ; add, sub, mul, div   | `x + 0`, `x * 1` ... with literal 0 / 1 |
 | merge-data-movement  | reshape-likes, transpose,       | one op (or none) for two in a row       |
 |                      | layout_transform                |                                         |
+| cancel-reshapes      | reshape-likes                   | reshape(f(reshape(x))) -> f(x) for      |
+|                      |                                 | elementwise f, back to x's shape        |
 | expand-small-powers  | pow                             | x ** 3 -> x * x * x; ** 0.5 -> sqrt ... |
 
 New weights and biases are graph ops on the constants; run graph-fold-constants afterwards to
@@ -53,6 +55,7 @@ from .graph_simplify_identity import (
     remove_neutral_operand,
 )
 from .graph_simplify_power import expand_small_power
+from .graph_simplify_reshape import compute_between_reshapes
 
 
 def _adapt(pattern: Pattern):  # type: ignore[no-untyped-def]
@@ -101,6 +104,11 @@ class GraphSimplifyPass(ModulePass):
     """Merge consecutive reshape-like ops into one reshape, a transpose of a transpose into one
     transpose, and two layout transforms into one (each dropped when it becomes the identity)."""
 
+    cancel_reshapes: bool = True
+    """Compute elementwise ops between a reshape and the reshape back on the original shape,
+    without both (GPT-2's [T, C] -> [1, T, C] views around its GELU): the ops then fuse with the
+    product before them. Operands that broadcast must do so alike on both shapes."""
+
     expand_small_powers: bool = True
     """Rewrite `x ** c` with a literal c in {±1, ±2, ±3, ±4} as multiplications (of 1 / x
     when c < 0), with c = ±0.5 as a square root (and its reciprocal): a general power is an
@@ -131,6 +139,8 @@ class GraphSimplifyPass(ModulePass):
                 ("graph.transpose", merge_transposes, 1),
                 ("graph.layout_transform", merge_layout_transforms, 1),
             ]
+        if self.cancel_reshapes:
+            out += [(root, compute_between_reshapes, 1) for root in RESHAPE_LIKE]
         if self.expand_small_powers:
             out.append(("graph.pow", expand_small_power, 1))
         return out

@@ -7,6 +7,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{remove-identities=false})' | FileCheck %s --check-prefix=KEEPID
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{merge-data-movement=false merge-affine-chains=false})' | FileCheck %s --check-prefix=NOMERGE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{expand-small-powers=false})' | FileCheck %s --check-prefix=KEEPPOW
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{cancel-reshapes=false})' | FileCheck %s --check-prefix=KEEPVIEWS
 
 // batch_norm after a single-use conv2d: the conv gets weight * s[o] and (b - mean) * s + beta,
 // computed by graph ops on the constants; graph-fold-constants turns them into parameters.
@@ -304,4 +305,72 @@ func.func @trim_padding_taps(%x: tensor<1x4x16x16xf32>) -> (tensor<1x8x16x16xf32
   %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 24, 24>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 24, 24, 24, 24>, strides = array<i64: 1, 1>} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
   %z = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 4, 4>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 4, 4, 4, 4>, strides = array<i64: 1, 1>} : (tensor<1x4x16x16xf32>, tensor<8x4x3x3xf32>) -> tensor<1x8x16x16xf32>
   return %y, %z : tensor<1x8x16x16xf32>, tensor<1x8x16x16xf32>
+}
+
+// -----
+
+// GPT-2's MLP (Conv1D): the product on [64, 3072] is viewed as [1, 64, 3072] for the GELU and
+// viewed back for the next product. The GELU (a diamond: x is read four times; scalars and a
+// bias broadcast alike on both shapes) runs on [64, 3072] and both views go, so graph-fuse can
+// put it in the product's epilogue.
+// CHECK-LABEL: func.func @gelu_between_views
+// CHECK: %[[A:.*]] = "graph.add"(%{{.*}}, %arg2) : (tensor<64x3072xf32>, tensor<3072xf32>) -> tensor<64x3072xf32>
+// CHECK-NOT: graph.reshape
+// CHECK: "graph.mul"(%[[A]], %[[A]]) : (tensor<64x3072xf32>, tensor<64x3072xf32>) -> tensor<64x3072xf32>
+// CHECK: "graph.tanh"(%{{.*}}) : (tensor<64x3072xf32>) -> tensor<64x3072xf32>
+// CHECK: %[[B:.*]] = "graph.add"(%{{.*}}, %arg3) : (tensor<64x3072xf32>, tensor<3072xf32>) -> tensor<64x3072xf32>
+// CHECK: %[[G:.*]] = "graph.mul"(%{{.*}}, %[[B]]) : (tensor<64x3072xf32>, tensor<64x3072xf32>) -> tensor<64x3072xf32>
+// CHECK-NOT: graph.reshape
+// CHECK: "graph.matmul"(%[[G]], %arg4)
+// KEEPVIEWS-LABEL: func.func @gelu_between_views
+// KEEPVIEWS-COUNT-2: graph.reshape
+func.func @gelu_between_views(%x: tensor<64x768xf32>, %w: tensor<768x3072xf32>, %b: tensor<3072xf32>, %b2: tensor<3072xf32>, %w2: tensor<3072x768xf32>) -> tensor<64x768xf32> {
+  %half = "graph.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %c = "graph.constant"() {value = dense<0.044715> : tensor<f32>} : () -> tensor<f32>
+  %m = "graph.matmul"(%x, %w) : (tensor<64x768xf32>, tensor<768x3072xf32>) -> tensor<64x3072xf32>
+  %a = "graph.add"(%m, %b) : (tensor<64x3072xf32>, tensor<3072xf32>) -> tensor<64x3072xf32>
+  %v = "graph.reshape"(%a) {shape = array<i64: 1, 64, 3072>} : (tensor<64x3072xf32>) -> tensor<1x64x3072xf32>
+  %h = "graph.mul"(%v, %half) : (tensor<1x64x3072xf32>, tensor<f32>) -> tensor<1x64x3072xf32>
+  %sq = "graph.mul"(%v, %v) : (tensor<1x64x3072xf32>, tensor<1x64x3072xf32>) -> tensor<1x64x3072xf32>
+  %cu = "graph.mul"(%sq, %v) : (tensor<1x64x3072xf32>, tensor<1x64x3072xf32>) -> tensor<1x64x3072xf32>
+  %k = "graph.mul"(%cu, %c) : (tensor<1x64x3072xf32>, tensor<f32>) -> tensor<1x64x3072xf32>
+  %s = "graph.add"(%v, %k) : (tensor<1x64x3072xf32>, tensor<1x64x3072xf32>) -> tensor<1x64x3072xf32>
+  %t = "graph.tanh"(%s) : (tensor<1x64x3072xf32>) -> tensor<1x64x3072xf32>
+  %t1 = "graph.add"(%t, %b2) : (tensor<1x64x3072xf32>, tensor<3072xf32>) -> tensor<1x64x3072xf32>
+  %g = "graph.mul"(%h, %t1) : (tensor<1x64x3072xf32>, tensor<1x64x3072xf32>) -> tensor<1x64x3072xf32>
+  %back = "graph.unsqueeze"(%g) {axes = array<i64: 0>} : (tensor<1x64x3072xf32>) -> tensor<1x1x64x3072xf32>
+  %flat = "graph.reshape"(%back) {shape = array<i64: 64, 3072>} : (tensor<1x1x64x3072xf32>) -> tensor<64x3072xf32>
+  %o = "graph.matmul"(%flat, %w2) : (tensor<64x3072xf32>, tensor<3072x768xf32>) -> tensor<64x768xf32>
+  return %o : tensor<64x768xf32>
+}
+
+// -----
+
+// A reshape that regroups dims ([64, 8] -> [64, 2, 4]) cancels alike when its broadcast operand
+// spans dims both shapes share (a scalar). Left alone: a bias over [1, 64, 1] (it spans a dim
+// that [64, 8] lacks); an inner value also read after the views; no view from [64, 8] to cancel.
+// CHECK-LABEL: func.func @views_kept
+// CHECK-NEXT: %[[S:.*]] = "graph.constant"
+// CHECK-NEXT: %[[M:.*]] = "graph.mul"(%arg0, %[[S]]) : (tensor<64x8xf32>, tensor<f32>) -> tensor<64x8xf32>
+// CHECK: "graph.reshape"(%arg0) {shape = array<i64: 1, 64, 8>}
+// CHECK: "graph.reshape"(%{{.*}}) {shape = array<i64: 64, 8>}
+// CHECK: "graph.reshape"(%arg0) {shape = array<i64: 1, 64, 8>}
+// CHECK: "graph.reshape"(%{{.*}}) {shape = array<i64: 64, 8>}
+// CHECK: "graph.reshape"(%{{.*}}) {shape = array<i64: 64, 8>}
+// CHECK: return %[[M]],
+func.func @views_kept(%x: tensor<64x8xf32>, %y: tensor<1x64x8xf32>, %col: tensor<1x64x1xf32>) -> (tensor<64x8xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<1x64x8xf32>, tensor<64x8xf32>) {
+  %two = "graph.constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %g = "graph.reshape"(%x) {shape = array<i64: 64, 2, 4>} : (tensor<64x8xf32>) -> tensor<64x2x4xf32>
+  %gm = "graph.mul"(%g, %two) : (tensor<64x2x4xf32>, tensor<f32>) -> tensor<64x2x4xf32>
+  %rg = "graph.reshape"(%gm) {shape = array<i64: 64, 8>} : (tensor<64x2x4xf32>) -> tensor<64x8xf32>
+  %v = "graph.reshape"(%x) {shape = array<i64: 1, 64, 8>} : (tensor<64x8xf32>) -> tensor<1x64x8xf32>
+  %a = "graph.add"(%v, %col) : (tensor<1x64x8xf32>, tensor<1x64x1xf32>) -> tensor<1x64x8xf32>
+  %ra = "graph.reshape"(%a) {shape = array<i64: 64, 8>} : (tensor<1x64x8xf32>) -> tensor<64x8xf32>
+  %v2 = "graph.reshape"(%x) {shape = array<i64: 1, 64, 8>} : (tensor<64x8xf32>) -> tensor<1x64x8xf32>
+  %e = "graph.exp"(%v2) : (tensor<1x64x8xf32>) -> tensor<1x64x8xf32>
+  %r = "graph.relu"(%e) : (tensor<1x64x8xf32>) -> tensor<1x64x8xf32>
+  %rr = "graph.reshape"(%r) {shape = array<i64: 64, 8>} : (tensor<1x64x8xf32>) -> tensor<64x8xf32>
+  %n = "graph.neg"(%y) : (tensor<1x64x8xf32>) -> tensor<1x64x8xf32>
+  %rn = "graph.reshape"(%n) {shape = array<i64: 64, 8>} : (tensor<1x64x8xf32>) -> tensor<64x8xf32>
+  return %rg, %ra, %rr, %e, %rn : tensor<64x8xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<1x64x8xf32>, tensor<64x8xf32>
 }
