@@ -8,7 +8,8 @@ libraries pack such a matrix into panels first; here that is done once, at compi
 ops on the constant (graph-fold-constants evaluates them):
 
     Bp = transpose(reshape(B, [K, N/p, p]), [1, 0, 2])          # [N/p, K, p], panels contiguous
-    Y  = reshape(transpose(matmul(A, Bp)), [.., M, N])     # A: [M, K], or [.., 1, M, K]
+    Y  = reshape(transpose(matmul(A', Bp)), [.., M, N])    # A' = A: [M, K] or [1, M, K]
+                                                            # else A' = A as [rows, K]
 
 The product becomes a batched matmul whose batch axis is the panel: its default schedule runs
 panel by panel (the batch axes go first) over the rows in register tiles, reading each panel in
@@ -101,11 +102,13 @@ class GraphPackWeightsPass(ModulePass):
                 # [1, M, K] broadcasts against the panels as it is: [N/p, M, p] (a reshape to
                 # [M, K] first would be a kernel copying A)
                 batch, lhs = 0, a
-            elif all(d == 1 for d in a_shape[:batch]):
-                # A's batch dims (all 1) broadcast against the panels: [N/p, M, p]
-                batch, lhs = 0, gb.reshape(a, shape=a_shape[batch:])
-            else:  # [.., 1, M, K]: [.., N/p, M, p]
-                lhs = gb.unsqueeze(a, axes=(batch,))
+            else:
+                # B is shared by every batch: its rows are all rows of one product, [N/p, rows,
+                # p] (ConvNeXt's [1, 56, 56, 96] was 56 x 24 products of 56 rows each)
+                rows = 1
+                for d in a_shape[:-1]:
+                    rows *= d
+                batch, lhs = 0, gb.reshape(a, shape=(rows, k))
             product = gb.matmul(lhs, packed)
             perm = (*range(batch), batch + 1, batch, batch + 2)
             y = gb.reshape(gb.transpose(product, perm=perm), shape=(*a_shape[:-1], n))

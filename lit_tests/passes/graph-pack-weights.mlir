@@ -22,11 +22,13 @@ func.func @matmul(%a: tensor<1x128x64xf32>) -> tensor<1x128x48xf32> {
   return %y : tensor<1x128x48xf32>
 }
 
-// Two images: A gets a unit dim before its rows, the panels broadcast against it.
+// Two images: the weights are the same for both, so their rows are the rows of one product
+// (16 of them, not two products of 8), written back as [2, 8, 48].
 // CHECK-LABEL: func.func @batched
-// CHECK: %[[A:.*]] = "graph.unsqueeze"(%arg0) {axes = array<i64: 1>} : (tensor<2x8x64xf32>) -> tensor<2x1x8x64xf32>
-// CHECK-NEXT: %[[M:.*]] = "graph.matmul"(%[[A]], %{{.*}}) : (tensor<2x1x8x64xf32>, tensor<3x64x16xf32>) -> tensor<2x3x8x16xf32>
-// CHECK-NEXT: "graph.transpose"(%[[M]]) {perm = array<i64: 0, 2, 1, 3>}
+// CHECK: %[[A:.*]] = "graph.reshape"(%arg0) {shape = array<i64: 16, 64>} : (tensor<2x8x64xf32>) -> tensor<16x64xf32>
+// CHECK-NEXT: %[[M:.*]] = "graph.matmul"(%[[A]], %{{.*}}) : (tensor<16x64xf32>, tensor<3x64x16xf32>) -> tensor<3x16x16xf32>
+// CHECK-NEXT: %[[T:.*]] = "graph.transpose"(%[[M]]) {perm = array<i64: 1, 0, 2>}
+// CHECK-NEXT: "graph.reshape"(%[[T]]) {shape = array<i64: 2, 8, 48>}
 func.func @batched(%a: tensor<2x8x64xf32>) -> tensor<2x8x48xf32> {
   %b = "graph.constant"() {value = #graph.param<"bb">} : () -> tensor<64x48xf32>
   %y = "graph.matmul"(%a, %b) : (tensor<2x8x64xf32>, tensor<64x48xf32>) -> tensor<2x8x48xf32>

@@ -121,6 +121,24 @@ func.func @main(%x: tensor<1x4x8xf32>) -> tensor<1x4x32xf32> {
 
 // -----
 
+// Rows of a product that a reshape splits over two dims (ConvNeXt's [1, H, W, C] dense layer:
+// H * W rows) are written through the inverse of the merge, (r floordiv W, r mod W).
+// CHECK: #[[$ROWS:.*]] = affine_map<(d0, d1, d2, d3) -> (0, d1 floordiv 3, d1 mod 3, d0 * 16 + d2)>
+// CHECK-LABEL: func.func private @fused_matmul_transpose_reshape_add_0(
+// CHECK-NOT: memref.view
+// CHECK: name = "matmul_0", out_map = #[[$ROWS]]{{.*}} : (memref<1x2x3x32xf32>) -> ()
+func.func @main(%x: tensor<6x8xf32>) -> tensor<1x2x3x32xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<2x8x16xf32>
+  %b = "graph.constant"() {value = #graph.param<"b">} : () -> tensor<32xf32>
+  %p = "graph.matmul"(%x, %w) : (tensor<6x8xf32>, tensor<2x8x16xf32>) -> tensor<2x6x16xf32>
+  %t = "graph.transpose"(%p) {perm = array<i64: 1, 0, 2>} : (tensor<2x6x16xf32>) -> tensor<6x2x16xf32>
+  %r = "graph.reshape"(%t) {shape = array<i64: 1, 2, 3, 32>} : (tensor<6x2x16xf32>) -> tensor<1x2x3x32xf32>
+  %y = "graph.add"(%r, %b) : (tensor<1x2x3x32xf32>, tensor<32xf32>) -> tensor<1x2x3x32xf32>
+  return %y : tensor<1x2x3x32xf32>
+}
+
+// -----
+
 // Transposed so that the product's columns become the output's rows, the remap is kept: the
 // product fills scratch and the last block reads it through the transpose (writing the output
 // through the inverse would scatter every vector).

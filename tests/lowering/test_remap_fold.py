@@ -20,6 +20,11 @@ def _map(text: str) -> ir.AffineMap:
     return ir.AffineMapAttr(ir.Attribute.parse(f"affine_map<{text}>")).value
 
 
+def _at(amap: ir.AffineMap, point: list[int]) -> tuple[int, ...]:
+    consts = ir.AffineMap.get(len(point), 0, [ir.AffineConstantExpr.get(v) for v in point])
+    return tuple(ir.AffineConstantExpr(r.compose(consts)).value for r in amap.results)
+
+
 def test_invert_panels_back_to_rows() -> None:
     with ir.Context():
         remap = _map("(d0, d1, d2) -> (d2 floordiv 16, d1, d2 mod 16)")
@@ -29,6 +34,19 @@ def test_invert_panels_back_to_rows() -> None:
         assert str(permutation) == "(d0, d1, d2) -> (d1, d2, d0)"
 
 
+def test_invert_rows_merged_by_a_reshape() -> None:
+    """ConvNeXt's [1, 56, 56, C] dense layer: the product's rows are H * W merged."""
+    with ir.Context():
+        remap = _map("(d0, d1, d2, d3) -> (d3 floordiv 16, d1 * 56 + d2, d3 mod 16)")
+        inverse = invert(remap, [1, 56, 56, 384], [24, 3136, 16])
+        assert str(inverse) == "(d0, d1, d2) -> (0, d1 floordiv 56, d1 mod 56, d0 * 16 + d2)"
+        three = invert(_map("(d0, d1, d2) -> (d0 * 12 + d1 * 4 + d2)"), [2, 3, 4], [24])
+        assert str(three) == "(d0) -> (d0 floordiv 12, (d0 floordiv 4) mod 3, d0 mod 4)"
+        for index in np.ndindex(2, 3, 4):  # the inverse undoes the merge
+            flat = index[0] * 12 + index[1] * 4 + index[2]
+            assert _at(three, [flat]) == index
+
+
 @pytest.mark.parametrize(
     "text,extents,image",
     [
@@ -36,6 +54,9 @@ def test_invert_panels_back_to_rows() -> None:
         ("(d0, d1) -> (d1 floordiv 8, d0, d1 mod 8)", [2, 32], [3, 2, 8]),  # 3 * 8 != 32
         ("(d0, d1) -> (d1 floordiv 8, d0, d1 mod 4)", [2, 32], [4, 2, 8]),  # two divisors
         ("(d0, d1) -> (d0, d0)", [4, 4], [4, 4]),  # d1 lost: not a bijection
+        ("(d0, d1) -> (d0 * 5 + d1)", [4, 4], [20]),  # strides of no row-major merge
+        ("(d0, d1) -> (d0 * 4 + d1 + 1)", [4, 4], [17]),  # an offset
+        ("(d0, d1) -> (d0 * 4 + d1, d1)", [4, 4], [16, 4]),  # d1 twice
     ],
 )
 def test_invert_refuses_what_is_not_a_split_permutation(

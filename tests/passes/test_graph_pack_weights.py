@@ -41,7 +41,7 @@ def _graph_ops(model: object, panel: int) -> str:
     return str(module)
 
 
-@pytest.mark.parametrize("a_shape", [[40, 24], [2, 19, 24], [2, 1, 9, 24]])
+@pytest.mark.parametrize("a_shape", [[40, 24], [2, 19, 24], [2, 1, 9, 24], [1, 6, 7, 24]])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_matmul_with_constant_weights(a_shape: list[int], threads: int) -> None:
     w = RNG.standard_normal((24, 64))

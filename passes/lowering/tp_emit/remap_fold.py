@@ -78,11 +78,17 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
     if math.prod(extents) != math.prod(image) or len(results) != len(image):
         return None
     t = [ir.AffineDimExpr.get(k) for k in range(len(image))]
+    merged = _merged_dims(results, extents, image, t)
     inverse: list[ir.AffineExpr] = []
     used: set[int] = set()
     for j, extent in enumerate(extents):
         if extent == 1:
             inverse.append(ir.AffineConstantExpr.get(0))
+            continue
+        if j in merged:
+            expr, k = merged[j]
+            inverse.append(expr)
+            used.add(k)
             continue
         whole = [k for k, r in enumerate(results) if _is_dim(r, j)]
         quot = [k for k, r in enumerate(results) if _split(r, j, ir.AffineFloorDivExpr)]
@@ -104,6 +110,40 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
     ):
         return None
     return ir.AffineMap.get(len(image), 0, inverse)
+
+
+def _merged_dims(
+    results: list[ir.AffineExpr], extents: list[int], image: list[int], t: list[ir.AffineExpr]
+) -> dict[int, tuple[ir.AffineExpr, int]]:
+    """Dims that a reshape merged row-major into one image dim k (d_a * 56 + d_b, with d_b of
+    extent 56), each with its inverse ((t_k floordiv 56, t_k mod 56)) and k."""
+    out: dict[int, tuple[ir.AffineExpr, int]] = {}
+    for k, r in enumerate(results):
+        if isinstance(r, (ir.AffineDimExpr, ir.AffineConstantExpr)):
+            continue
+        coeffs = {j: linear_coeff(r, j) for j in range(len(extents)) if extents[j] > 1}
+        if any(c is None for c in coeffs.values()):
+            continue
+        terms = sorted(((c, j) for j, c in coeffs.items() if c), reverse=True)
+        if len(terms) < 2 or _constant_term(r, len(extents)) != 0:
+            continue
+        stride, row_major = 1, True
+        for c, j in reversed(terms):
+            row_major &= c == stride
+            stride *= extents[j]
+        if not row_major or stride != image[k] or any(j in out for _, j in terms):
+            continue
+        for i, (c, j) in enumerate(terms):
+            expr = ir.AffineExpr.get_floor_div(t[k], c) if c > 1 else t[k]
+            out[j] = (expr if i == 0 else expr % extents[j], k)
+    return out
+
+
+def _constant_term(e: ir.AffineExpr, n_dims: int) -> int | None:
+    """`e` with every dim at 0 (its constant offset), when that is a constant."""
+    zeros = ir.AffineMap.get(n_dims, 0, [ir.AffineConstantExpr.get(0)] * n_dims)
+    c = e.compose(zeros).maybe_downcast()
+    return c.value if isinstance(c, ir.AffineConstantExpr) else None
 
 
 def _is_dim(e: ir.AffineExpr, j: int) -> bool:
