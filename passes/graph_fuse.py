@@ -1,4 +1,8 @@
-"""graph-fuse: partition the graph into fusion groups and outline each as one kernel."""
+"""graph-fuse: partition the graph into fusion groups and outline each as one kernel.
+
+A group of reshapes alone (a [1, H, W, C] activation flattened to [H * W, C] rows) is left in
+the function: graph-to-tp makes its result a view of its operand's buffer, not a copy.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from mlc.dialects.walk import top_level_funcs
 
 from .base import ModulePass, PassContext
 from .graph_fuse_partition import Group, Partitioner
+from .graph_simplify_identity import RESHAPE_LIKE
 from .mlc_dce import erase_dead
 from .outline import Outliner
 
@@ -38,6 +43,10 @@ class GraphFusePass(ModulePass):
     64): head by head was 7-11 % faster from 384 tokens on (a head's scores fill half of L2), but
     10-16 % slower at 197-256 tokens than three kernels, and the same at 128."""
 
+    views: bool = True
+    """Leave a group made only of reshapes out of the kernels when it reshapes another kernel's
+    result: graph-to-tp gives it that result's buffer (a view, no copy)."""
+
     def __post_init__(self) -> None:
         if self.max_group_size < 1:
             raise ValueError(f"max-group-size must be >= 1, got {self.max_group_size}")
@@ -50,8 +59,12 @@ class GraphFusePass(ModulePass):
         for fn in top_level_funcs(module):
             if KERNEL_ATTR in fn.attributes or not fn.regions[0].blocks:
                 continue
+            viewed: set[ir.Value] = set()  # results of kernels and of views of them
             for group in self.partition(fn):
-                outliner.outline(group.ops, group.output)
+                if self.views and _is_view(group, viewed):
+                    viewed.add(group.output)
+                    continue
+                viewed.add(outliner.outline(group.ops, group.output).results[0])
 
     def partition(self, fn: ir.Operation) -> list[Group]:
         """The fusion groups of `fn`'s ops (opaque ops, e.g. constants, in none)."""
@@ -61,3 +74,12 @@ class GraphFusePass(ModulePass):
             self.diamonds,
             self.attention_min_bytes if self.attention else None,
         ).run(ops)
+
+
+def _is_view(group: Group, viewed: set[ir.Value]) -> bool:
+    """Reshapes only, of a value that is a kernel's result (or a view of one)."""
+    if any(op.name not in RESHAPE_LIKE for op in group.ops):
+        return False
+    first = group.ops[0].operands[0]
+    inside = {op.results[0] for op in group.ops}
+    return first in viewed and all(op.operands[0] in inside for op in group.ops[1:])

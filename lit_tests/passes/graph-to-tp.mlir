@@ -139,6 +139,25 @@ func.func @main(%x: tensor<6x8xf32>) -> tensor<1x2x3x32xf32> {
 
 // -----
 
+// A reshape of a kernel's result left in @main (graph-fuse) is a view of that result's buffer:
+// the same workspace offset, no copy kernel; the buffer lives until its views' last reader,
+// here the copies into the outputs.
+// CHECK-LABEL: func.func @mlc_main(
+// CHECK: %[[E:.*]] = memref.view %arg4[%[[OFF:.*]]][] : memref<{{.*}}xi8> to memref<2x3xf32>
+// CHECK-NEXT: call @fused_exp_0(%arg0, %[[E]])
+// CHECK-NEXT: %[[OFF2:.*]] = arith.constant 0 : index
+// CHECK-NEXT: %[[V:.*]] = memref.view %arg4[%[[OFF2]]][] : memref<{{.*}}xi8> to memref<6xf32>
+// CHECK-NOT: call
+// CHECK: memref.copy %[[E]], %arg1
+// CHECK-NEXT: memref.copy %[[V]], %arg2
+func.func @main(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<6xf32>) {
+  %e = "graph.exp"(%x) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = "graph.reshape"(%e) {shape = array<i64: 6>} : (tensor<2x3xf32>) -> tensor<6xf32>
+  return %e, %r : tensor<2x3xf32>, tensor<6xf32>
+}
+
+// -----
+
 // Transposed so that the product's columns become the output's rows, the remap is kept: the
 // product fills scratch and the last block reads it through the transpose (writing the output
 // through the inverse would scatter every vector).

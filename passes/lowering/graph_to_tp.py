@@ -18,7 +18,7 @@ from ..graph_fuse import GraphFusePass
 from ..outline import Outliner
 from .tp_emit import KernelBuilder
 from .tp_emit.kernel import kernel_signature
-from .tp_emit.main_func import lower_main, manifest_attr
+from .tp_emit.main_func import is_kernel_view, lower_main, manifest_attr
 
 
 def _sym(op: ir.Operation) -> str:
@@ -55,7 +55,8 @@ class GraphToTpPass(ModulePass):
     name: ClassVar[str] = "graph-to-tp"
 
     entry: str = "main"
-    """The model function to lower (its ops outside kernels are outlined one per kernel first)."""
+    """The model function to lower (its ops outside kernels are outlined one per kernel first,
+    but for reshapes of a kernel's result, which become views of its buffer)."""
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         funcs = {_sym(f): f for f in top_level_funcs(module)}
@@ -69,7 +70,8 @@ class GraphToTpPass(ModulePass):
         leftovers = GraphFusePass(max_group_size=1).partition(main)
         outliner = Outliner(module)
         for group in leftovers:
-            outliner.outline(group.ops, group.output)
+            if not is_kernel_view(group.ops[0]):  # a reshape of a kernel's result: a view
+                outliner.outline(group.ops, group.output)
         scratch: dict[str, int] = {}
         for fn in top_level_funcs(module):
             if GRAPH_KERNEL in fn.attributes:

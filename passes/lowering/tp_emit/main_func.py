@@ -3,7 +3,9 @@
 `mlc_main(inputs..., outputs..., params: memref<Pxi8>, workspace: memref<Wxi8>)` calls the tp
 kernels on buffers: parameters are views into the params blob, intermediates and kernel scratch
 are views into the workspace at offsets planned once (`planner.py`), and a kernel whose result
-is a model output writes the output buffer directly. See docs/design.md for the contract.
+is a model output writes the output buffer directly. A reshape left in @main by graph-fuse
+(of a kernel's result) is a view of that result's workspace buffer, which then lives as long
+as its views. See docs/design.md for the contract.
 """
 
 from __future__ import annotations
@@ -53,22 +55,47 @@ class _Plan:
     work: dict[object, int]  # value or ("scratch", step) -> workspace offset
     workspace_size: int
     bound_outputs: dict[ir.Value, int]  # kernel result -> output position it writes directly
+    owner: dict[ir.Value, ir.Value]  # view -> the kernel result whose buffer it is
+
+
+VIEWS = ("graph.reshape", "graph.squeeze", "graph.unsqueeze", "graph.flatten")
+
+
+def _buffers(
+    ops: list[ir.Operation], results: list[ir.Value]
+) -> tuple[dict[ir.Value, ir.Value], dict[ir.Value, int]]:
+    """Each view's buffer owner (a kernel's result), and each owner's last reader: the step of
+    the last op reading it or one of its views, len(ops) for a model output (copied at the end)."""
+    owner: dict[ir.Value, ir.Value] = {}
+    for op in ops:
+        if op.name in VIEWS:
+            src = op.operands[0]
+            owner[op.results[0]] = owner.get(src, src)
+    last: dict[ir.Value, int] = {}
+    for i, op in enumerate(ops):
+        for v in op.operands:
+            last[owner.get(v, v)] = i
+    for v in results:
+        last[owner.get(v, v)] = len(ops)
+    return owner, last
 
 
 def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int]) -> _Plan:
     params: dict[ir.Value, tuple[str, int]] = {}
     seen_names: dict[str, int] = {}
     p_off = 0
+    owner, last_read = _buffers(ops, results)
+    viewed = set(owner.values())
     bound: dict[ir.Value, int] = {}
     for k, v in enumerate(results):
-        owner = v.owner
+        producer = v.owner
         if (
-            not isinstance(owner, ir.Block)
-            and owner.operation.name == "func.call"
+            not isinstance(producer, ir.Block)
+            and producer.operation.name == "func.call"
             and v not in bound
+            and v not in viewed  # its views need it in the workspace
         ):
             bound[v] = k
-    position = {op: i for i, op in enumerate(ops)}
     lifetimes: list[Lifetime] = []
     for i, op in enumerate(ops):
         if op.name == "graph.constant":
@@ -85,13 +112,9 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
                 lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
             if v in bound:
                 continue
-            last = max(
-                (position[u.owner.operation] for u in v.uses if u.owner.operation in position),
-                default=i,
-            )
-            lifetimes.append(Lifetime(v, nbytes(v.type), i, last))
+            lifetimes.append(Lifetime(v, nbytes(v.type), i, min(last_read.get(v, i), len(ops))))
     work, peak = plan(lifetimes)
-    return _Plan(params, p_off, work, peak, bound)
+    return _Plan(params, p_off, work, peak, bound, owner)
 
 
 def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]) -> Manifest:
@@ -99,6 +122,8 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     ops = [o.operation for o in main.regions[0].blocks[0].operations]
     results = list(ops[-1].operands)
     for op in ops[:-1]:
+        if op.name in VIEWS and is_kernel_view(op):
+            continue
         if op.name not in ("graph.constant", "func.call"):
             raise DiagnosticError(
                 f"graph-to-tp: '{op.name}' must be inside a kernel before lowering "
@@ -110,6 +135,14 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     _emit_entry(module, main, ops[:-1], results, p, scratch)
     main.erase()
     return manifest
+
+
+def is_kernel_view(op: ir.Operation) -> bool:
+    """A reshape of a kernel's result (or of such a view): what graph-fuse leaves in @main."""
+    src = op.operands[0].owner
+    while not isinstance(src, ir.Block) and src.operation.name in VIEWS:
+        src = src.operation.operands[0].owner
+    return not isinstance(src, ir.Block) and src.operation.name == "func.call"
 
 
 def _manifest(main: ir.Operation, results: list[ir.Value], p: _Plan) -> Manifest:
@@ -167,6 +200,10 @@ def _emit_entry(
                     else:
                         env[v] = _literal(module, op, globals_count)
                         globals_count += 1
+                    continue
+                if op.name in VIEWS:
+                    offset = index_const(p.work[p.owner[v]])
+                    env[v] = memref.ViewOp(memref_type(v.type), work, offset, []).result
                     continue
                 out = (
                     outputs[p.bound_outputs[v]]
