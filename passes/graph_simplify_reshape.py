@@ -19,7 +19,7 @@ from mlir.rewrite import PatternRewriter
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph.spec import OPS
 
-from .graph_simplify_common import erase_if_dead, producer, type_of
+from .graph_simplify_common import producer, type_of
 from .graph_simplify_identity import RESHAPE_LIKE
 
 # Elementwise ops whose operands broadcast numpy-style and nothing else depends on an axis
@@ -49,7 +49,7 @@ class _Region:
         self.inner, self.outer = inner, outer
         self.ops: set[ir.Operation] = set()
         self.leaves: dict[ir.Value, ir.Value] = {}
-        self.cancelled = 0
+        self.views: list[ir.Operation] = []  # the reshapes from the original shape
 
     def visit(self, value: ir.Value) -> bool:
         if value in self.leaves:
@@ -63,7 +63,7 @@ class _Region:
             return False
         if op.name in RESHAPE_LIKE and type_of(op.operands[0]).shape == self.inner:
             self.leaves[value] = op.operands[0]
-            self.cancelled += 1
+            self.views.append(op)
             return True
         if op.name not in POINTWISE or len(op.results) != 1:
             return False
@@ -113,7 +113,7 @@ def compute_between_reshapes(op: ir.Operation, rewriter: PatternRewriter) -> boo
     if top is None or top.name not in POINTWISE:
         return False
     region = _Region(inner, outer)
-    if not region.visit(root) or not region.cancelled or not region.closed(root):
+    if not region.visit(root) or not region.views or not region.closed(root):
         return False
     order = region.order(top)
     mapped = dict(region.leaves)
@@ -125,5 +125,10 @@ def compute_between_reshapes(op: ir.Operation, rewriter: PatternRewriter) -> boo
                     old.name.removeprefix("graph."), *(mapped[v] for v in old.operands), **attrs
                 )
     rewriter.replace_op(op, [mapped[root]])
-    erase_if_dead(rewriter, top)  # and the region's ops and views it leaves unused
+    # users first; every region op is dead by now (closed); views may have other readers
+    for old in reversed(order):
+        rewriter.erase_op(old)
+    for view in region.views:
+        if not any(list(r.uses) for r in view.results):
+            rewriter.erase_op(view)
     return True

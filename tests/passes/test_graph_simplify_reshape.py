@@ -70,3 +70,40 @@ def test_gelu_between_views_matches_onnxruntime(threads: int) -> None:
     gm.run()
     (want,) = run_ort(model, {"x": x})
     np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-4, atol=1e-4)
+
+
+def _conv1d_gelu() -> object:
+    """Whisper's encoder stem: Conv1d, GELU (erf form), Conv1d. mlc runs a 1-D conv as a 2-D
+    one between an unsqueeze and a squeeze, so the GELU sits between two views."""
+    rng = np.random.default_rng(1)
+    init = {
+        "w1": rng.standard_normal((16, 8, 3)).astype(np.float32) * 0.3,
+        "w2": rng.standard_normal((8, 16, 3)).astype(np.float32) * 0.3,
+        "sqrt2": np.array(1.4142135, np.float32),
+        "one": np.array(1.0, np.float32),
+        "half": np.array(0.5, np.float32),
+    }
+    nodes = [
+        helper.make_node("Conv", ["x", "w1"], ["c"], pads=[1, 1]),
+        helper.make_node("Div", ["c", "sqrt2"], ["d"]),
+        helper.make_node("Erf", ["d"], ["e"]),
+        helper.make_node("Add", ["e", "one"], ["e1"]),
+        helper.make_node("Mul", ["c", "e1"], ["m"]),
+        helper.make_node("Mul", ["m", "half"], ["g"]),
+        helper.make_node("Conv", ["g", "w2"], ["y"], pads=[1, 1]),
+    ]
+    return make_model(nodes, {"x": (np.float32, (1, 8, 40))}, ["y"], init)
+
+
+def test_views_around_a_conv1d_cancel() -> None:
+    # This shape of region (a squeeze's reader used twice) crashed the pattern's first version.
+    model = _conv1d_gelu()
+    assert _fused_kernels(model, "graph-simplify") < _fused_kernels(
+        model, "graph-simplify{cancel-reshapes=false}"
+    )
+    x = rand(1, 8, 40, seed=2)
+    gm = GraphModule(mlc.build(*from_onnx(model), threads=2).jit())
+    gm.set_input("x", x)
+    gm.run()
+    (want,) = run_ort(model, {"x": x})
+    np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-4, atol=1e-4)
