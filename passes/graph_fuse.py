@@ -18,7 +18,7 @@ from .base import ModulePass, PassContext
 from .graph_fuse_partition import Group, Partitioner
 from .graph_simplify_identity import RESHAPE_LIKE
 from .mlc_dce import erase_dead
-from .outline import Outliner
+from .outline import Outliner, is_kernel_view
 
 
 @dataclass(frozen=True)
@@ -59,12 +59,11 @@ class GraphFusePass(ModulePass):
         for fn in top_level_funcs(module):
             if KERNEL_ATTR in fn.attributes or not fn.regions[0].blocks:
                 continue
-            viewed: set[ir.Value] = set()  # results of kernels and of views of them
             for group in self.partition(fn):
-                if self.views and _is_view(group, viewed):
-                    viewed.add(group.output)
-                    continue
-                viewed.add(outliner.outline(group.ops, group.output).results[0])
+                # groups come in block order: a producer's kernel is outlined already
+                views = all(op.name in RESHAPE_LIKE for op in group.ops)
+                if not (self.views and views and is_kernel_view(group.ops[0])):
+                    outliner.outline(group.ops, group.output)
 
     def partition(self, fn: ir.Operation) -> list[Group]:
         """The fusion groups of `fn`'s ops (opaque ops, e.g. constants, in none)."""
@@ -74,12 +73,3 @@ class GraphFusePass(ModulePass):
             self.diamonds,
             self.attention_min_bytes if self.attention else None,
         ).run(ops)
-
-
-def _is_view(group: Group, viewed: set[ir.Value]) -> bool:
-    """Reshapes only, of a value that is a kernel's result (or a view of one)."""
-    if any(op.name not in RESHAPE_LIKE for op in group.ops):
-        return False
-    first = group.ops[0].operands[0]
-    inside = {op.results[0] for op in group.ops}
-    return first in viewed and all(op.operands[0] in inside for op in group.ops[1:])

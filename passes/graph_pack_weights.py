@@ -25,6 +25,7 @@ row by row instead) or with N not a multiple of the panel are left alone.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -83,35 +84,26 @@ class GraphPackWeightsPass(ModulePass):
         ):
             return False
         n = bt.shape[1]
-        rows = 1
-        for d in at.shape[:-1]:
-            rows *= d
+        rows = math.prod(at.shape[:-1])
         return n % self.panel == 0 and n > self.panel and rows >= self.min_rows
 
     def _rewrite(self, op: ir.Operation) -> None:
         a, b = op.operands[0], op.operands[1]
         a_shape, (k, n) = _shape(a), _shape(b)
         p = self.panel
-        batch = len(a_shape) - 2
         with ir.InsertionPoint(op), op.location:
             split = gb.reshape(b, shape=(k, n // p, p))
             packed = gb.transpose(split, perm=(1, 0, 2))
-            if batch == 0:
+            if len(a_shape) == 2 or (len(a_shape) == 3 and a_shape[0] == 1):
+                # [M, K], or [1, M, K] broadcasting against the panels as it is (a reshape to
+                # [M, K] first would be a kernel copying A when A is a model input)
                 lhs = a
-            elif batch == 1 and a_shape[0] == 1:
-                # [1, M, K] broadcasts against the panels as it is: [N/p, M, p] (a reshape to
-                # [M, K] first would be a kernel copying A)
-                batch, lhs = 0, a
             else:
-                # B is shared by every batch: its rows are all rows of one product, [N/p, rows,
-                # p] (ConvNeXt's [1, 56, 56, 96] was 56 x 24 products of 56 rows each)
-                rows = 1
-                for d in a_shape[:-1]:
-                    rows *= d
-                batch, lhs = 0, gb.reshape(a, shape=(rows, k))
-            product = gb.matmul(lhs, packed)
-            perm = (*range(batch), batch + 1, batch, batch + 2)
-            y = gb.reshape(gb.transpose(product, perm=perm), shape=(*a_shape[:-1], n))
+                # B is shared by every batch: its rows are all rows of one product (ConvNeXt's
+                # [1, 56, 56, 96] was 56 x 24 products of 56 rows each)
+                lhs = gb.reshape(a, shape=(math.prod(a_shape[:-1]), k))
+            product = gb.matmul(lhs, packed)  # [N/p, rows, p]
+            y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
             if op.name == "graph.dense":
                 y = self._dense_epilogue(op, y)
         op.results[0].replace_all_uses_with(y)

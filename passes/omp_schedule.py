@@ -60,8 +60,9 @@ class OmpSchedulePass(ModulePass):
     def _schedule(self, loop: ir.Operation) -> None:
         kind = ir.Attribute.parse(f"#omp<schedulekind {self.kind}>")
         segments = list(ir.DenseI32ArrayAttr(loop.attributes[_SEGMENTS]))
-        trips, threads = _trip_count(loop), _num_threads(loop)
-        if self.kind == "static" or segments[-1] or trips is None or threads is None:
+        trips = _trip_count(loop) if self.kind != "static" and not segments[-1] else None
+        threads = _num_threads(loop) if trips is not None else None
+        if trips is None or threads is None:  # static, a chunk given already, or unknown sizes
             loop.attributes["schedule_kind"] = kind
             return
         chunk = max(1, trips // (threads * self.chunks_per_thread))

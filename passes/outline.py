@@ -2,7 +2,8 @@
 
 A group becomes `func.func private @fused_<ops>_<n>(inputs) -> result attributes {graph.kernel}`
 called from its original place with `func.call`. Identical kernels (same body and types, up to
-locations and names) are emitted once and shared.
+locations and names) are emitted once and shared. A reshape of a kernel's result is not
+outlined (`is_kernel_view`): graph-to-tp makes it a view of that result's buffer.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from mlir.dialects import func
 
 from mlc.dialects.graph import KERNEL_ATTR
 
+from .graph_simplify_identity import RESHAPE_LIKE
+
 
 def _short(op_name: str) -> str:
     return op_name.removeprefix("graph.").replace(".", "_")
@@ -24,6 +27,18 @@ def kernel_name(ops: Sequence[ir.Operation], index: int, max_parts: int = 4) -> 
     if len(parts) > max_parts:
         parts = parts[: max_parts - 1] + ["etc"]
     return "fused_" + "_".join(parts or ["copy"]) + f"_{index}"
+
+
+def is_kernel_view(op: ir.Operation) -> bool:
+    """A reshape of a kernel's result, or of such a reshape (it needs no kernel of its own)."""
+    while op.name in RESHAPE_LIKE:
+        src = op.operands[0].owner
+        if isinstance(src, ir.Block):
+            return False
+        op = src.operation
+        if op.name == "func.call":
+            return True
+    return False
 
 
 def group_inputs(ops: Sequence[ir.Operation]) -> list[ir.Value]:

@@ -15,10 +15,10 @@ from mlc.errors import DiagnosticError
 
 from ..base import ModulePass, PassContext
 from ..graph_fuse import GraphFusePass
-from ..outline import Outliner
+from ..outline import Outliner, is_kernel_view
 from .tp_emit import KernelBuilder
 from .tp_emit.kernel import kernel_signature
-from .tp_emit.main_func import is_kernel_view, lower_main, manifest_attr
+from .tp_emit.main_func import lower_main, manifest_attr
 
 
 def _sym(op: ir.Operation) -> str:

@@ -21,6 +21,8 @@ from mlc.contract import ENTRY, NUMPY_DTYPES, Manifest, ParamSpec, TensorSpec
 from mlc.dialects.attrs import param_name
 from mlc.errors import DiagnosticError
 
+from ...graph_simplify_identity import RESHAPE_LIKE
+from ...outline import is_kernel_view
 from ..emit_util import index_const
 from .kernel import DYNAMIC, elem_bytes, memref_type
 from .planner import Lifetime, aligned, plan
@@ -58,9 +60,6 @@ class _Plan:
     owner: dict[ir.Value, ir.Value]  # view -> the kernel result whose buffer it is
 
 
-VIEWS = ("graph.reshape", "graph.squeeze", "graph.unsqueeze", "graph.flatten")
-
-
 def _buffers(
     ops: list[ir.Operation], results: list[ir.Value]
 ) -> tuple[dict[ir.Value, ir.Value], dict[ir.Value, int]]:
@@ -68,7 +67,7 @@ def _buffers(
     the last op reading it or one of its views, len(ops) for a model output (copied at the end)."""
     owner: dict[ir.Value, ir.Value] = {}
     for op in ops:
-        if op.name in VIEWS:
+        if op.name in RESHAPE_LIKE:
             src = op.operands[0]
             owner[op.results[0]] = owner.get(src, src)
     last: dict[ir.Value, int] = {}
@@ -112,7 +111,7 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
                 lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
             if v in bound:
                 continue
-            lifetimes.append(Lifetime(v, nbytes(v.type), i, min(last_read.get(v, i), len(ops))))
+            lifetimes.append(Lifetime(v, nbytes(v.type), i, last_read.get(v, i)))
     work, peak = plan(lifetimes)
     return _Plan(params, p_off, work, peak, bound, owner)
 
@@ -122,7 +121,7 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     ops = [o.operation for o in main.regions[0].blocks[0].operations]
     results = list(ops[-1].operands)
     for op in ops[:-1]:
-        if op.name in VIEWS and is_kernel_view(op):
+        if is_kernel_view(op):
             continue
         if op.name not in ("graph.constant", "func.call"):
             raise DiagnosticError(
@@ -135,14 +134,6 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
     _emit_entry(module, main, ops[:-1], results, p, scratch)
     main.erase()
     return manifest
-
-
-def is_kernel_view(op: ir.Operation) -> bool:
-    """A reshape of a kernel's result (or of such a view): what graph-fuse leaves in @main."""
-    src = op.operands[0].owner
-    while not isinstance(src, ir.Block) and src.operation.name in VIEWS:
-        src = src.operation.operands[0].owner
-    return not isinstance(src, ir.Block) and src.operation.name == "func.call"
 
 
 def _manifest(main: ir.Operation, results: list[ir.Value], p: _Plan) -> Manifest:
@@ -201,7 +192,7 @@ def _emit_entry(
                         env[v] = _literal(module, op, globals_count)
                         globals_count += 1
                     continue
-                if op.name in VIEWS:
+                if op.name in RESHAPE_LIKE:
                     offset = index_const(p.work[p.owner[v]])
                     env[v] = memref.ViewOp(memref_type(v.type), work, offset, []).result
                     continue
