@@ -16,6 +16,7 @@ constant CSE and region simplification off: only the patterns below change the I
 | cancel-reshapes      | reshape-likes                   | reshape(f(reshape(x))) -> f(x) for      |
 |                      |                                 | elementwise f, back to x's shape        |
 | expand-small-powers  | pow                             | x ** 3 -> x * x * x; ** 0.5 -> sqrt ... |
+| multiply-by-reciprocal | div                           | x / c -> x * (1 / c), c a float literal |
 
 New weights and biases are graph ops on the constants; run graph-fold-constants afterwards to
 turn them into parameters (`graph-simplify,graph-fold-constants`).
@@ -54,7 +55,7 @@ from .graph_simplify_identity import (
     remove_identity,
     remove_neutral_operand,
 )
-from .graph_simplify_power import expand_small_power
+from .graph_simplify_power import expand_small_power, multiply_by_reciprocal
 from .graph_simplify_reshape import compute_between_reshapes
 
 
@@ -114,6 +115,11 @@ class GraphSimplifyPass(ModulePass):
     when c < 0), with c = ±0.5 as a square root (and its reciprocal): a general power is an
     exp/log sequence per element."""
 
+    multiply_by_reciprocal: bool = True
+    """Rewrite `x / c` with a float literal c as `x * (1 / c)` where 1 / c is a normal float: a
+    multiply instead of a vector division (results within 1.5 ulp of the quotient; exact when c
+    is a power of two)."""
+
     def patterns(self) -> list[tuple[str, Pattern, int]]:
         """(root op, pattern, benefit) for the enabled groups."""
         out: list[tuple[str, Pattern, int]] = []
@@ -143,6 +149,8 @@ class GraphSimplifyPass(ModulePass):
             out += [(root, compute_between_reshapes, 1) for root in RESHAPE_LIKE]
         if self.expand_small_powers:
             out.append(("graph.pow", expand_small_power, 1))
+        if self.multiply_by_reciprocal:
+            out.append(("graph.div", multiply_by_reciprocal, 1))
         return out
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:

@@ -1,5 +1,7 @@
-"""graph-simplify pattern `expand-small-powers`: `x ** c` for a literal c in {±1, ±2, ±3, ±4,
-±0.5} becomes multiplications (of 1 / x for c < 0) or a square root (and its reciprocal).
+"""graph-simplify strength reductions.
+
+`expand-small-powers`: `x ** c` for a literal c in {±1, ±2, ±3, ±4, ±0.5} becomes
+multiplications (of 1 / x for c < 0) or a square root (and its reciprocal).
 
 A general power is exp(c log|x|) with sign rules: in f32, mlc-math-approx runs it in float64,
 ~40 vector instructions per element, where x ** 3 (GPT-2's tanh-GELU) needs two multiplies.
@@ -7,14 +9,23 @@ The products are within a few ulp of the correctly rounded power; taking 1 / x b
 products keeps x ** -4 from rounding to 0 where x ** 4 would overflow. What differs is outside
 what models feed: x ** 0.5 at x = -inf is NaN instead of +inf, x ** -0.5 at x = -0 is -inf
 instead of +inf and at x = -inf NaN instead of 0.
+
+`multiply-by-reciprocal`: `x / c` for a float literal c becomes `x * (1 / c)`. A vector division
+occupies AVX2's divider for ~4x an FMA's slot; the exact GELU's `x / sqrt(2)` was one of the two
+divisions per vector in a dense layer's epilogue. The product is within 1.5 ulp of the quotient
+(exact for powers of two); c is left alone where 1 / c is not a normal float (c = 0, inf,
+denormal or near the overflow edge), since x * (1 / c) would then differ from x / c.
 """
 
 from __future__ import annotations
 
+import numpy as np
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
+from mlc.dialects.attrs import to_type
 from mlc.dialects.graph import builders as gb
+from mlc.dialects.graph.reference.literal import attr_from_array
 
 from .graph_simplify_common import erase_if_dead, literal, producer, type_of
 
@@ -61,4 +72,31 @@ def expand_small_power(op: ir.Operation, rewriter: PatternRewriter) -> bool:
             value = _positive_power(gb.reciprocal(x) if c < 0 else x, int(abs(c)))
     rewriter.replace_op(op, [value])
     erase_if_dead(rewriter, producer(exponent))
+    return True
+
+
+def reciprocal_literal(value: ir.Value) -> np.ndarray | None:
+    """1 / c for a float literal c whose every reciprocal is a normal float; None otherwise."""
+    array = literal(value)
+    if array is None or array.size == 0 or array.dtype.kind != "f":
+        return None
+    with np.errstate(divide="ignore", over="ignore"):
+        inverse = (1.0 / array.astype(np.float64)).astype(array.dtype)
+    magnitude = np.abs(inverse.astype(np.float64))
+    if not (np.isfinite(magnitude).all() and (magnitude >= np.finfo(array.dtype).tiny).all()):
+        return None
+    return inverse
+
+
+def multiply_by_reciprocal(op: ir.Operation, rewriter: PatternRewriter) -> bool:
+    """`div(x, c)` with a float literal c -> `mul(x, 1 / c)`."""
+    x, divisor = op.operands
+    inverse = reciprocal_literal(divisor)
+    if inverse is None:
+        return False
+    t = type_of(divisor)
+    with rewriter.ip, op.location:
+        value = gb.mul(x, gb.constant(attr_from_array(inverse, to_type(t)), t))
+    rewriter.replace_op(op, [value])
+    erase_if_dead(rewriter, producer(divisor))
     return True

@@ -1,30 +1,28 @@
-"""tanh and erf on f32 (scalar or vector): odd functions, computed on |x| and given x's sign.
+"""tanh and erf on f32 (scalar or vector): odd functions.
 
-tanh(a) = t / (t + 2) with t = expm1(2a), a clamped where tanh rounds to 1: accurate near 0,
-and the error of t is damped by 2 / (t + 2) <= 1 on the way to the result.
-erf(a) = a (2/sqrt(pi) + a^2 P(a^2)) below ERF_SPLIT (the leading coefficient in two f32
-parts), 1 - exp(Q(a)) above it (log erfc is smooth; Q is fitted with erfc as the weight, so its
-error is erf's absolute error), 1 from a = 4 on.
+tanh(a) = t / (t + 2) with t = expm1(2a), a = |x| clamped where tanh rounds to 1: accurate near
+0, and the error of t is damped by 2 / (t + 2) <= 1 on the way to the result; x's sign last.
+erf(x) = x P(x^2) / Q(x^2) with x clamped to [-ERF_ONE, ERF_ONE] (keeping NaN): one rational
+fit of the whole range, ~14 vector instructions. A piecewise fit (x P(x^2) near 0,
+1 - exp(Q(|x|)) beyond, both computed per lane and blended) was within 1.1 ulp but took ~40
+and long dependency chains: an exact GELU after a [3136, 96] x [96, 384] dense layer cost 63 %
+of the product's time (26 % now, with graph-simplify's multiply-by-reciprocal). Rounding P, Q,
+the product and the quotient leaves erf within 6 ulp (3.6e-7 relative) where erf is near 1,
+within 4 ulp below 0.875.
 """
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 from mlir import ir
 
 from .builder import Builder
-from .coefficients import ERF_LARGE, ERF_SMALL, ERF_SPLIT
+from .coefficients import ERF_P, ERF_Q
 from .exp_log import expm1_kernel
 
 TANH_ONE = 9.5
 """tanh(a) rounds to 1 in f32 for a > 9.01; clamping there keeps expm1(-2a) normal."""
-ERF_ONE = 4.0
-"""erf(a) rounds to 1 in f32 for a > 3.92."""
-_C = 2 / math.sqrt(math.pi)
-TWO_OVER_SQRT_PI = (float(np.float32(_C)), float(np.float32(_C - float(np.float32(_C)))))
-"""2/sqrt(pi) as f32 hi + lo parts."""
+ERF_ONE = 3.92
+"""erf(a) rounds to 1 in f32 for a > 3.92, and the fit gives exactly 1 there."""
 
 
 def tanh(b: Builder, x: ir.Value) -> ir.Value:
@@ -36,13 +34,6 @@ def tanh(b: Builder, x: ir.Value) -> ir.Value:
 
 
 def erf(b: Builder, x: ir.Value) -> ir.Value:
-    a = b.abs(x)
-    z = b.mul(a, a)
-    small = b.fma(
-        a,
-        TWO_OVER_SQRT_PI[0],
-        b.fma(a, TWO_OVER_SQRT_PI[1], b.mul(b.mul(a, z), b.horner(z, ERF_SMALL))),
-    )
-    q, _, k = expm1_kernel(b, b.horner(b.min_keep_nan(a, ERF_ONE), ERF_LARGE))
-    large = b.sub(1.0, b.mul(b.add(q, 1.0), b.pow2(k)))  # exp(Q(a)), k in [-26, -1]
-    return b.copysign(b.select(b.cmp("olt", a, ERF_SPLIT), small, large), x)
+    c = b.max_keep_nan(b.min_keep_nan(x, ERF_ONE), -ERF_ONE)  # +-inf -> +-1, NaN stays
+    z = b.mul(c, c)
+    return b.div(b.mul(c, b.horner(z, ERF_P)), b.horner(z, ERF_Q))

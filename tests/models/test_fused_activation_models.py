@@ -99,7 +99,7 @@ def mlp_block(gelu: str) -> tuple[Any, list[int]]:
 # builder, the kernels its activations live in, how many kernels in all
 BLOCKS = {
     "conv_silu": (conv_silu_block, ["fused_conv2d_sigmoid_mul"] * 2, 5),
-    "mlp_gelu_erf": (lambda: mlp_block("erf"), ["fused_matmul_add_div_etc"], 2),
+    "mlp_gelu_erf": (lambda: mlp_block("erf"), ["fused_matmul_add_mul_etc"], 2),
     "mlp_gelu_tanh": (lambda: mlp_block("tanh"), ["fused_matmul_add_mul_etc"], 2),
 }
 

@@ -313,7 +313,10 @@ def test_identities_and_merges_keep_the_numbers() -> None:
 @pytest.mark.parametrize(
     "options, expected",
     [
-        ("{remove-identities=false}", {"reshape": 2, "slice": 2, "div": 1, "transpose": 1}),
+        (
+            "{remove-identities=false multiply-by-reciprocal=false}",
+            {"reshape": 2, "slice": 2, "div": 1, "transpose": 1},
+        ),
         (
             "{merge-data-movement=false}",
             {"transpose": 2, "unsqueeze": 1, "flatten": 1, "reshape": 0},
