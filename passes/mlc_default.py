@@ -19,7 +19,7 @@ from .base import NamedPipeline, format_option_value
 from .omp_schedule import ScheduleKind
 
 GRAPH_STAGE = (
-    "graph-verify,%s%sgraph-simplify,graph-fold-constants,%s"
+    "graph-verify,%s%sgraph-decompose-3d,graph-simplify,graph-fold-constants,%s"
     "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
 )
 TP_STAGE = (

@@ -29,6 +29,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-fold-constants": _lazy("graph_fold_constants", "GraphFoldConstantsPass"),
     "graph-simplify": _lazy("graph_simplify", "GraphSimplifyPass"),
     "graph-widen-half": _lazy("graph_widen_half", "GraphWidenHalfPass"),
+    "graph-decompose-3d": _lazy("graph_decompose_3d", "GraphDecompose3dPass"),
     "tp-verify": _lazy("tp_verify", "TpVerifyPass"),
     "mlc-dce": _lazy("mlc_dce", "MlcDcePass"),
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),

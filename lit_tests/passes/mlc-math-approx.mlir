@@ -53,13 +53,20 @@ func.func @tanh_scalar(%x: f32) -> f32 {
   return %0 : f32
 }
 
-// erf: both branches (x P(x^2) and 1 - exp(Q(|x|))) and a select, on any vector shape.
+// erf: x clamped to [-3.92, 3.92] (NaN kept: compare and select), then x P(x^2) / Q(x^2):
+// two Horner chains of fmas in x^2 and one division, on any vector shape.
 // CHECK-LABEL: func.func @erf_2d(
 // CHECK-SAME: %[[X:.*]]: vector<2x4xf32>
 // CHECK-NOT: math.erf
-// CHECK: %[[SMALL:.*]] = arith.cmpf olt, %{{.*}}, %{{.*}} : vector<2x4xf32>
-// CHECK-NEXT: %[[Y:.*]] = arith.select %[[SMALL]], %{{.*}}, %{{.*}} : vector<2x4xi1>, vector<2x4xf32>
-// CHECK-NEXT: %[[R:.*]] = math.copysign %[[Y]], %[[X]] : vector<2x4xf32>
+// CHECK: %[[HI:.*]] = arith.cmpf ogt, %[[X]], %{{.*}} : vector<2x4xf32>
+// CHECK-NEXT: %[[C1:.*]] = arith.select %[[HI]], %{{.*}}, %[[X]]
+// CHECK: %[[LO:.*]] = arith.cmpf olt, %[[C1]], %{{.*}} : vector<2x4xf32>
+// CHECK-NEXT: %[[C:.*]] = arith.select %[[LO]], %{{.*}}, %[[C1]]
+// CHECK-NEXT: %[[Z:.*]] = arith.mulf %[[C]], %[[C]] : vector<2x4xf32>
+// CHECK-COUNT-6: math.fma %{{.*}}, %[[Z]], %{{.*}} : vector<2x4xf32>
+// CHECK: %[[P:.*]] = arith.mulf %[[C]], %{{.*}} : vector<2x4xf32>
+// CHECK-COUNT-4: math.fma %{{.*}}, %[[Z]], %{{.*}} : vector<2x4xf32>
+// CHECK: %[[R:.*]] = arith.divf %[[P]], %{{.*}} : vector<2x4xf32>
 // CHECK-NEXT: return %[[R]] : vector<2x4xf32>
 func.func @erf_2d(%x: vector<2x4xf32>) -> vector<2x4xf32> {
   %0 = math.erf %x : vector<2x4xf32>
