@@ -130,6 +130,17 @@ class BlockFacts:
     def rows(self) -> list[str]:
         return [a for a in self.spatial if a != self.vec and a not in self.columns]
 
+    @cached_property
+    def leading_rows(self) -> tuple[str, ...]:
+        """Row axes the default schedule keeps outside its column loops when other rows come
+        after those (a batch's images, in `n, ocb, oh, ow` order): the template's
+        columns-first order keeps them first too, so that it reproduces the default."""
+        order = [n.split(".")[0] for n in self.default.order]
+        first_col = next((i for i, b in enumerate(order) if b in self.columns), None)
+        if first_col is None or not any(b in self.rows for b in order[first_col:]):
+            return ()
+        return tuple(dict.fromkeys(b for b in order[:first_col] if b in self.rows))
+
     @property
     def register_tiled(self) -> bool:
         """A vectorized reduction: its spatial loops after the reduce loops live in registers."""

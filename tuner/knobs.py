@@ -174,7 +174,7 @@ def _reorder_of(f: BlockFacts) -> str:
     first_r = next((i for i, lp in enumerate(loops) if lp.kind == "R"), len(loops))
     outer = [lp for lp in loops[:first_r] if lp.trip > 1]
     cols = [i for i, lp in enumerate(outer) if lp.axis in f.columns or lp.axis == f.vec]
-    rows = [i for i, lp in enumerate(outer) if lp.axis in f.rows]
+    rows = [i for i, lp in enumerate(outer) if lp.axis in f.rows and lp.axis not in f.leading_rows]
     if not cols or not rows:
         return "CR"
     return "CR" if min(cols) < min(rows) else "RC"

@@ -60,7 +60,8 @@ def nest_template(f: BlockFacts) -> Callable[[Draft], Schedule]:
         cols = [outer[a] for a in f.spatial if a in outer and (a in f.columns or a == f.vec)]
         rows = [outer[a] for a in f.spatial if a in outer and a not in f.columns and a != f.vec]
         if reorder == "CR":
-            first, second = cols, rows + mids
+            lead = [r for r in rows if r.split(".")[0] in f.leading_rows]
+            first, second = lead + cols, [r for r in rows if r not in lead] + mids
         elif reorder == "RC":
             first, second = rows, cols + mids
         else:

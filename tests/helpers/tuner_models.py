@@ -21,6 +21,16 @@ def conv_net() -> onnx.ModelProto:
     return make_model(g.nodes, {"x": (np.float32, [1, 8, 28, 28])}, ["y"], g.consts)
 
 
+def batched_conv_net() -> onnx.ModelProto:
+    """3x3 conv 8 -> 32 + relu on 4 images of 28x28, weights smaller than the batch's input:
+    the default runs images, then channel blocks, then rows (n, ocb, oh, ow)."""
+    g = GraphBuilder(seed=5)
+    w, b = g.weight(32, 8, 3, 3), g.const(np.zeros(32))
+    g.op("Relu", g.op("Conv", "x", w, b, pads=[1, 1, 1, 1]))
+    g.nodes[-1].output[0] = "y"
+    return make_model(g.nodes, {"x": (np.float32, [4, 8, 28, 28])}, ["y"], g.consts)
+
+
 def dense_net() -> onnx.ModelProto:
     """MatMul + bias + relu: a single kernel."""
     g = GraphBuilder(seed=4)

@@ -10,7 +10,7 @@ from mlir import ir
 import mlc
 from helpers.onnx_models import encoder_layer, mobilenet_like
 from helpers.onnx_testing import import_model
-from helpers.tuner_models import conv_net, dense_net
+from helpers.tuner_models import batched_conv_net, conv_net, dense_net
 from mlc.contract import TargetInfo
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
@@ -24,6 +24,9 @@ AVX2 = TargetInfo("x86_64-unknown-linux-gnu", "znver3", ("avx", "avx2", "fma"))
 AVX512 = TargetInfo("x86_64-unknown-linux-gnu", "znver5", ("avx", "avx2", "avx512f", "fma"))
 MODELS = {
     "conv_net": conv_net,
+    # images outside the channel blocks, rows inside (n, ocb, oh, ow): the columns-first
+    # order keeps the batch first, or the space would not hold the default
+    "batched_conv_net": batched_conv_net,
     "dense_net": dense_net,
     "mobilenet_like": mobilenet_like,
     "encoder_layer": encoder_layer,
