@@ -69,6 +69,19 @@ def _image(size: int = 224) -> dict[str, dict[str, object]]:
     return {"x": {"dtype": "float32", "shape": [1, 3, size, size], "fill": "normal"}}
 
 
+def _video(frames: int, size: int) -> dict[str, dict[str, object]]:
+    return {"x": {"dtype": "float32", "shape": [1, 3, frames, size, size], "fill": "normal"}}
+
+
+def _video_net(arch: str, frames: int, size: int) -> Callable[[], tuple[object, dict]]:
+    def build() -> tuple[object, dict]:
+        import torchvision.models.video
+
+        return getattr(torchvision.models.video, arch)(), _video(frames, size)
+
+    return build
+
+
 def _tokens(seq: int, vocab: int) -> dict[str, dict[str, object]]:
     return {
         "input_ids": {"dtype": "int64", "shape": [1, seq], "fill": "randint", "high": vocab},
@@ -331,6 +344,12 @@ MODELS: dict[str, BenchModel] = {
             _torchvision("inception_v3", aux_logits=False, init_weights=True),
         ),
         BenchModel("mnasnet1_0", "holdout", "torchvision mnasnet1_0", _torchvision("mnasnet1_0")),
+        BenchModel(
+            "r3d_18",
+            "holdout",
+            "torchvision video r3d_18 on 8 frames of 64x64 (3x3x3 convs, a 3x7x7 stem)",
+            _video_net("r3d_18", 8, 64),
+        ),
     ]
 }
 
