@@ -7,7 +7,8 @@ Each case is a small ONNX model with the shapes of the export it came from: batc
 matrix-vector products (a mixture of experts' routed tokens), float16 layers (`model.half()`),
 integer matmuls behind DynamicQuantizeLinear with uint8 or int8 weights (quantize_dynamic),
 a 3x3 conv at batch 4 (ResNet-50's second stage), convs on large activations (SegFormer,
-VAE, UperNet heads; these include the layout transforms at the model's input and output).
+VAE, UperNet heads; these include the layout transforms at the model's input and output),
+3-D convs and pools (video models).
 Timing and ratio as in bench_index_ops.py; `--cpu-time` counts the process's CPU time,
 steadier on a loaded host.
 """
@@ -135,6 +136,36 @@ CASES["conv3x3 128 28x28 batch 4 relu"] = _conv(4, 128, 128, 28, 3)
 CASES["conv1x1 1024->256 64x64 relu (SegFormer)"] = _conv(1, 1024, 256, 64, 1)
 CASES["conv3x3 256 64x64 relu (VAE)"] = _conv(1, 256, 256, 64, 3)
 CASES["conv3x3 512->128 96x96 relu (UperNet)"] = _conv(1, 512, 128, 96, 3)
+
+
+def _conv3d(cin: int, cout: int, frames: int, size: int) -> Case:
+    """3x3x3 conv (padded) + relu on one clip: R3D's layers (graph-decompose-3d)."""
+
+    def make() -> tuple[onnx.ModelProto, Feeds]:
+        w = (RNG.standard_normal((cout, cin, 3, 3, 3)) / np.sqrt(cin * 27)).astype(np.float32)
+        nodes = [
+            helper.make_node("Conv", ["x", "w"], ["c"], pads=[1] * 6),
+            helper.make_node("Relu", ["c"], ["y"]),
+        ]
+        x = RNG.standard_normal((1, cin, frames, size, size)).astype(np.float32)
+        return _model(nodes, {"x": (F32, list(x.shape))}, {"y": F32}, {"w": w}), {"x": x}
+
+    return make
+
+
+def _pool3d(op: str) -> Case:
+    def make() -> tuple[onnx.ModelProto, Feeds]:
+        window = {"kernel_shape": [3, 3, 3], "strides": [2, 2, 2], "pads": [1] * 6}
+        node = helper.make_node(op, ["x"], ["y"], **window)
+        x = RNG.standard_normal((1, 64, 8, 56, 56)).astype(np.float32)
+        return _model([node], {"x": (F32, list(x.shape))}, {"y": F32}, {}), {"x": x}
+
+    return make
+
+
+CASES["conv3d 3x3x3 64 8x28x28 relu (R3D)"] = _conv3d(64, 64, 8, 28)
+CASES["maxpool3d 3x3x3/2 64 8x56x56"] = _pool3d("MaxPool")
+CASES["avgpool3d 3x3x3/2 64 8x56x56"] = _pool3d("AveragePool")
 
 
 def main(argv: list[str]) -> int:
