@@ -116,9 +116,11 @@ class GraphSimplifyPass(ModulePass):
     exp/log sequence per element."""
 
     multiply_by_reciprocal: bool = True
-    """Rewrite `x / c` with a float literal c as `x * (1 / c)` where 1 / c is a normal float: a
-    multiply instead of a vector division (results within 1.5 ulp of the quotient; exact when c
-    is a power of two)."""
+    """Rewrite `x / c` with a float literal c as `x * (1 / c)` where 1 / c is a normal float and
+    only continuous functions take the quotient in (erf, exp, matmul ..., directly or through
+    mul / add / sub): a multiply instead of a vector division, within 1.5 ulp of the quotient
+    (exact when c is a power of two). Quotients that are rounded, compared, cast or returned
+    keep the division."""
 
     def patterns(self) -> list[tuple[str, Pattern, int]]:
         """(root op, pattern, benefit) for the enabled groups."""

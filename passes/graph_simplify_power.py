@@ -14,7 +14,9 @@ instead of +inf and at x = -inf NaN instead of 0.
 occupies AVX2's divider for ~4x an FMA's slot; the exact GELU's `x / sqrt(2)` was one of the two
 divisions per vector in a dense layer's epilogue. The product is within 1.5 ulp of the quotient
 (exact for powers of two); c is left alone where 1 / c is not a normal float (c = 0, inf,
-denormal or near the overflow edge), since x * (1 / c) would then differ from x / c.
+denormal or near the overflow edge), since x * (1 / c) would then differ from x / c, and where
+the quotient is rounded, compared, cast or returned rather than taken in by a continuous
+function (directly or through a few mul / add / sub): an ulp could flip a floor or a scale.
 """
 
 from __future__ import annotations
@@ -88,11 +90,39 @@ def reciprocal_literal(value: ir.Value) -> np.ndarray | None:
     return inverse
 
 
+# The quotient may move by an ulp only where a continuous function takes it in, directly or
+# through arithmetic: not where the quotient is rounded, compared, cast or returned (floor
+# division, `floor(x / c + 0.5)`, DynamicQuantizeLinear's scale = range / 255).
+_SMOOTH = tuple(
+    f"graph.{n}"
+    for n in ("erf", "tanh", "sigmoid", "gelu", "exp", "log", "sqrt", "sin", "cos", "softmax")
+    + ("matmul", "batch_matmul", "dense", "conv2d")
+)
+_ARITHMETIC = ("graph.mul", "graph.add", "graph.sub", "graph.neg")
+_MAX_ARITHMETIC = 4
+
+
+def feeds_smooth_ops_only(value: ir.Value, depth: int = 0) -> bool:
+    """Every use of `value` is a continuous function, or arithmetic whose uses are (bounded)."""
+    uses = [use.owner for use in value.uses]
+    if not uses or depth > _MAX_ARITHMETIC:
+        return False
+    for user in uses:
+        name = user.operation.name if hasattr(user, "operation") else user.name
+        if name in _SMOOTH:
+            continue
+        if name in _ARITHMETIC and feeds_smooth_ops_only(user.results[0], depth + 1):
+            continue
+        return False
+    return True
+
+
 def multiply_by_reciprocal(op: ir.Operation, rewriter: PatternRewriter) -> bool:
-    """`div(x, c)` with a float literal c -> `mul(x, 1 / c)`."""
+    """`div(x, c)` with a float literal c -> `mul(x, 1 / c)`, when only continuous functions
+    take the quotient in."""
     x, divisor = op.operands
     inverse = reciprocal_literal(divisor)
-    if inverse is None:
+    if inverse is None or not feeds_smooth_ops_only(op.results[0]):
         return False
     t = type_of(divisor)
     with rewriter.ip, op.location:

@@ -289,31 +289,42 @@ func.func @small_powers(%x: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32
   return %a, %b, %c, %d, %e, %f : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<4x2x3xf32>
 }
 
-// Division by a float literal is a multiplication by its reciprocal (exact GELU's x / sqrt(2),
-// per-channel scales too). Left alone: a divisor whose reciprocal is not a normal float (0, a
-// denormal), an integer division, a divisor that is not a literal.
+// Division by a float literal is a multiplication by its reciprocal where a continuous
+// function takes the quotient in (the exact GELU's erf(x / sqrt(2)); through an add to a
+// softmax). Left alone: a divisor whose reciprocal is not a normal float (0, a denormal), an
+// integer division, a divisor that is not a literal, a quotient that is floored or returned.
 // CHECK-LABEL: func.func @divide_by_constants
 // CHECK-DAG: %[[RS:.*]] = "graph.constant"() {value = dense<0.707106769> : tensor<f32>}
 // CHECK-DAG: %[[RV:.*]] = "graph.constant"() {value = dense<[5.000000e-01, -2.500000e-01, 4.000000e+00]> : tensor<3xf32>}
-// CHECK-DAG: "graph.mul"(%arg0, %[[RS]])
-// CHECK-DAG: "graph.mul"(%arg0, %[[RV]])
-// CHECK-COUNT-4: "graph.div"
+// CHECK-DAG: %[[A:.*]] = "graph.mul"(%arg0, %[[RS]])
+// CHECK-DAG: "graph.erf"(%[[A]])
+// CHECK-DAG: %[[B:.*]] = "graph.mul"(%arg0, %[[RV]])
+// CHECK-DAG: "graph.add"(%[[B]], %arg0)
+// CHECK-COUNT-6: "graph.div"
 // CHECK-NOT: "graph.div"
 // KEEPDIV-LABEL: func.func @divide_by_constants
-// KEEPDIV-COUNT-6: "graph.div"
-func.func @divide_by_constants(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>) {
+// KEEPDIV-COUNT-8: "graph.div"
+func.func @divide_by_constants(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>) {
   %s2 = "graph.constant"() {value = dense<1.41421354> : tensor<f32>} : () -> tensor<f32>
   %v = "graph.constant"() {value = dense<[2.0, -4.0, 0.25]> : tensor<3xf32>} : () -> tensor<3xf32>
   %z = "graph.constant"() {value = dense<[1.0, 0.0, 2.0]> : tensor<3xf32>} : () -> tensor<3xf32>
   %d = "graph.constant"() {value = dense<1.0e-39> : tensor<f32>} : () -> tensor<f32>
   %k = "graph.constant"() {value = dense<3> : tensor<i32>} : () -> tensor<i32>
   %a = "graph.div"(%x, %s2) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %ea = "graph.erf"(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %b = "graph.div"(%x, %v) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %b1 = "graph.add"(%b, %x) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %sb = "graph.softmax"(%b1) {axis = -1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %c = "graph.div"(%x, %z) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %ec = "graph.erf"(%c) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %e = "graph.div"(%x, %d) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %ee = "graph.erf"(%e) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %f = "graph.div"(%i, %k) : (tensor<2x3xi32>, tensor<i32>) -> tensor<2x3xi32>
-  %g = "graph.div"(%x, %a) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
-  return %a, %b, %c, %e, %f, %g : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>
+  %g = "graph.div"(%x, %ea) : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %h = "graph.div"(%x, %s2) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  %fl = "graph.floor"(%h) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %r = "graph.div"(%x, %s2) : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+  return %sb, %ec, %ee, %g, %f, %fl, %r, %ea : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>
 }
 
 // VALUES: conv1.weight_folded float32 [4, 3, 3, 3] [-0.7496 -0.4998 -0.2499  0.      0.2499  0.4998  0.7496 -0.7496
