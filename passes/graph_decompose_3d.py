@@ -29,23 +29,23 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import tensor
 
-from mlc.dialects.attrs import from_attr, tensor_t, to_type
+from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.graph import builders as gb
-from mlc.dialects.graph.reference.literal import attr_from_array
 from mlc.dialects.graph.spec import TensorT
 from mlc.dialects.walk import top_level_funcs, walk
 
 from .base import ModulePass, PassContext
+from .graph_simplify_common import attr, literal_constant
 
 _POOLS = ("graph.max_pool_nd", "graph.avg_pool_nd")
 
 
 def _ints(op: ir.Operation, name: str) -> tuple[int, ...]:
-    return tuple(int(v) for v in from_attr(op.attributes[name]))  # type: ignore[attr-defined]
+    return tuple(int(v) for v in attr(op, name))  # type: ignore[attr-defined]
 
 
 def _int(op: ir.Operation, name: str) -> int:
-    return int(from_attr(op.attributes[name]))  # type: ignore[arg-type]
+    return int(attr(op, name))  # type: ignore[call-overload]
 
 
 def _shape(value: ir.Value) -> TensorT:
@@ -66,11 +66,6 @@ def _depth_taps(
         gb.slice(x, starts=(k * dd,), ends=(k * dd + (od - 1) * sd + 1,), axes=(2,), steps=(sd,))
         for k in range(kd)
     ]
-
-
-def _constant(array: np.ndarray) -> ir.Value:
-    t = TensorT(tuple(array.shape), "f32")
-    return gb.constant(attr_from_array(array, to_type(t)), t)
 
 
 def decompose_conv(op: ir.Operation, max_taps: int) -> ir.Value | None:
@@ -128,7 +123,7 @@ def decompose_pool(op: ir.Operation) -> ir.Value | None:
         starts = np.arange(od) * sd - pads[0]
         real = [sum(0 <= s + k * dd < d for k in range(kd)) for s in starts]
         count = np.array([kd] * od if _int(op, "count_include_pad") else real, np.float64)
-        pooled = gb.mul(pooled, _constant((1.0 / count).astype(np.float32).reshape(1, 1, od, 1, 1)))
+        pooled = gb.mul(pooled, literal_constant((1.0 / count).reshape(1, 1, od, 1, 1), "f32"))
     window = {"kernel_shape": (kh, kw), "strides": (sh, sw), "dilations": (dh, dw)}
     window["pads"] = (pads[1], pads[2], pads[4], pads[5])
     flat = gb.reshape(pooled, shape=(n, c * od, h, w))

@@ -76,10 +76,15 @@ def literal(value: ir.Value) -> np.ndarray | None:
         return None
 
 
+def literal_constant(array: np.ndarray, dtype: str) -> ir.Value:
+    """A `graph.constant` literal of `array` (cast to `dtype`) at the current insertion point."""
+    t = TensorT(tuple(array.shape), dtype)
+    return gb.constant(attr_from_array(array.astype(np_dtype(dtype)), to_type(t)), t)
+
+
 def scalar_constant(value: float, dtype: str) -> ir.Value:
     """A `tensor<1x<dtype>>` literal at the current insertion point and location."""
-    t = TensorT((1,), dtype)
-    return gb.constant(attr_from_array(np.array([value], np_dtype(dtype)), to_type(t)), t)
+    return literal_constant(np.array([value]), dtype)
 
 
 def named(loc: ir.Location, suffix: str) -> ir.Location:

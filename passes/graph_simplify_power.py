@@ -25,11 +25,9 @@ import numpy as np
 from mlir import ir
 from mlir.rewrite import PatternRewriter
 
-from mlc.dialects.attrs import to_type
 from mlc.dialects.graph import builders as gb
-from mlc.dialects.graph.reference.literal import attr_from_array
 
-from .graph_simplify_common import erase_if_dead, literal, producer, type_of
+from .graph_simplify_common import erase_if_dead, literal, literal_constant, producer, type_of
 
 MAX_EXPONENT = 4
 """Largest |c| expanded (x ** 4 is two multiplies)."""
@@ -104,14 +102,13 @@ _MAX_ARITHMETIC = 4
 
 def feeds_smooth_ops_only(value: ir.Value, depth: int = 0) -> bool:
     """Every use of `value` is a continuous function, or arithmetic whose uses are (bounded)."""
-    uses = [use.owner for use in value.uses]
-    if not uses or depth > _MAX_ARITHMETIC:
+    users = [use.owner.operation for use in value.uses]
+    if not users or depth > _MAX_ARITHMETIC:
         return False
-    for user in uses:
-        name = user.operation.name if hasattr(user, "operation") else user.name
-        if name in _SMOOTH:
+    for user in users:
+        if user.name in _SMOOTH:
             continue
-        if name in _ARITHMETIC and feeds_smooth_ops_only(user.results[0], depth + 1):
+        if user.name in _ARITHMETIC and feeds_smooth_ops_only(user.results[0], depth + 1):
             continue
         return False
     return True
@@ -124,9 +121,8 @@ def multiply_by_reciprocal(op: ir.Operation, rewriter: PatternRewriter) -> bool:
     inverse = reciprocal_literal(divisor)
     if inverse is None or not feeds_smooth_ops_only(op.results[0]):
         return False
-    t = type_of(divisor)
     with rewriter.ip, op.location:
-        value = gb.mul(x, gb.constant(attr_from_array(inverse, to_type(t)), t))
+        value = gb.mul(x, literal_constant(inverse, type_of(divisor).dtype))
     rewriter.replace_op(op, [value])
     erase_if_dead(rewriter, producer(divisor))
     return True

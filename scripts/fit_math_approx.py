@@ -94,7 +94,7 @@ _erfc = np.vectorize(math.erfc, otypes=[float])
 LN2 = math.log(2.0)
 SQRT2 = math.sqrt(2.0)
 ERF_ONE = 3.92
-"""erf clamps |x| here (erf rounds to 1 in f32 from 3.92 on); must match tanh_erf.ERF_ONE."""
+"""erf clamps |x| here (erf rounds to 1 in f32 from 3.92 on); written to coefficients.py."""
 
 FITS = [
     # exp and expm1 share one kernel: expm1(r) ~ r + r**2 * P(r) on |r| <= ln2 / 2 (plus slack for
@@ -330,6 +330,8 @@ def main() -> int:
             lines.append(f"{rfit.name}{suffix} = (")
             lines.extend(f"    {v!r}," for v in coeffs)
             lines.append(")")
+        if rfit.name == "ERF":
+            lines.append(f"ERF_ONE = {ERF_ONE!r}")
         lines.append("")
     if "--dry-run" not in sys.argv:
         OUT.write_text("\n".join(lines))

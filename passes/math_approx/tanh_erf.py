@@ -16,13 +16,11 @@ from __future__ import annotations
 from mlir import ir
 
 from .builder import Builder
-from .coefficients import ERF_P, ERF_Q
+from .coefficients import ERF_ONE, ERF_P, ERF_Q
 from .exp_log import expm1_kernel
 
 TANH_ONE = 9.5
 """tanh(a) rounds to 1 in f32 for a > 9.01; clamping there keeps expm1(-2a) normal."""
-ERF_ONE = 3.92
-"""erf(a) rounds to 1 in f32 for a > 3.92, and the fit gives exactly 1 there."""
 
 
 def tanh(b: Builder, x: ir.Value) -> ir.Value:
