@@ -109,7 +109,7 @@ def main() -> int:
     )
     args = parser.parse_args()
     module, params = mlc.from_onnx(profile_kernels.load(args.model))
-    mlc.PassManager.parse(profile_kernels.GRAPH_STAGE).run(module, params=params)
+    mlc.PassManager.parse(profile_kernels.graph_stage(args.threads)).run(module, params=params)
     print(probe(args.threads), flush=True)
     rows = []
     for name, single, calls, info in profile_kernels.kernel_modules(module):

@@ -42,7 +42,7 @@ from .schedule_reads import (
     vector_only_axes,
 )
 
-_VECTOR_COMBINERS = ("add", "mul", "max", "min", "maxui", "minui")
+_VECTOR_COMBINERS = ("add", "mul", "max", "min", "maxui", "minui", "fastmax")
 STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
 # A vector-operand panel larger than L2 / PANEL_SHARE gets its reduction blocked into slices of
 # at most L2 / SLICE_SHARE: 256 / 128 KiB on Zen 5 (1 MiB L2), 128 / 64 KiB on Zen 3 (512 KiB),

@@ -27,7 +27,11 @@ from mlir.dialects import gpu
 from .affine import dims_used
 from .schedule import Schedule
 
-COMBINERS = ("none", "add", "mul", "max", "min", "maxui", "minui")  # *ui: unsigned integers
+COMBINERS = ("none", "add", "mul", "max", "min", "maxui", "minui", "fastmax")
+"""*ui: unsigned integers. `fastmax`: the float maximum of operands that are not NaN; with a NaN
+operand the result is unspecified (x86's maxps: one instruction, where NaN-propagating `max`
+takes four on AVX2). For reductions whose result does not matter once a NaN is present: a
+softmax's row maximum (a NaN element makes the row's sum NaN whatever the maximum is)."""
 KERNEL_ATTR = "tp.kernel"
 
 

@@ -33,6 +33,27 @@ func.func @exp_vector(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
+// exp of an operand known to be <= 0 (`mlc.nonpositive`, a softmax's x - max): no clamps, one
+// 2^k scale, and results below FLT_MIN (x < ln FLT_MIN) flushed to 0; NaN compares false.
+// CHECK-LABEL: func.func @exp_nonpositive(
+// CHECK-SAME: %[[X:.*]]: vector<8xf32>
+// CHECK-NOT: math.exp
+// CHECK-NOT: arith.cmpf
+// CHECK: %[[MAGIC:.*]] = arith.constant dense<0x4B400000> : vector<8xf32>
+// CHECK-NEXT: math.fma %[[X]], %{{.*}}, %[[MAGIC]] : vector<8xf32>
+// CHECK-NOT: arith.shrsi
+// CHECK: %[[S:.*]] = arith.bitcast %{{.*}} : vector<8xi32> to vector<8xf32>
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %{{.*}}, %[[S]] : vector<8xf32>
+// CHECK-NEXT: %[[LO:.*]] = arith.constant dense<-87.336{{.*}}> : vector<8xf32>
+// CHECK-NEXT: %[[UNDER:.*]] = arith.cmpf olt, %[[X]], %[[LO]] : vector<8xf32>
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NEXT: %[[R:.*]] = arith.select %[[UNDER]], %[[ZERO]], %[[Y]] : vector<8xi1>, vector<8xf32>
+// CHECK-NEXT: return %[[R]] : vector<8xf32>
+func.func @exp_nonpositive(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.exp %x {mlc.nonpositive} : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
 // tanh on a scalar: t / (t + 2) with t = expm1(2|x|) = 2^k expm1(r) + (2^k - 1), and x's sign.
 // CHECK-LABEL: func.func @tanh_scalar(
 // CHECK-SAME: %[[X:.*]]: f32

@@ -373,6 +373,30 @@ func.func @row_sums(%X: memref<3x20xf32>, %O: memref<3x1xf32>) attributes {tp.ke
 
 // -----
 
+// A `fastmax` reduction (a softmax's row maximum) combines lanes with compare-and-select (x86's
+// maxps), not the NaN-propagating maximumf; the horizontal step halves the lanes (8 -> 4 -> 2
+// -> 1), and the 5-lane tail (21 = 2 x 8 + 5) overlaps its halves (lanes 0-2 and 2-4).
+// CHECK-LABEL: func.func @row_fastmax
+// CHECK-NOT: maximumf
+// CHECK: %[[ACC:.*]] = scf.for {{.*}} -> (vector<8xf32>)
+// CHECK: %[[GT:.*]] = arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK-NEXT: arith.select %[[GT]], %{{.*}}, %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [0], sizes = [3], strides = [1]} : vector<5xf32> to vector<3xf32>
+// CHECK-NEXT: vector.extract_strided_slice %{{.*}} {offsets = [2], sizes = [3], strides = [1]} : vector<5xf32> to vector<3xf32>
+// CHECK: vector.extract_strided_slice %{{.*}} {offsets = [4], sizes = [4], strides = [1]} : vector<8xf32> to vector<4xf32>
+// CHECK-NOT: maximumf
+func.func @row_fastmax(%X: memref<3x21xf32>, %O: memref<3x1xf32>) attributes {tp.kernel} {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(i, z, k) -> (i, k)>} : (memref<3x21xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "max", axes = ["i", "z", "k"], kinds = "SSR", extents = array<i64: 3, 1, 21>,
+      out_map = affine_map<(i, z, k) -> (i, z)>, combiner = "fastmax", init = 0xFF800000 : f32,
+      schedule = {tile = {k = array<i64: 8>}, order = ["i", "z", "k.0", "k.1"], vectorize = "k.1"}} : (memref<3x1xf32>) -> ()
+  return
+}
+
+// -----
+
 // Blocks that work row by row (a row's maximum, then the row minus it) share their row loops:
 // one loop over tiles of rows (7 rows of 2 KiB fit in 16 KiB; the last tile is partial), each block's loops over the tile's rows
 // inside it, so the rows stay in L1 from the first block to the last.

@@ -50,7 +50,8 @@ def element_type(t: ir.Type) -> ir.Type:
 
 
 def combine(kind: str, acc: ir.Value, value: ir.Value) -> ir.Value:
-    """acc (+|*|max|min|maxui|minui) value, for float or signless-integer scalars and vectors."""
+    """acc (+|*|max|min|maxui|minui|fastmax) value, for float or signless-integer scalars and
+    vectors."""
     fp = is_float_type(element_type(acc.type))
     ops = {
         "add": (arith.AddFOp, arith.AddIOp),
@@ -60,10 +61,31 @@ def combine(kind: str, acc: ir.Value, value: ir.Value) -> ir.Value:
         "maxui": (arith.MaximumFOp, arith.MaxUIOp),  # for unsigned integers (stored signless)
         "minui": (arith.MinimumFOp, arith.MinUIOp),
     }
+    if kind == "fastmax":
+        return _fastmax(acc, value) if fp else arith.MaxSIOp(acc, value).result
     f_op, i_op = ops[kind]
     if fp and kind in ("add", "mul"):
         return f_op(acc, value, fastmath=contract()).result
     return (f_op if fp else i_op)(acc, value).result
+
+
+def _fastmax(a: ir.Value, b: ir.Value) -> ir.Value:
+    """a > b ? a : b: x86's maxps exactly (LLVM selects the instruction for this pattern)."""
+    return arith.SelectOp(arith.CmpFOp(arith.CmpFPredicate.OGT, a, b).result, a, b).result
+
+
+def _horizontal_fastmax(vec: ir.Value) -> ir.Value:
+    """The lanes' `fastmax` as halves combined until one lane is left; an odd count overlaps
+    its halves by one lane (a maximum may count a lane twice)."""
+    vtype = ir.VectorType(vec.type)
+    n = vtype.shape[0]
+    while n > 1:
+        half = (n + 1) // 2
+        htype = ir.VectorType.get([half], vtype.element_type)
+        lo = vector.ExtractStridedSliceOp(htype, vec, [0], [half], [1]).result
+        hi = vector.ExtractStridedSliceOp(htype, vec, [n - half], [half], [1]).result
+        vec, n = _fastmax(lo, hi), half
+    return vector.ExtractOp(vec, [], [0]).result
 
 
 def horizontal(kind: str, vec: ir.Value) -> ir.Value:
@@ -77,7 +99,10 @@ def horizontal(kind: str, vec: ir.Value) -> ir.Value:
         "min": (vector.CombiningKind.MINIMUMF, vector.CombiningKind.MINSI),
         "maxui": (vector.CombiningKind.MAXIMUMF, vector.CombiningKind.MAXUI),
         "minui": (vector.CombiningKind.MINIMUMF, vector.CombiningKind.MINUI),
+        "fastmax": (vector.CombiningKind.MAXIMUMF, vector.CombiningKind.MAXSI),
     }
+    if kind == "fastmax" and fp and ir.VectorType(vec.type).rank == 1:
+        return _horizontal_fastmax(vec)
     f_kind, i_kind = kinds[kind]
     elem = element_type(vec.type)
     if fp and kind in ("add", "mul"):

@@ -8,6 +8,7 @@ arith/math ops that stay vectors: fma, bit casts, integer shifts, compares and s
 | op          | method                                             | special values      |
 |-------------|----------------------------------------------------|---------------------|
 | exp, expm1  | k ln2 + r, expm1(r) polynomial, 2^k by exponent bits | overflow, denormals |
+| exp {mlc.nonpositive} | the same for x <= 0: one 2^k, no clamps      | denormal results are 0 |
 | log, log1p  | 2^e m, log1p(m - 1) polynomial                      | 0, < 0, inf, denormals |
 | tanh        | -t / (t + 2), t = expm1(-2|x|)                      | saturates at 1      |
 | erf         | x P(x^2) / Q(x^2), x clamped to +-3.92             | saturates at 1      |
@@ -36,7 +37,9 @@ from .builder import Builder, element_type
 Approximation = Callable[[Builder, ir.Operation], ir.Value]
 
 APPROXIMATIONS: dict[str, Approximation] = {
-    "exp": lambda b, op: exp_log.exp(b, op.operands[0]),
+    "exp": lambda b, op: (
+        exp_log.exp_nonpositive if exp_log.NONPOSITIVE_ATTR in op.attributes else exp_log.exp
+    )(b, op.operands[0]),
     "expm1": lambda b, op: exp_log.expm1(b, op.operands[0]),
     "log": lambda b, op: exp_log.log(b, op.operands[0]),
     "log1p": lambda b, op: exp_log.log1p(b, op.operands[0]),

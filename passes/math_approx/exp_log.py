@@ -44,6 +44,21 @@ def exp(b: Builder, x: ir.Value) -> ir.Value:
     return b.mul(b.mul(b.add(q, 1.0), b.pow2(k1)), b.pow2(k2))
 
 
+NONPOSITIVE_ATTR = "mlc.nonpositive"
+"""On a `math.exp`: its operand is <= 0 or NaN (a softmax's x - max), so `exp_nonpositive`
+applies."""
+LN_FLT_MIN = -126 * math.log(2)  # -87.34: exp is a denormal below
+
+
+def exp_nonpositive(b: Builder, x: ir.Value) -> ir.Value:
+    """exp(x) for x <= 0 or NaN: one 2^k scale (k in [-126, 0], a normal float) instead of two,
+    no clamps; results below FLT_MIN (x < -87.34) are flushed to +0. Positive x gives
+    unspecified values. 5 of exp's ~21 operations fewer."""
+    q, _, k = expm1_kernel(b, x)
+    y = b.mul(b.add(q, 1.0), b.pow2(k))
+    return b.select(b.cmp("olt", x, LN_FLT_MIN), 0.0, y)  # NaN compares false: stays NaN
+
+
 def expm1(b: Builder, x: ir.Value) -> ir.Value:
     # Below -18, expm1 rounds to -1; above 88.73 it overflows.
     xc = b.max_keep_nan(b.min_keep_nan(x, 88.75), -18.0)

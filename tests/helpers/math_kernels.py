@@ -16,7 +16,7 @@ func.func @vec(%a: memref<?xf32>, %b: memref<?xf32>) {{
   %n = memref.dim %a, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c8 {{
     %x = vector.load %a[%i] : memref<?xf32>, vector<{lanes}xf32>
-    %y = math.{op} %x : vector<{lanes}xf32>
+    %y = math.{op} %x {attrs}: vector<{lanes}xf32>
     vector.store %y, %b[%i] : memref<?xf32>, vector<{lanes}xf32>
   }}
   return
@@ -27,7 +27,7 @@ func.func @scalar(%a: memref<?xf32>, %b: memref<?xf32>) {{
   %n = memref.dim %a, %c0 : memref<?xf32>
   scf.for %i = %c0 to %n step %c1 {{
     %x = memref.load %a[%i] : memref<?xf32>
-    %y = math.{op} %x : f32
+    %y = math.{op} %x {attrs}: f32
     memref.store %y, %b[%i] : memref<?xf32>
   }}
   return
@@ -61,27 +61,35 @@ func.func @scalar(%a: memref<?xf32>, %c: memref<?xf32>, %b: memref<?xf32>) {{
 }}
 """
 
-_ENGINES: dict[tuple[str, str, int], object] = {}
+_ENGINES: dict[tuple[str, str, int, str], object] = {}
 
 
-def kernel(op: str, pipeline: str, lanes: int = 8) -> object:
+def kernel(op: str, pipeline: str, lanes: int = 8, attrs: str = "") -> object:
     """The ExecutionEngine of `@vec` (vector<lanes x f32>; 8 for powf) and `@scalar` for
-    `math.<op>` (cached: engines live forever)."""
-    key = (op, pipeline, lanes)
+    `math.<op>` with the unary op's attribute dict `attrs` (cached: engines live forever)."""
+    key = (op, pipeline, lanes, attrs)
     if key not in _ENGINES:
-        source = (_BINARY if op == "powf" else _UNARY).format(op=op, lanes=lanes)
+        if op == "powf":
+            source = _BINARY.format(op=op)
+        else:
+            source = _UNARY.format(op=op, lanes=lanes, attrs=f"{attrs} " if attrs else "")
         _ENGINES[key] = jit_kernels(source, pipeline)[0]
     return _ENGINES[key]
 
 
 def run(
-    op: str, pipeline: str, *xs: np.ndarray, scalar: bool = False, lanes: int = 8
+    op: str,
+    pipeline: str,
+    *xs: np.ndarray,
+    scalar: bool = False,
+    lanes: int = 8,
+    attrs: str = "",
 ) -> np.ndarray:
     """math.<op> on f32 arrays (length a multiple of `lanes`) through the JIT kernel."""
     ins = [np.ascontiguousarray(x, np.float32) for x in xs]
     assert scalar or len(ins[0]) % lanes == 0, "the vector loop has no remainder: pad the input"
     out = np.empty_like(ins[0])
-    engine = kernel(op, pipeline, lanes)
+    engine = kernel(op, pipeline, lanes, attrs)
     call(engine, "scalar" if scalar else "vec", *ins, out)  # type: ignore[arg-type]
     return out
 

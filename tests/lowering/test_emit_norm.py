@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from helpers.graph_exec import check, lower_to_tp, rand, run_graph
+from helpers.graph_exec import PIPELINE, SCHEDULED, check, lower_to_tp, rand, run_graph
 from mlc.dialects.graph import builders as g
 
 
@@ -43,6 +43,35 @@ def test_softmax_large_magnitudes_are_stable() -> None:
     shifted = x.astype(np.float64) - x.max(axis=1, keepdims=True)
     log_expected = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
     check(got[1], ref[1], log_expected.astype(np.float32), rtol=1e-5, atol=1e-3, what="log_softmax")
+
+
+@pytest.mark.parametrize("width", [5, 197, 1024])
+@pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "vectors"])
+def test_softmax_special_values(width: int, pipeline: str) -> None:
+    """The row maximum is a `fastmax` (NaN order unspecified) and the exp one of x <= 0 that
+    flushes results below FLT_MIN: the outputs still follow numpy's formula. A NaN anywhere in a
+    row (first, last, in the vector tail) makes the row NaN; +inf makes it NaN (inf - inf);
+    -inf elements give 0; an all -inf row is NaN; logits 100 below the maximum give 0."""
+    x = rand((10, width), seed=width, scale=4.0)
+    x[0, 0] = x[1, -1] = x[2, width // 2] = np.nan
+    x[3, width // 3] = np.inf
+    x[4, ::2] = -np.inf
+    x[5] = -np.inf
+    x[6, 1:] = x[6, 0] - 100.0
+    x[7, -1] = 1e30  # the largest element last: every other one underflows
+    with np.errstate(all="ignore"):  # the reference interpreter's inf - inf
+        got = run_graph(
+            lambda v: [g.softmax(v, axis=1), g.log_softmax(v, axis=1)], [x], pipeline=pipeline
+        )[0]
+        expected = _np_softmax(x, 1)
+        shifted = x.astype(np.float64) - x.max(axis=1, keepdims=True)
+        log_expected = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    for name, out, want in (("softmax", got[0], expected), ("log_softmax", got[1], log_expected)):
+        np.testing.assert_array_equal(np.isnan(out), np.isnan(want), err_msg=name)
+        ok = ~np.isnan(want)
+        np.testing.assert_allclose(out[ok], want[ok], rtol=1e-5, atol=1e-6, err_msg=name)
+    assert np.all(got[0][6, 1:] == 0.0) and got[0][6, 0] == 1.0
+    assert np.all(np.isnan(got[0][:4])) and np.all(np.isnan(got[0][5]))
 
 
 def test_softmax_with_fused_epilogue() -> None:

@@ -142,6 +142,32 @@ def test_other_vector_widths_give_the_same_bits(lanes: int) -> None:
         )
 
 
+def test_exp_of_nonpositive_operands() -> None:
+    """`math.exp {mlc.nonpositive}` (a softmax's exp(x - max)): over every x <= 0 and NaN, within
+    1.5 ulp down to x = ln FLT_MIN, +0 below (denormal results flushed), NaN for NaN;
+    exp(0) and exp(-0) are exactly 1."""
+    bits = random_bits(seed=11)
+    x = np.concatenate(
+        [
+            -np.abs(bits[~np.isnan(bits)]),
+            np.linspace(-110.0, 0.0, N, dtype=np.float32),
+            -np.abs(SPECIAL),
+            np.float32([np.nan, -np.nan, -87.33654, -87.33655, -87.33656]),
+        ]
+    )
+    x = pad8(x)
+    for got, xs in (
+        (run("exp", APPROX, x, attrs="{mlc.nonpositive}"), x),
+        (run("exp", APPROX, x[::16], scalar=True, attrs="{mlc.nonpositive}"), x[::16]),
+    ):
+        exact = reference("exp", xs)
+        flushed = xs < np.float32(-126 * np.log(2.0))  # exp(x) < FLT_MIN
+        assert ulp_error(got[~flushed], exact[~flushed]).max() <= 1.5
+        np.testing.assert_array_equal(got[flushed], 0.0)
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(xs))
+        assert np.all(got[xs == 0] == 1.0)
+
+
 def test_sin_cos_beyond_the_fast_range_use_libm_exactly() -> None:
     """Lanes with |x| > 2^20 take the libm branch and match libm bit for bit; the other lanes of
     the same vectors keep the polynomial's result."""

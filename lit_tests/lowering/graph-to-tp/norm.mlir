@@ -1,7 +1,8 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s
 
-// softmax along the last axis: the row maxima into a scratch temporary (one element per row), the
-// output written once as exp(x - max), its row sums into a second temporary, replaced by their
+// softmax along the last axis: the row maxima into a scratch temporary (one element per row; a
+// `fastmax`: NaN makes the row NaN through the sum anyway), the
+// output written once as exp(x - max) (an exp of x <= 0 for mlc-math-approx), its row sums into a second temporary, replaced by their
 // reciprocals (one division per row), then the product as the kernel's final block, in place.
 // CHECK: #[[$X:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK: #[[$ROW:.*]] = affine_map<(d0, d1) -> (d0, 0)>
@@ -12,12 +13,12 @@
 // CHECK-NEXT: "tp.block"(%[[MAX]]) ({
 // CHECK-NEXT: %[[V:.*]] = "tp.read"(%[[X]]) {map = #[[$X]]}
 // CHECK-NEXT: gpu.yield %[[V]] : f32
-// CHECK-NEXT: }) {axes = ["s0", "r1"], combiner = "max", extents = array<i64: 2, 5>, init = 0xFF800000 : f32, kinds = "SR", name = "softmax_max_0", out_map = #[[$ROW]]
+// CHECK-NEXT: }) {axes = ["s0", "r1"], combiner = "fastmax", extents = array<i64: 2, 5>, init = 0xFF800000 : f32, kinds = "SR", name = "softmax_max_0", out_map = #[[$ROW]]
 // CHECK-NEXT: "tp.block"(%[[Y]]) ({
 // CHECK-NEXT: %[[V:.*]] = "tp.read"(%[[X]]) {map = #[[$X]]}
 // CHECK-NEXT: %[[M:.*]] = "tp.read"(%[[MAX]]) {map = #[[$ROW]]}
 // CHECK-NEXT: %[[D:.*]] = arith.subf %[[V]], %[[M]] : f32
-// CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] : f32
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[D]] {mlc.nonpositive} : f32
 // CHECK-NEXT: gpu.yield %[[E]] : f32
 // CHECK-NEXT: }) {{.*}} name = "softmax_exp_1"
 // CHECK-NEXT: "tp.block"(%[[SUM]]) ({

@@ -4,6 +4,7 @@
 // An attention kernel runs head by head: one loop over the 4 heads holds the scores' product
 // (Q·Kᵀ, its scale fused as the epilogue), the softmax blocks, themselves row-fused in tiles of
 // query rows (max, exp, sum, reciprocal, product: a tile stays in L1), and the product by V.
+// The row maximum is a `fastmax` (compare and select: one maxps), the exp one of x <= 0.
 // A head's 48x48 scores stay in cache from their product to the one by V. There is no other
 // loop at the kernel's top level.
 // CHECK-LABEL: func.func private @fused_matmul_mul_softmax_matmul_0(
@@ -13,10 +14,11 @@
 // CHECK: vector.store %{{.*}}, %[[S:.*]][%c0, %[[H]], %{{.*}}, %c0] : memref<1x4x48x48xf32>, vector<32xf32>
 // CHECK: {{^      }}scf.for %[[T:.*]] = %c0 to %c2 step %c1 {
 // CHECK: {{^        }}scf.for
-// CHECK: arith.maximumf
+// CHECK: arith.cmpf ogt
+// CHECK-NEXT: arith.select
 // CHECK: {{^        }}scf.for
 // CHECK: vector.load %[[S]][%c0, %[[H]],
-// CHECK: math.exp
+// CHECK: math.exp %{{.*}} {mlc.nonpositive}
 // CHECK: {{^        }}scf.for
 // CHECK: {{^        }}scf.for
 // CHECK: arith.divf

@@ -4,7 +4,8 @@ Each reduces into small temporaries (one element per normalized slice, keepdims 
 returns the normalization itself as a pending elementwise expression, so that it is computed
 once, in the kernel's final block, together with any fused epilogue:
 
-* softmax: m = max(x) along the axis (numerically stable for any magnitude), the output
+* softmax: m = max(x) along the axis (numerically stable for any magnitude; a `fastmax`: with
+  a NaN in the slice every output is NaN through the sum, whatever m is), the output
   written once as exp(x - m), s = its sum, then multiplied by 1 / s in place (exp once per
   element).
 * log_softmax (and f16 softmax, whose sum needs the f32 values): m = max(x),
@@ -26,6 +27,7 @@ from mlir.dialects import math as m
 from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
 
+from ...math_approx.exp_log import NONPOSITIVE_ATTR
 from .expr import Elementwise, Expr, Index, Leaf, broadcast_index, read
 from .kernel import KernelBuilder, anchor
 from .reduce import is_half, reduce_block
@@ -45,6 +47,14 @@ def _slices(x: TensorT, axes: Sequence[int]) -> tuple[TensorT, Remap]:
     return t, broadcast_index(t.shape, x.shape)
 
 
+def _exp_shifted(x: ir.Value, mx: ir.Value) -> ir.Value:
+    """exp(x - m) with m the slice's maximum: marked as an exp of x <= 0 (or NaN) for
+    mlc-math-approx (one 2^k scale, no clamps)."""
+    op = m.ExpOp(arith.SubFOp(x, mx).result)
+    op.operation.attributes[NONPOSITIVE_ATTR] = ir.UnitAttr.get()
+    return op.result
+
+
 def _temp(kb: KernelBuilder, t: TensorT) -> Leaf:
     return Leaf(t.shape, t.dtype, kb.temp(t))
 
@@ -58,11 +68,11 @@ def _shifted(kb: KernelBuilder, op: ir.Operation) -> tuple[Leaf, Leaf, Leaf, Rem
     slice_t, at = _slices(x_t, [axis])
     mx, total = _temp(kb, slice_t), _temp(kb, slice_t)
     reduce_block(
-        kb, f"{name}_max", mx.buffer, x_t.shape, [axis], True, "max", float("-inf"), x.emit
+        kb, f"{name}_max", mx.buffer, x_t.shape, [axis], True, "fastmax", float("-inf"), x.emit
     )
 
     def exp_shifted(axes: Sequence[str], idx: Index) -> ir.Value:
-        return m.ExpOp(arith.SubFOp(x.emit(axes, idx), mx.emit(axes, at(idx))).result).result
+        return _exp_shifted(x.emit(axes, idx), mx.emit(axes, at(idx)))
 
     reduce_block(kb, f"{name}_sum", total.buffer, x_t.shape, [axis], True, "add", 0.0, exp_shifted)
     return x, mx, total, at
@@ -77,7 +87,7 @@ def softmax(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         x, mx, total, at = _shifted(kb, op)
 
         def fn(xs: list[ir.Value]) -> ir.Value:
-            return arith.DivFOp(m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result, xs[2]).result
+            return arith.DivFOp(_exp_shifted(xs[0], xs[1]), xs[2]).result
 
         return Elementwise(x.shape, x.dtype, [x, mx, total], fn, [lambda idx: idx, at, at])
     axis = _axis(kb, op, x_t.rank)
@@ -85,13 +95,13 @@ def softmax(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     slice_t, at = _slices(x_t, [axis])
     mx, total = _temp(kb, slice_t), _temp(kb, slice_t)
     reduce_block(
-        kb, "softmax_max", mx.buffer, x_t.shape, [axis], True, "max", float("-inf"), x.emit
+        kb, "softmax_max", mx.buffer, x_t.shape, [axis], True, "fastmax", float("-inf"), x.emit
     )
     shifted = Elementwise(
         x_t.shape,
         x_t.dtype,
         [x, mx],
-        lambda xs: m.ExpOp(arith.SubFOp(xs[0], xs[1]).result).result,
+        lambda xs: _exp_shifted(xs[0], xs[1]),
         [lambda idx: idx, at],
     )
     kb.store(shifted, out, "softmax_exp")
