@@ -95,6 +95,8 @@ LN2 = math.log(2.0)
 SQRT2 = math.sqrt(2.0)
 ERF_ONE = 3.92
 """erf clamps |x| here (erf rounds to 1 in f32 from 3.92 on); written to coefficients.py."""
+TANH_ONE = 9.01
+"""tanh clamps |x| here (tanh rounds to 1 in f32 from 9.01 on); written to coefficients.py."""
 
 FITS = [
     # exp and expm1 share one kernel: expm1(r) ~ r + r**2 * P(r) on |r| <= ln2 / 2 (plus slack for
@@ -171,6 +173,8 @@ class RationalFit:
     hi: float
     degrees: tuple[int, int]
     doc: str = ""
+    clamp: float | None = None
+    """The |x| the evaluation clamps to (written as `<name>_ONE`)."""
 
 
 def _erf_over_x(z: np.ndarray) -> np.ndarray:
@@ -178,6 +182,11 @@ def _erf_over_x(z: np.ndarray) -> np.ndarray:
     x = np.sqrt(np.maximum(z, 1e-300))
     series = 2 / math.sqrt(math.pi) * (1 - z / 3 + z * z / 10 - z**3 / 42)
     return np.where(z < 1e-6, series, _erf(x) / x)
+
+
+def _tanh_over_x(z: np.ndarray) -> np.ndarray:
+    x = np.sqrt(np.maximum(z, 1e-300))
+    return np.where(z < 1e-6, 1 - z / 3 + 2 * z * z / 15, np.tanh(x) / x)
 
 
 # erf(x) = x P(x**2) / Q(x**2) for |x| <= ERF_ONE: one division instead of the two branches of
@@ -191,6 +200,19 @@ RATIONAL_FITS = [
         ERF_ONE * ERF_ONE,
         (6, 4),
         doc="erf(x) ~ x * P(x**2) / Q(x**2), |x| <= ERF_ONE (ERF_P, then ERF_Q with Q(0) = 1)",
+        clamp=ERF_ONE,
+    ),
+    # tanh the same way (odd, saturating): ~16 instructions against ~25 for t / (t + 2) with
+    # t = expm1(2|x|); degrees (5, 4) are the lowest whose f32 evaluation stays within 5 ulp
+    # and gives exactly 1 at the clamp ((4, 4): 0.99999994 for every large x).
+    RationalFit(
+        "TANH",
+        _tanh_over_x,
+        0.0,
+        TANH_ONE * TANH_ONE,
+        (5, 4),
+        doc="tanh(x) ~ x * P(x**2) / Q(x**2), |x| <= TANH_ONE (TANH_P, then TANH_Q, Q(0) = 1)",
+        clamp=TANH_ONE,
     ),
 ]
 
@@ -330,8 +352,8 @@ def main() -> int:
             lines.append(f"{rfit.name}{suffix} = (")
             lines.extend(f"    {v!r}," for v in coeffs)
             lines.append(")")
-        if rfit.name == "ERF":
-            lines.append(f"ERF_ONE = {ERF_ONE!r}")
+        if rfit.clamp is not None:
+            lines.append(f"{rfit.name}_ONE = {rfit.clamp!r}")
         lines.append("")
     if "--dry-run" not in sys.argv:
         OUT.write_text("\n".join(lines))

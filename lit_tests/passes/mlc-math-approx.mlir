@@ -54,18 +54,24 @@ func.func @exp_nonpositive(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
-// tanh on a scalar: t / (t + 2) with t = expm1(2|x|) = 2^k expm1(r) + (2^k - 1), and x's sign.
+// tanh on a scalar: x clamped to [-9.01, 9.01] (NaN kept), x P(x^2) / Q(x^2) as for erf, then
+// the quotient bounded by +-1 (its rounding can overshoot by 2 ulp just below the clamp).
 // CHECK-LABEL: func.func @tanh_scalar(
 // CHECK-SAME: %[[X:.*]]: f32
 // CHECK-NOT: math.tanh
-// CHECK: %[[A:.*]] = math.absf %[[X]] : f32
-// CHECK: %[[S:.*]] = arith.bitcast %{{.*}} : i32 to f32
-// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
-// CHECK-NEXT: %[[SM1:.*]] = arith.subf %[[S]], %[[ONE]] : f32
-// CHECK-NEXT: %[[T:.*]] = math.fma %[[S]], %{{.*}}, %[[SM1]] : f32
-// CHECK-NEXT: %[[D:.*]] = arith.addf %[[T]], %{{.*}} : f32
-// CHECK-NEXT: %[[Q:.*]] = arith.divf %[[T]], %[[D]] : f32
-// CHECK-NEXT: %[[Y:.*]] = math.copysign %[[Q]], %[[X]] : f32
+// CHECK: %[[HI:.*]] = arith.constant 9.010000e+00 : f32
+// CHECK-NEXT: %[[OVER:.*]] = arith.cmpf ogt, %[[X]], %[[HI]] : f32
+// CHECK: %[[LO:.*]] = arith.constant -9.010000e+00 : f32
+// CHECK-NEXT: %[[UNDER:.*]] = arith.cmpf olt, %{{.*}}, %[[LO]] : f32
+// CHECK-NEXT: %[[C:.*]] = arith.select %[[UNDER]], %[[LO]], %{{.*}} : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.mulf %[[C]], %[[C]] : f32
+// CHECK: %[[P:.*]] = arith.mulf %[[C]], %{{.*}} : f32
+// CHECK: %[[Q:.*]] = arith.divf %[[P]], %{{.*}} : f32
+// CHECK-NEXT: %[[GT1:.*]] = arith.cmpf ogt, %[[Q]], %[[ONE:.*]] : f32
+// CHECK-NEXT: %[[Y1:.*]] = arith.select %[[GT1]], %[[ONE]], %[[Q]] : f32
+// CHECK-NEXT: %[[MONE:.*]] = arith.constant -1.000000e+00 : f32
+// CHECK-NEXT: %[[LT1:.*]] = arith.cmpf olt, %[[Y1]], %[[MONE]] : f32
+// CHECK-NEXT: %[[Y:.*]] = arith.select %[[LT1]], %[[MONE]], %[[Y1]] : f32
 // CHECK-NEXT: return %[[Y]] : f32
 // ONLYEXP-LABEL: func.func @tanh_scalar(
 // ONLYEXP-NEXT: math.tanh

@@ -10,7 +10,7 @@ arith/math ops that stay vectors: fma, bit casts, integer shifts, compares and s
 | exp, expm1  | k ln2 + r, expm1(r) polynomial, 2^k by exponent bits | overflow, denormals |
 | exp {mlc.nonpositive} | the same for x <= 0: one 2^k, no clamps      | denormal results are 0 |
 | log, log1p  | 2^e m, log1p(m - 1) polynomial                      | 0, < 0, inf, denormals |
-| tanh        | -t / (t + 2), t = expm1(-2|x|)                      | saturates at 1      |
+| tanh        | x P(x^2) / Q(x^2), x clamped to +-9.01, |y| <= 1    | saturates at 1      |
 | erf         | x P(x^2) / Q(x^2), x clamped to +-3.92             | saturates at 1      |
 | sin, cos    | k pi/2 + r, sin/cos polynomials by quadrant         | libm branch, |x| > 2^20 |
 | powf        | float64 exp(y log|x|); y = 1-8 as multiplications  | C99 pow rules       |

@@ -4,10 +4,10 @@ the special values, through the vector<8xf32> loop and the scalar loop of a JIT 
 
 The error is measured against the float64 result, in units of the f32 spacing there (so a
 correctly rounded result is within 0.5 ulp). Measured on this stack (max ulp, vector = scalar):
-exp 1.01, expm1 1.44, log 0.90, log1p 1.20, tanh 2.44, erf 5.73 (one rational fit: speed over
-the last ulps), sin 1.6, cos 1.6, powf 0.50; the bounds below leave half an ulp of slack or
-more. 6.5 ulp is a relative error below 7.8e-7, well inside the 1e-5 onnxruntime's and ONNX's
-tests allow.
+exp 1.01, expm1 1.44, log 0.90, log1p 1.20, tanh 4.77 and erf 5.73 (one rational fit
+each: speed over the last ulps), sin 1.6, cos 1.6, powf 0.50; the bounds below leave half an
+ulp of slack or more. 6.5 ulp is a relative error below 7.8e-7, well inside the 1e-5
+onnxruntime's and ONNX's tests allow.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ UNARY = {
     "expm1": ((-20.0, 90.0), 2.0),
     "log": ((0.0, 16.0), 1.5),
     "log1p": ((-1.0, 16.0), 2.0),
-    "tanh": ((-10.0, 10.0), 3.0),
+    "tanh": ((-10.0, 10.0), 5.5),
     "erf": ((-5.0, 5.0), 6.5),
     "sin": ((-200.0, 200.0), 2.0),
     "cos": ((-200.0, 200.0), 2.0),
@@ -270,5 +270,5 @@ def test_approximation_is_off_with_approx_math_false() -> None:
     x = np.linspace(-12, 12, 4096, dtype=np.float32)
     libm, approx = run("tanh", LIBM, x), run("tanh", APPROX, x)
     assert not np.array_equal(libm, approx)  # two different implementations
-    assert ulp_error(approx, reference("tanh", x)).max() <= 3.0
+    assert ulp_error(approx, reference("tanh", x)).max() <= UNARY["tanh"][1]
     assert ulp_error(libm, reference("tanh", x)).max() <= 2.0  # glibc tanhf: 1.8
