@@ -202,7 +202,7 @@ RATIONAL_FITS = [
         doc="erf(x) ~ x * P(x**2) / Q(x**2), |x| <= ERF_ONE (ERF_P, then ERF_Q with Q(0) = 1)",
         clamp=ERF_ONE,
     ),
-    # tanh the same way (odd, saturating): ~16 instructions against ~25 for t / (t + 2) with
+    # tanh the same way (odd, saturating): ~18 instructions against ~25 for t / (t + 2) with
     # t = expm1(2|x|); degrees (5, 4) are the lowest whose f32 evaluation stays within 5 ulp
     # and gives exactly 1 at the clamp ((4, 4): 0.99999994 for every large x).
     RationalFit(

@@ -22,6 +22,7 @@ import compare_commits  # noqa: E402
 import compare_pipelines  # noqa: E402
 import modern_models  # noqa: E402
 import profile_kernels  # noqa: E402
+import scaling_kernels  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import mlc  # noqa: E402
@@ -148,6 +149,28 @@ def test_compare_pipelines_loads_onnx_files(tmp_path: object) -> None:
     loaded = compare_pipelines.load(path)
     assert loaded.graph.node[0].op_type == "Relu"
     assert modern_models.input_feed(loaded)["x"].dtype == np.float16  # inputs in their dtype
+
+
+def test_scaling_kernels_checks_every_kernel_at_two_thread_counts(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`scaling_kernels.py --check-only` splits a model into its kernels, builds each at 1 and 2
+    threads and compares their outputs (it crashed when profile_kernels' graph stage became a
+    function of the thread count)."""
+    w = np.random.default_rng(0).standard_normal((16, 8, 3, 3), np.float32)
+    model = _model(
+        [helper.make_node("Conv", ["x", "w"], ["c"], pads=[1, 1, 1, 1]),
+         helper.make_node("Relu", ["c"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 32, 32])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 16, 32, 32])],
+        [numpy_helper.from_array(w, "w")],
+    )  # fmt: skip
+    path = tmp_path / "conv.onnx"
+    onnx.save(model, str(path))
+    monkeypatch.setattr(sys, "argv", ["scaling_kernels.py", str(path), "--check-only"])
+    assert scaling_kernels.main() == 0
+    out = capsys.readouterr().out
+    assert "probe (relu, 2^17 floats)" in out and "MISMATCH" not in out
 
 
 def test_pattern_cases_are_valid_models() -> None:
