@@ -48,9 +48,11 @@ from mlc.passes.mlc_default import MlcDefaultPipeline
 GEMM_OPS = {"matmul", "batch_matmul", "dense"}
 
 
-def graph_stage(threads: int = 1) -> str:
-    """mlc-default's graph passes (layouts, packed weights, fusion): the kernels the model runs."""
-    return f"builtin.module({MlcDefaultPipeline(threads=threads).stages()[0]})"
+def graph_stage(threads: int = 1, vector_bits: int | None = None) -> str:
+    """mlc-default's graph passes (layouts, packed weights, fusion): the kernels the model runs,
+    for the host's vector width or the one given (tests pin it: kernels differ with the width)."""
+    pipeline = MlcDefaultPipeline(threads=threads, vector_bits=vector_bits)
+    return f"builtin.module({pipeline.stages()[0]})"
 
 
 TRANSCENDENTAL_OPS = {
