@@ -85,9 +85,10 @@ def test_left_alone() -> None:
 
 
 def test_default_pipeline_names_the_panel() -> None:
-    """mlc-default packs into two registers of f32 on AVX2, not on AVX-512 (unmeasured)."""
+    """mlc-default packs into two registers of f32: 16 columns on AVX2, 32 on AVX-512."""
     assert "graph-pack-weights{panel=16}" in MlcDefaultPipeline(vector_bits=256).expand()
-    assert "graph-pack-weights" not in MlcDefaultPipeline(vector_bits=512).expand()
+    assert "graph-pack-weights{panel=32}" in MlcDefaultPipeline(vector_bits=512).expand()
+    assert "graph-pack-weights" not in MlcDefaultPipeline(vector_bits=0).expand()
     assert "graph-pack-weights" not in MlcDefaultPipeline(vector_bits=256, weight_panel=0).expand()
     with pytest.raises(ValueError, match="weight-panel"):
         MlcDefaultPipeline(weight_panel=1)
