@@ -261,7 +261,9 @@ def best_records(
     records: Iterable[Record], *, target: TargetInfo | None = None, threads: int | None = None
 ) -> dict[tuple[str, str], Record]:
     """The fastest successful record per (workload, block), of `target` and `threads` if given,
-    among the records that stand for their schedules (`settle`)."""
+    among the records that stand for their schedules (`settle`): among the confirmed ones
+    (`remeasured`) when there are any, as `mlc tune` confirms the default and the search's best
+    points; a schedule only the search measured is one lucky sample, not evidence."""
 
     def schedule_of(r: Record) -> tuple[str, str, str] | None:
         if (threads is not None and r.threads != threads) or (
@@ -272,7 +274,12 @@ def best_records(
 
     best: dict[tuple[str, str], Record] = {}
     for (workload, block, _), r in settle(records, schedule_of).items():
-        if r.ok and ((workload, block) not in best or _faster(r, best[workload, block])):
+        held = best.get((workload, block))
+        if r.ok and (
+            held is None
+            or (r.remeasured, held.remeasured) == (True, False)
+            or (r.remeasured == held.remeasured and _faster(r, held))
+        ):
             best[workload, block] = r
     return best
 

@@ -295,7 +295,8 @@ class _Session:
 CONFIRM = 3
 """The best points of a task are timed once more, next to the default, when its search ends."""
 RECONFIRM = 2
-"""Further single confirmations when an unconfirmed point ends up fastest."""
+"""Further single confirmations when a point only the search measured is faster than the
+confirmed ones (it does not win unconfirmed)."""
 
 
 def _confirm(
@@ -303,21 +304,21 @@ def _confirm(
 ) -> None:
     """Time the best few points and the default again, side by side; the new measurement
     replaces the search's (`Tuner.remeasured`: the search's fastest is biased low), as it does
-    for `tp-apply-records` (`records.best_records`). When the points confirmed fall behind one
-    that was not, that one is confirmed in turn, at most RECONFIRM times."""
+    for `tp-apply-records` (`records.best_records`), and the best is the fastest confirmed
+    point. When the points confirmed fall behind one that was not, that one is confirmed in
+    turn, at most RECONFIRM times."""
     ranked = sorted((i for i in tuner.costs if math.isfinite(tuner.costs[i])), key=tuner.costs.get)
     picks = [i for i in ranked if i != task.default_index][:CONFIRM] + [task.default_index]
     if len(picks) < 2:
         return
-    confirmed: set[int] = set()
     for _ in range(RECONFIRM + 1):
         results = runner.measure(task, [Candidate.of(task, i) for i in picks], on_result=write)
         done = [(i, r) for i, r in zip(picks, results) if r is not None]
         tuner.remeasured([i for i, _ in done], [r for _, r in done])
-        confirmed.update(i for i, _ in done)
-        if tuner.best_index is None or tuner.best_index in confirmed or len(done) < len(picks):
+        following = tuner.fastest_unconfirmed()
+        if following is None or len(done) < len(picks):
             return
-        picks = [tuner.best_index]
+        picks = [following]
 
 
 def _why(tuner: Tuner, options: TuneOptions, n_trial: int, deadline: float | None) -> str:

@@ -303,14 +303,55 @@ def test_confirmation_replaces_a_lucky_measurement(
     assert best.cost_ms == pytest.approx(result.best_ms)
 
 
+def test_more_lucky_points_than_confirmations_do_not_win(
+    replay: tuple[Task, dict[int, float]], tmp_path: pathlib.Path
+) -> None:
+    """Six points measure fast once: the final check confirms five (three, then two more one
+    by one) and the sixth stays a single lucky sample; neither the tuner nor the records pick
+    it (before: the last unconfirmed point won, and the task table claimed its speedup)."""
+    task, costs = replay
+    task = dataclasses.replace(task, default_ms=costs[task.default_index] * 1e3)
+    order = [i for i in range(len(task.space)) if i != task.default_index]
+    lucky = order[:6]
+    path = tmp_path / "r.jsonl"
+    report = tune(
+        [task], LuckyRunner(costs, lucky), path, TuneOptions(tuner="gridsearch", trials=12)
+    )
+    (result,) = report.tasks
+    records = load_records(path)
+    confirmed = {task.space.index_of(r.config) for r in records if r.remeasured}
+    assert lucky[5] not in confirmed and set(lucky[:5]) <= confirmed
+    assert result.best_ms is not None and result.best_ms > 1e-3  # not the 1 ns sample
+    (best,) = best_records(records).values()
+    assert best.remeasured and best.cost_ms == pytest.approx(result.best_ms)
+
+
 def test_remeasured_records_stand_for_their_schedule() -> None:
     here = target_dict(host_target())
     records = [
         Record("w", "b", "{a}", 0.1, target=here),  # the search's lucky measurement of a
-        Record("w", "b", "{b}", 0.5, target=here),
+        Record("w", "b", "{b}", 0.5, target=here, remeasured=True),
         Record("w", "b", "{a}", 0.9, target=here, remeasured=True),
         Record("w", "b", "{a}", 0.05, target=here),  # a resumed run measured a again: ignored
         Record("w", "b", "{c}", 0.3, target=here),
         Record("w", "b", "{c}", None, target=here, remeasured=True, error="run: crashed"),
     ]
     assert best_records(records)[("w", "b")].schedule == "{b}"
+
+
+def test_a_schedule_only_the_search_measured_never_beats_a_confirmed_one() -> None:
+    """Confirmed records (the default and the search's best, timed again) decide; a search
+    measurement wins only where nothing of the block was confirmed (records of old runs)."""
+    here = target_dict(host_target())
+    records = [
+        Record("w", "b", "{default}", 1.0, target=here, default=True),
+        Record("w", "b", "{lucky}", 0.6, target=here),
+        Record("w", "b", "{x}", 0.8, target=here),
+        Record("w", "b", "{x}", 0.95, target=here, remeasured=True),
+        Record("w", "b", "{default}", 1.0, target=here, default=True, remeasured=True),
+        Record("v", "b", "{only}", 0.7, target=here),
+        Record("v", "b", "{slower}", 0.9, target=here),
+    ]
+    best = best_records(records)
+    assert best[("w", "b")].schedule == "{x}" and best[("w", "b")].cost_ms == 0.95
+    assert best[("v", "b")].schedule == "{only}"
