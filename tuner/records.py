@@ -240,9 +240,10 @@ def load_records(path: str | pathlib.Path) -> list[Record]:
 
 
 def settle(records: Iterable[Record], key: Callable[[Record], K | None]) -> dict[K, Record]:
-    """The record that stands for each key (a schedule): its last remeasured one if any (a
+    """The record that stands for each key (a schedule): its slowest remeasured one if any (a
     confirmation replaces the search's measurement, which as the fastest of many noisy ones is
-    biased low), else its fastest (errors last). Records whose key is None are skipped."""
+    biased low; `mlc tune` confirms each point twice and a real gain shows in both), else its
+    fastest (errors last). Records whose key is None are skipped."""
     settled: dict[K, Record] = {}
     confirmed: set[K] = set()
     for r in records:
@@ -250,7 +251,8 @@ def settle(records: Iterable[Record], key: Callable[[Record], K | None]) -> dict
         if k is None:
             continue
         if r.remeasured:
-            settled[k] = r
+            if k not in confirmed or _faster(settled[k], r):
+                settled[k] = r
             confirmed.add(k)
         elif k not in confirmed and (k not in settled or _faster(r, settled[k])):
             settled[k] = r

@@ -281,7 +281,7 @@ def test_confirmation_replaces_a_lucky_measurement(
     replay: tuple[Task, dict[int, float]], tmp_path: pathlib.Path
 ) -> None:
     """Four points measure fast once and slow after: the final check times the best three
-    again, then the fourth (now ahead), then the real best; the tuner and the records settle
+    again (twice), then the fourth (now ahead), then the real best; the tuner and the records settle
     on the real best, never on a point whose only fast measurement was the first."""
     task, costs = replay
     task = dataclasses.replace(task, default_ms=costs[task.default_index] * 1e3)
@@ -297,7 +297,8 @@ def test_confirmation_replaces_a_lucky_measurement(
     records = load_records(path)
     again = [task.space.index_of(r.config) for r in records if r.remeasured]
     then = [real] if costs[real] < costs[task.default_index] else []  # else the default wins
-    assert again == [*lucky[:3], task.default_index, lucky[3], *then]
+    first = [*lucky[:3], task.default_index]  # each confirmation times its points twice
+    assert again == [*first, *first, lucky[3], lucky[3], *then, *then]
     (best,) = best_records(records).values()
     assert task.space.index_of(best.config) in (real, task.default_index)
     assert best.cost_ms == pytest.approx(result.best_ms)
@@ -326,6 +327,39 @@ def test_more_lucky_points_than_confirmations_do_not_win(
     assert best.remeasured and best.cost_ms == pytest.approx(result.best_ms)
 
 
+class TwiceLuckyRunner(LuckyRunner):
+    """The `lucky` points measure 1 ns twice (the search and the first confirmation), 1 s after."""
+
+    def __init__(self, costs: dict[int, float], lucky: Sequence[int]) -> None:
+        super().__init__(costs, lucky)
+        self.seen: dict[int, int] = {}
+
+    def measure(self, task, candidates, *, on_result=None, deadline=None):  # type: ignore[no-untyped-def]
+        for c in candidates:
+            self.seen[c.index] = self.seen.get(c.index, 0) + 1
+            if self.seen[c.index] == 2 and c.index in self.lucky:
+                self.first.add(c.index)  # lucky once more
+        return super().measure(task, candidates, on_result=on_result, deadline=deadline)
+
+
+def test_a_point_lucky_in_one_confirmation_is_not_best(
+    replay: tuple[Task, dict[int, float]], tmp_path: pathlib.Path
+) -> None:
+    """Confirmations time each point twice and the slower stands: a point lucky in the search
+    and in one confirmation (a burst that slowed the default's samples) does not win."""
+    task, costs = replay
+    task = dataclasses.replace(task, default_ms=costs[task.default_index] * 1e3)
+    order = [i for i in range(len(task.space)) if i != task.default_index]
+    path = tmp_path / "r.jsonl"
+    report = tune(
+        [task], TwiceLuckyRunner(costs, order[:1]), path, TuneOptions(tuner="gridsearch", trials=8)
+    )
+    (result,) = report.tasks
+    assert result.best_ms is not None and result.best_ms > 1e-3
+    (best,) = best_records(load_records(path)).values()
+    assert task.space.index_of(best.config) != order[0]
+
+
 def test_remeasured_records_stand_for_their_schedule() -> None:
     here = target_dict(host_target())
     records = [
@@ -337,6 +371,11 @@ def test_remeasured_records_stand_for_their_schedule() -> None:
         Record("w", "b", "{c}", None, target=here, remeasured=True, error="run: crashed"),
     ]
     assert best_records(records)[("w", "b")].schedule == "{b}"
+    # a schedule confirmed twice stands at its slower confirmation
+    once = [*records, Record("w", "b", "{d}", 0.2, target=here, remeasured=True)]
+    assert best_records(once)[("w", "b")].schedule == "{d}"
+    twice = [*records, Record("w", "b", "{d}", 0.7, target=here, remeasured=True), once[-1]]
+    assert best_records(twice)[("w", "b")].schedule == "{b}"
 
 
 def test_a_schedule_only_the_search_measured_never_beats_a_confirmed_one() -> None:
