@@ -250,6 +250,9 @@ class _Session:
                     spent if not self.per_candidate else (0.7 * self.per_candidate + 0.3 * spent)
                 )
         report.default_ms = tuner.costs[task.default_index] * 1e3
+        drift = report.default_ms / task.default_ms if task.default_ms else 1.0
+        if not 1 / UNSTEADY_DRIFT <= drift <= UNSTEADY_DRIFT:
+            report.stopped += f"; unsteady: default re-timed at {drift:.2f}x"
         report.trials = tuner.trials
         report.errors = tuner.errors
         if tuner.best_index is not None and math.isfinite(tuner.best_cost):
@@ -294,6 +297,10 @@ class _Session:
 
 CONFIRM = 3
 """The best points of a task are timed once more, next to the default, when its search ends."""
+UNSTEADY_DRIFT = 1.3
+"""A task whose default confirmed this many times slower (or faster) than at extraction was
+timed on a disturbed machine: its row says so, as its speedup is not evidence (on Zen 4 a
+0.49 ms default confirmed at 0.93 ms and the table claimed 1.89x)."""
 CONFIRM_PASSES = 2
 """Each confirmation times its points this many times, in turn, and keeps the slowest: on Zen 4
 one paired measurement of a ResNet-50 conv against its default read 1.01, 1.07 and 1.32x in

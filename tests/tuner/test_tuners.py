@@ -360,6 +360,41 @@ def test_a_point_lucky_in_one_confirmation_is_not_best(
     assert task.space.index_of(best.config) != order[0]
 
 
+class DisturbedRunner(ReplayRunner):
+    """The default measures 2x slower after its first measurement (the extraction's)."""
+
+    def __init__(self, costs: dict[int, float], default: int) -> None:
+        super().__init__(costs)
+        self.default, self.times = default, 0
+
+    def measure(self, task, candidates, *, on_result=None, deadline=None):  # type: ignore[no-untyped-def]
+        out = []
+        for c in candidates:
+            cost = self.costs[c.index]
+            if c.index == self.default:
+                self.times += 1
+                cost *= 2.0 if self.times > 1 else 1.0
+            out.append(MeasureResult(costs=(cost,)))
+            if on_result is not None:
+                on_result(c, out[-1])
+        return out
+
+
+def test_a_task_whose_default_drifted_is_marked_unsteady(
+    replay: tuple[Task, dict[int, float]], tmp_path: pathlib.Path
+) -> None:
+    task, costs = replay
+    runner = DisturbedRunner(costs, task.default_index)
+    (task,) = runner.measure_defaults([task])
+    report = tune([task], runner, tmp_path / "r.jsonl", TuneOptions(tuner="random", trials=6))
+    (result,) = report.tasks
+    assert "unsteady: default re-timed at 2.00x" in result.stopped
+    calm = tune(
+        [task], ReplayRunner(costs), tmp_path / "s.jsonl", TuneOptions(tuner="random", trials=6)
+    )
+    assert "unsteady" not in calm.tasks[0].stopped
+
+
 def test_remeasured_records_stand_for_their_schedule() -> None:
     here = target_dict(host_target())
     records = [
