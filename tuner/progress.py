@@ -60,6 +60,6 @@ class TerminalProgress(Progress):
         best = f"{report.best_ms:.3f} ms" if report.best_ms is not None else "-"
         self.stream.write(
             f"{self._prefix}: {report.trials} trials ({report.errors} errors, {report.resumed} "
-            f"resumed) in {report.seconds:.0f} s, best {best}, {speed}, {report.stopped}\n"
+            f"resumed) in {report.seconds:.0f} s, best {best}, {speed}, {report.status}\n"
         )
         self.stream.flush()

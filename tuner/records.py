@@ -277,11 +277,8 @@ def best_records(
     best: dict[tuple[str, str], Record] = {}
     for (workload, block, _), r in settle(records, schedule_of).items():
         held = best.get((workload, block))
-        if r.ok and (
-            held is None
-            or (r.remeasured, held.remeasured) == (True, False)
-            or (r.remeasured == held.remeasured and _faster(r, held))
-        ):
+        rank = (not r.remeasured, r.cost_ms)  # confirmed first, then the fastest
+        if r.ok and (held is None or rank < (not held.remeasured, held.cost_ms)):
             best[workload, block] = r
     return best
 

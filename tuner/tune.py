@@ -103,6 +103,25 @@ class TaskReport:
             return None
         return self.default_ms / self.best_ms
 
+    @property
+    def default_drift(self) -> float:
+        """The default's latency at the end over its latency when the task was extracted."""
+        if not self.default_ms or not self.task.default_ms:
+            return 1.0
+        return self.default_ms / self.task.default_ms
+
+    @property
+    def unsteady(self) -> bool:
+        """The machine was disturbed while the task was timed: its speedup is not evidence."""
+        return not 1 / UNSTEADY_DRIFT <= self.default_drift <= UNSTEADY_DRIFT
+
+    @property
+    def status(self) -> str:
+        """Why the search ended, and whether its timings are to be trusted (tables, progress)."""
+        if self.unsteady:
+            return f"{self.stopped}; unsteady: default re-timed at {self.default_drift:.2f}x"
+        return self.stopped
+
 
 @dataclass
 class TuneReport:
@@ -250,9 +269,6 @@ class _Session:
                     spent if not self.per_candidate else (0.7 * self.per_candidate + 0.3 * spent)
                 )
         report.default_ms = tuner.costs[task.default_index] * 1e3
-        drift = report.default_ms / task.default_ms if task.default_ms else 1.0
-        if not 1 / UNSTEADY_DRIFT <= drift <= UNSTEADY_DRIFT:
-            report.stopped += f"; unsteady: default re-timed at {drift:.2f}x"
         report.trials = tuner.trials
         report.errors = tuner.errors
         if tuner.best_index is not None and math.isfinite(tuner.best_cost):

@@ -187,7 +187,7 @@ def result_table(report: ModelTuneReport, records: pathlib.Path) -> str:
         speed = f"{r.speedup:6.2f}x" if r.speedup else f"{'-':>7}"
         lines.append(
             f"{i:3d} {r.task.kernel[:34]:34s} {default} {best} {speed} {r.trials:6d} "
-            f"{r.errors:6d}  {r.stopped}"
+            f"{r.errors:6d}  {r.status}"
         )
     minutes = (report.extract_seconds + report.tuning.seconds) / 60
     lines.append(f"tuning took {minutes:.1f} min; records: {records}")
@@ -225,6 +225,8 @@ def report_dict(report: ModelTuneReport, records: pathlib.Path) -> dict[str, Any
                 "errors": r.errors,
                 "seconds": r.seconds,
                 "stopped": r.stopped,
+                "unsteady": r.unsteady,
+                "default_drift": r.default_drift,
             }
             for r in report.tuning.tasks
         ],

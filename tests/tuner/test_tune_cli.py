@@ -121,6 +121,7 @@ def test_a_killed_run_resumes_losing_and_remeasuring_nothing(tmp_path: pathlib.P
     assert done.returncode == 0, done.stderr
     (task,) = json.loads(done.stdout)["tasks"]
     assert task["resumed"] == len(kept) and task["trials"] == 20 - len(kept)
+    assert isinstance(task["unsteady"], bool) and task["default_drift"] > 0
     after = records.read_text()
     assert after.startswith(complete)  # nothing measured before the kill was lost
     trials = [r for r in load_records(records) if not r.default and not r.remeasured]

@@ -388,11 +388,12 @@ def test_a_task_whose_default_drifted_is_marked_unsteady(
     (task,) = runner.measure_defaults([task])
     report = tune([task], runner, tmp_path / "r.jsonl", TuneOptions(tuner="random", trials=6))
     (result,) = report.tasks
-    assert "unsteady: default re-timed at 2.00x" in result.stopped
+    assert result.unsteady and result.default_drift == pytest.approx(2.0)
+    assert result.status == f"{result.stopped}; unsteady: default re-timed at 2.00x"
     calm = tune(
         [task], ReplayRunner(costs), tmp_path / "s.jsonl", TuneOptions(tuner="random", trials=6)
     )
-    assert "unsteady" not in calm.tasks[0].stopped
+    assert not calm.tasks[0].unsteady and calm.tasks[0].status == calm.tasks[0].stopped
 
 
 def test_remeasured_records_stand_for_their_schedule() -> None:

@@ -73,7 +73,8 @@ class Tuner(abc.ABC):
         and re-timed at 1.00-1.04x), so it can only win by being confirmed in turn."""
         for index, result in zip(indices, results):
             self.visited.add(index)
-            self.costs[index] = result.cost
+            again = index in self.confirmed  # the slowest confirmation stands, as in settle
+            self.costs[index] = max(result.cost, self.costs[index]) if again else result.cost
             self.confirmed.add(index)
         index, cost = min(
             ((i, c) for i, c in self.costs.items() if i in self.confirmed), key=lambda item: item[1]
