@@ -10,6 +10,7 @@ from mlir import ir
 
 from mlc.dialects.attrs import from_attr, param_attr, param_name, tensor_t
 from mlc.dialects.graph import builders as gb
+from mlc.dialects.graph import op_kind
 from mlc.dialects.graph.reference import UnsupportedDtypeError, evaluate
 from mlc.dialects.graph.reference.literal import ParamError, attr_from_array, constant_array
 from mlc.dialects.walk import ops_named, top_level_funcs
@@ -57,7 +58,7 @@ class GraphFoldConstantsPass(ModulePass):
     allow_growth: bool = False
     """Also fold ops whose result has more elements than their operands together and than
     max-literal-elements (expand, tile, broadcasting): off, so that a broadcast scalar does not
-    turn into a large parameter."""
+    turn into a large parameter. Compute ops (matmul, conv) fold regardless."""
 
     prune_params: bool = True
     """Remove from the params table the parameters that folding left unreferenced."""
@@ -136,9 +137,12 @@ class _Folder:
         if result_type is None:
             return None
         limit = self.options.max_literal_elements
-        if not self.options.allow_growth and result_type.size > max(
+        # a product of constants (graph-winograd's filter transform) is compute saved at every
+        # run, not a broadcast: it folds even when its result is larger than its operands
+        grows = op_kind(op) != "compute" and result_type.size > max(
             sum(a.size for a in args), limit
-        ):
+        )
+        if grows and not self.options.allow_growth:
             return None
         if result_type.size > limit and self.params is None:
             return None  # could only become a parameter, and there is no params table

@@ -60,6 +60,9 @@ class MlcDefaultPipeline(NamedPipeline):
     """Columns per panel of constant matmul / dense weights (graph-pack-weights); 0 keeps them
     [K, N]; none: two registers of f32 (16 on AVX2, 32 on AVX-512: on Zen 4 the BERT/ViT/Mixer
     dense layers ran 1-59 % faster than unpacked, bench_gemm.py), 0 without vector units."""
+    winograd: int = 4
+    """Largest Winograd output tile for 3x3 stride-1 convs (graph-winograd: 2 or 4, each conv
+    takes the largest with enough tiles); 0 runs every conv directly."""
     omp_schedule: ScheduleKind = "static"
     """How parallel loops split their iterations over the threads (lower-to-llvm's schedule)."""
     vnni_bits: int | None = None
@@ -77,6 +80,8 @@ class MlcDefaultPipeline(NamedPipeline):
             raise ValueError(f"l2-bytes must be at least 16384, got {self.l2_bytes}")
         if self.weight_panel is not None and (self.weight_panel < 0 or self.weight_panel == 1):
             raise ValueError(f"weight-panel must be 0 (off) or >= 2, got {self.weight_panel}")
+        if self.winograd not in (0, 2, 4):
+            raise ValueError(f"winograd must be 0 (off), 2 or 4, got {self.winograd}")
         if self.vnni_bits not in (None, 0, 256, 512):
             raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
 
@@ -114,6 +119,8 @@ class MlcDefaultPipeline(NamedPipeline):
             panel = 2 * unit.lanes(32) if unit.bits >= 256 else 0
         if panel:
             alter += f"graph-pack-weights{{panel={panel}}},"
+        if block and self.winograd:
+            alter += f"graph-winograd{{tile={self.winograd}}},"
         qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
         records = (

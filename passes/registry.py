@@ -35,6 +35,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mlc-cse": _lazy("mlc_cse", "MlcCsePass"),
     "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
     "graph-pack-weights": _lazy("graph_pack_weights", "GraphPackWeightsPass"),
+    "graph-winograd": _lazy("graph_winograd", "GraphWinogradPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),

@@ -109,7 +109,8 @@ class TpDefaultSchedulePass(ModulePass):
     parallel: bool = True
     """Mark the outer spatial loops parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 17
-    """Blocks with fewer iterations (all axes) than this stay sequential: a parallel region costs
+    """Blocks with fewer iterations (all axes; times the reads of a block without reduce axes)
+    than this stay sequential: a parallel region costs
     about a microsecond when both threads have a core, and a relu over 2^16 floats took 2.3 us
     on one thread and 2.2 us on two (2^17: 7.6 -> 3.2 us). When other processes crowd the
     cores, each region costs ~60 us (the worker waits for a time slice), so small ones hurt."""
@@ -496,6 +497,10 @@ class TpDefaultSchedulePass(ModulePass):
         work = 1
         for e in extents:
             work *= e
+        if "R" not in kinds:
+            # a map's iteration costs about one load per read: a Winograd transform summing 13
+            # inputs per output over 12544 outputs is as much work as a relu over 163072
+            work *= max(1, sum(op.name.startswith("tp.read") for op in view.body.operations))
         if not self.parallel or work < self.min_parallel_work:
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)

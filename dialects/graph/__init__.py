@@ -16,6 +16,7 @@ from . import (  # noqa: F401  (each registers its ops)
     unpool,
     vision,
     window,
+    winograd,
 )
 from .kernels import KERNEL_ATTR, op_kind
 from .spec import OPS, AttrSpec, FusionKind, OpSpec, ShapeError, TensorT

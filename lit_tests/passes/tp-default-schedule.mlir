@@ -465,3 +465,54 @@ func.func @packed_panels(%A: memref<96x64xf32>, %B: memref<8x64x16xf32>, %C: mem
       out_map = affine_map<(p, i, j, k) -> (i, p * 16 + j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<96x128xf32>) -> ()
   return
 }
+
+// -----
+
+// Maps are parallel by their reads, not only their iterations: two blocks of 8192 iterations,
+// one summing 16 inputs (131072 reads: parallel), one copying 1 (sequential).
+// THREADS2-LABEL: func.func @work_by_reads
+// THREADS2: name = "sum16", out_map = #{{[a-z0-9]+}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile
+// THREADS2: name = "copy", out_map = #{{[a-z0-9]+}}, schedule = {order = ["i", "j.0", "j.1"], tile
+func.func @work_by_reads(%X: memref<64x8x128xf32>, %Y: memref<64x128xf32>) {
+  "tp.block"(%Y) ({
+    %0 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 0, j)>} : (memref<64x8x128xf32>) -> f32
+    %1 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 1, j)>} : (memref<64x8x128xf32>) -> f32
+    %2 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 2, j)>} : (memref<64x8x128xf32>) -> f32
+    %3 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 3, j)>} : (memref<64x8x128xf32>) -> f32
+    %4 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 4, j)>} : (memref<64x8x128xf32>) -> f32
+    %5 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 5, j)>} : (memref<64x8x128xf32>) -> f32
+    %6 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 6, j)>} : (memref<64x8x128xf32>) -> f32
+    %7 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 7, j)>} : (memref<64x8x128xf32>) -> f32
+    %8 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 0, j)>} : (memref<64x8x128xf32>) -> f32
+    %9 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 1, j)>} : (memref<64x8x128xf32>) -> f32
+    %10 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 2, j)>} : (memref<64x8x128xf32>) -> f32
+    %11 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 3, j)>} : (memref<64x8x128xf32>) -> f32
+    %12 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 4, j)>} : (memref<64x8x128xf32>) -> f32
+    %13 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 5, j)>} : (memref<64x8x128xf32>) -> f32
+    %14 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 6, j)>} : (memref<64x8x128xf32>) -> f32
+    %15 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 7, j)>} : (memref<64x8x128xf32>) -> f32
+    %a0 = arith.addf %0, %1 : f32
+    %a1 = arith.addf %a0, %2 : f32
+    %a2 = arith.addf %a1, %3 : f32
+    %a3 = arith.addf %a2, %4 : f32
+    %a4 = arith.addf %a3, %5 : f32
+    %a5 = arith.addf %a4, %6 : f32
+    %a6 = arith.addf %a5, %7 : f32
+    %a7 = arith.addf %a6, %8 : f32
+    %a8 = arith.addf %a7, %9 : f32
+    %a9 = arith.addf %a8, %10 : f32
+    %a10 = arith.addf %a9, %11 : f32
+    %a11 = arith.addf %a10, %12 : f32
+    %a12 = arith.addf %a11, %13 : f32
+    %a13 = arith.addf %a12, %14 : f32
+    %a14 = arith.addf %a13, %15 : f32
+    gpu.yield %a14 : f32
+  }) {name = "sum16", axes = ["i", "j"], kinds = "SS", extents = array<i64: 64, 128>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<64x128xf32>) -> ()
+  "tp.block"(%Y) ({
+    %0 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 0, j)>} : (memref<64x8x128xf32>) -> f32
+    gpu.yield %0 : f32
+  }) {name = "copy", axes = ["i", "j"], kinds = "SS", extents = array<i64: 64, 128>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<64x128xf32>) -> ()
+  return
+}

@@ -167,7 +167,9 @@ def test_every_op_is_checked_by_a_test() -> None:
     ]
     by_oracle = {c.op for c in CASES + [case for t in tables for case in cases_of(t)]}
     # constant, layout_transform: the tests above; requantize: ONNX's QLinearMatMul reference;
-    # deform_im2col, max_pool_indices: hand-written tests in test_reference_vision.
+    # deform_im2col, max_pool_indices: hand-written tests in test_reference_vision;
+    # winograd_input/output: composed into a conv, in tests/passes/test_graph_winograd.
     by_hand = {"constant", "layout_transform", "requantize", "deform_im2col", "max_pool_indices"}
+    by_hand |= {"winograd_input", "winograd_output"}
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
     assert not untested, f"reference implementations without an oracle test: {untested}"

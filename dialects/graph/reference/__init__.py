@@ -24,6 +24,7 @@ from . import (  # noqa: F401  (each registers its implementations)
     unpool,
     vision,
     window,
+    winograd,
 )
 from .core import IMPLS, UnsupportedDtypeError
 from .dispatch import evaluate, has_reference

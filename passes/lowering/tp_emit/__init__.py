@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (importing registers the emitters)
     unpool,
     vision,
     window,
+    winograd,
 )
 from .kernel import ANCHOR, INLINE, KernelBuilder
 
