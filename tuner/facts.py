@@ -133,10 +133,15 @@ class BlockFacts:
     @cached_property
     def leading_rows(self) -> tuple[str, ...]:
         """Row axes the default schedule keeps outside its column loops when other rows come
-        after those (a batch's images, in `n, ocb, oh, ow` order): the template's
+        after those (a batch's images, in `n, ocb, oh, ow` order; a batched matmul's batch, in
+        `b, j.0, i.0`): the template's
         columns-first order keeps them first too, so that it reproduces the default."""
         order = [n.split(".")[0] for n in self.default.order]
-        first_col = next((i for i, b in enumerate(order) if b in self.columns), None)
+        # the vector axis's outer loop is a column loop too (a batched matmul over Winograd's
+        # positions: `s0, s2.0, s1.0` with s2 the vector axis and no other column)
+        first_col = next(
+            (i for i, b in enumerate(order) if b in self.columns or b == self.vec), None
+        )
         if first_col is None or not any(b in self.rows for b in order[first_col:]):
             return ()
         return tuple(dict.fromkeys(b for b in order[:first_col] if b in self.rows))

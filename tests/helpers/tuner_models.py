@@ -43,3 +43,14 @@ def save(model: onnx.ModelProto, directory: pathlib.Path, name: str) -> pathlib.
     path = directory / f"{name}.onnx"
     onnx.save(model, str(path))
     return path
+
+
+def winograd_net() -> onnx.ModelProto:
+    """3x3 conv 32 -> 128 + relu on 14x14 (graph-winograd: F(2x2, 3x3), 49 tiles): a GEMM
+    batched over 16 positions whose default runs the batch, then blocks of the vector axis
+    (output channels), then rows (`s0, s2.0, s1.0`)."""
+    g = GraphBuilder(seed=6)
+    w, b = g.weight(128, 32, 3, 3), g.const(np.zeros(128))
+    g.op("Relu", g.op("Conv", "x", w, b, pads=[1, 1, 1, 1]))
+    g.nodes[-1].output[0] = "y"
+    return make_model(g.nodes, {"x": (np.float32, [1, 32, 14, 14])}, ["y"], g.consts)

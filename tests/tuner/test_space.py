@@ -10,7 +10,7 @@ from mlir import ir
 import mlc
 from helpers.onnx_models import encoder_layer, mobilenet_like
 from helpers.onnx_testing import import_model
-from helpers.tuner_models import batched_conv_net, conv_net, dense_net
+from helpers.tuner_models import batched_conv_net, conv_net, dense_net, winograd_net
 from mlc.contract import TargetInfo
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
@@ -28,6 +28,9 @@ MODELS = {
     # order keeps the batch first, or the space would not hold the default
     "batched_conv_net": batched_conv_net,
     "dense_net": dense_net,
+    # a GEMM batched over Winograd's positions, its vector axis blocked outside its rows
+    # (s0, s2.0, s1.0): the batch stays first, or the space would be the default alone
+    "winograd_net": winograd_net,
     "mobilenet_like": mobilenet_like,
     "encoder_layer": encoder_layer,
 }
