@@ -91,6 +91,20 @@ func.func @growth() -> tensor<4x8xf32> {
   return %e : tensor<4x8xf32>
 }
 
+// A product of constants folds although its result outgrows its operands (graph-winograd's
+// filter transform [36, 9] x [9, 4]): compute saved at every run, not a broadcast. Without a
+// params table it could only become a parameter, so it stays.
+// CHECK-LABEL: func.func @growing_product
+// PARAMS-NEXT: %[[P:.*]] = "graph.constant"() {value = #graph.param<"transformed">} : () -> tensor<36x4xf32>
+// PARAMS-NEXT: return %[[P]]
+// NOPARAMS: "graph.matmul"
+func.func @growing_product() -> tensor<36x4xf32> {
+  %g = "graph.constant"() {value = dense<0.5> : tensor<36x9xf32>} : () -> tensor<36x9xf32>
+  %w = "graph.constant"() {value = dense<2.0> : tensor<9x4xf32>} : () -> tensor<9x4xf32>
+  %u = "graph.matmul"(%g, %w) : (tensor<36x9xf32>, tensor<9x4xf32>) -> tensor<36x4xf32> loc("transformed")
+  return %u : tensor<36x4xf32>
+}
+
 // Two folded parameters from ops with the same name get distinct names; ops inside outlined
 // kernels fold too.
 // CHECK-LABEL: func.func private @kernel
@@ -110,6 +124,7 @@ func.func private @kernel(%x: tensor<6x4xf32>) -> tensor<6x4xf32> attributes {gr
 
 // VALUES: k_t float32 [6, 4] [ 0.  6. 12. 18.  1.  7.
 // VALUES-NEXT: k_t.1 float32 [6, 4] [ -0.  -6. -12. -18.  -1.  -7.
+// VALUES-NEXT: transformed float32 [36, 4] [9. 9. 9.
 // VALUES-NEXT: unused float32 [2] [0. 0.]
 // VALUES-NEXT: w_exp_4x8 float32 [4, 8] [ 1.      1.1331  1.284   1.455   1.6487
 // KEEP: k float32
