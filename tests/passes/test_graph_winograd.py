@@ -10,9 +10,12 @@ import re
 
 import numpy as np
 import pytest
+from mlir import ir
 from onnx import TensorProto, helper, numpy_helper
 
 import mlc
+from helpers.graph_exec import PIPELINE, SCHEDULED, run_graph
+from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph.reference import evaluate
 from mlc.dialects.graph.reference.layout import from_nchw, to_nchw
 from mlc.dialects.graph.winograd import filter_transform
@@ -234,3 +237,25 @@ def test_bad_options(options: str, message: str) -> None:
         mlc.PassManager.parse(f"builtin.module(graph-winograd{{{options}}})")
     with pytest.raises(ValueError, match="winograd must be 0 .off., 2 or 4, got 3"):
         MlcDefaultPipeline(winograd=3)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NCHW8c"])
+@pytest.mark.parametrize("pipeline", [PIPELINE, SCHEDULED], ids=["loops", "scheduled"])
+def test_transform_ops_compile_to_their_reference(layout: str, pipeline: str) -> None:
+    """Both ops on their own, unblocked and blocked, through tp (plain and scheduled loops),
+    against the reference interpreter: tiles past the output's edge read zeros and write
+    nothing (5 x 7 outputs in 2 x 2 tiles)."""
+    x = RNG.standard_normal((2, 16, 5, 7)).astype(np.float32)
+    x = from_nchw(x, layout)
+    products = RNG.standard_normal((16, 2 * 3 * 4, 24)).astype(np.float32)
+    bias = RNG.standard_normal(24).astype(np.float32)
+    size = (5, 7)
+
+    def body(x: ir.Value, m: ir.Value, b: ir.Value) -> list[ir.Value]:
+        v = gb.winograd_input(x, tile=2, out_size=size, pads=(1, 1), data_layout=layout)
+        y = gb.winograd_output(m, b, tile=2, out_size=size, batch=2, out_layout=layout)
+        return [v, y]
+
+    got, expected = run_graph(body, [x, products, bias], pipeline=pipeline)
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
