@@ -7,6 +7,7 @@ the conv; the pass picks the tile size by the rows its GEMMs get and leaves othe
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -18,7 +19,7 @@ from helpers.graph_exec import PIPELINE, SCHEDULED, run_graph
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph.reference import evaluate
 from mlc.dialects.graph.reference.layout import from_nchw, to_nchw
-from mlc.dialects.graph.winograd import filter_transform
+from mlc.dialects.graph.winograd import TRANSFORMS, filter_transform, toom_cook
 from mlc.errors import PipelineParseError
 from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.runtime import GraphModule
@@ -259,3 +260,33 @@ def test_transform_ops_compile_to_their_reference(layout: str, pipeline: str) ->
     got, expected = run_graph(body, [x, products, bias], pipeline=pipeline)
     for g, e in zip(got, expected, strict=True):
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5)
+
+
+def test_toom_cook_matrices() -> None:
+    """Points 0, +-1, +-2 give Lavin & Gray's F(4, 3) matrices (rows of B^T and G signed so
+    that B^T's first nonzero is positive); every tile size's matrices compute a 1-D
+    correlation exactly (float64)."""
+    points = tuple(Fraction(p) for p in (0, 1, -1, 2, -2))
+    b_t, g, a_t = toom_cook(4, points)
+    signs = np.array([1, -1, 1, -1, 1, 1])[:, None]
+    np.testing.assert_array_equal(
+        b_t,
+        signs
+        * np.array(
+            [
+                [4, 0, -5, 0, 1, 0],
+                [0, -4, -4, 1, 1, 0],
+                [0, 4, -4, -1, 1, 0],
+                [0, -2, -1, 2, 1, 0],
+                [0, 2, -1, -2, 1, 0],
+                [0, 4, 0, -5, 0, 1],
+            ]
+        ),
+    )
+    np.testing.assert_allclose(g[:3], [[1 / 4, 0, 0], [1 / 6] * 3, [-1 / 6, 1 / 6, -1 / 6]])
+    np.testing.assert_array_equal(a_t[1], [0, 1, -1, 2, -2, 0])
+    for m, (b_t, g, a_t) in TRANSFORMS.items():
+        d, w = RNG.standard_normal(m + 2), RNG.standard_normal(3)
+        want = [d[i : i + 3] @ w for i in range(m)]
+        np.testing.assert_allclose(a_t @ ((g @ w) * (b_t @ d)), want, rtol=1e-12, atol=1e-12)
+        assert all(row[np.flatnonzero(row)[0]] > 0 for row in b_t)
