@@ -66,6 +66,9 @@ class Task:
     """Hash of the pipeline that produced and lowers the kernel (records carry it)."""
     default_ms: float | None = None
     """Measured latency of the default schedules (None until measured)."""
+    constants: tuple[int, ...] = ()
+    """Inputs of the kernel that are the model's parameters (weights, biases) in every call:
+    cold in the model, where each is read once per run (`MeasureOptions.cold_weights`)."""
 
     @classmethod
     def from_kernel(
@@ -133,6 +136,19 @@ def _printing_context() -> ir.Context:
     return ir.Context()
 
 
+def _is_param(value: ir.Value) -> bool:
+    """Whether a kernel call's operand is a view of `mlc_main`'s params blob (the entry's
+    second-to-last argument: `mlc_main(inputs..., outputs..., params, workspace)`)."""
+    owner = value.owner
+    if isinstance(owner, ir.Block) or owner.operation.name != "memref.view":
+        return False
+    source = owner.operation.operands[0]
+    if not isinstance(source.owner, ir.Block):
+        return False
+    entry = source.owner
+    return ir.BlockArgument(source).arg_number == len(entry.arguments) - 2
+
+
 def _name(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
@@ -192,18 +208,25 @@ def extract_tasks(
     PassManager.parse(f"builtin.module({graph},{schedule})").run(work, params=dict(params or {}))
     calls: Counter[str] = Counter()
     nodes: dict[str, list[str]] = {}
+    constants: dict[str, set[int]] = {}
     for op in walk(work.operation):
         if op.name == "func.call":
             callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
             calls[callee] += 1
             names = nodes.setdefault(callee, [])
             names += [n for n in node_names(op.location) if n not in names]
+            params = {i for i, v in enumerate(op.operands) if _is_param(v)}
+            constants[callee] = constants.get(callee, params) & params
     found: dict[str, Task] = {}
     digest = pipeline_hash(pipeline)
     for key, name, kernel in workloads(work.operation):
+        fixed = tuple(sorted(constants.get(name, ())))
         if key in found:  # structurally identical kernels emitted twice: one task
             t = found[key]
-            found[key] = replace(t, weight=t.weight + calls[name], nodes=t.nodes + tuple(nodes))
+            fixed = tuple(sorted(set(t.constants) & set(fixed)))
+            found[key] = replace(
+                t, weight=t.weight + calls[name], nodes=t.nodes + tuple(nodes), constants=fixed
+            )
             continue
         try:
             found[key] = Task.from_kernel(
@@ -214,6 +237,7 @@ def extract_tasks(
                 nodes=tuple(nodes.get(name, ())),
                 pipeline=digest,
             )
+            found[key] = replace(found[key], constants=fixed)
         except MlcError:
             continue  # a kernel that cannot run alone (bf16 arguments) keeps its default
     tasks = list(found.values())

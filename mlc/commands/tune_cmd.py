@@ -96,6 +96,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="flush the caches before every timed sample",
     )
     p.add_argument(
+        "--cold-weights",
+        action="store_true",
+        help="time single calls with the weights cold and the activations warm, as in the model",
+    )
+    p.add_argument(
         "--prior-records",
         type=pathlib.Path,
         action="append",
@@ -129,6 +134,7 @@ def drive(args: argparse.Namespace) -> int:
             timeout=args.timeout,
             parallel=args.parallel,
             flush_cache=args.enable_cpu_cache_flush,
+            cold_weights=args.cold_weights,
         ),
         tune=TuneOptions(
             tuner=args.tuner,

@@ -17,7 +17,7 @@ from helpers.tuner_models import dense_net
 from mlc.contract import Manifest
 from mlc.runtime import embedded
 from mlc.runtime.linker import c_compiler
-from mlc.tuner.measure import MeasureOptions, compare
+from mlc.tuner.measure import MeasureOptions, before_sample, compare, warm_inputs
 from mlc.tuner.records import load_records
 from mlc.tuner.runner import Candidate, LocalRunner, MeasureResult
 from mlc.tuner.task import Task, extract_tasks
@@ -178,3 +178,41 @@ def test_compare_outputs() -> None:
     assert "NaN or infinity" in compare(nan, want, 1e-3)
     assert "2 of 3 elements differ" in compare(np.array([1, 5, 6]), np.array([1, 2, 3]), 0.0)
     assert "instead of" in compare(want[:2], want, 1e-3)
+
+
+def test_cold_weights_flushes_then_reads_the_activations_again(dense_task: Task) -> None:
+    """In cold-weights mode a task knows its constants (the weights and bias of MatMul + Add:
+    inputs 1 and 2), each sample is one call after a flush, and the flush is followed by a
+    read of the other inputs and the output of every module timed."""
+    assert dense_task.constants == (1, 2)
+    assert warm_inputs(3, dense_task.constants) == [0]
+
+    class Module:
+        def __init__(self) -> None:
+            self.reads: list[str] = []
+
+        def get_input(self, i: int) -> None:
+            self.reads.append(f"in{i}")
+
+        def get_output(self, i: int) -> None:
+            self.reads.append(f"out{i}")
+
+    class State:
+        flushes = 0
+
+        def flush_caches(self) -> None:
+            self.flushes += 1
+
+    state, modules = State(), [Module(), Module()]
+    before = before_sample(state, modules, {"flush": False, "warm": [0, 3]})  # type: ignore[arg-type]
+    assert before is not None
+    before()
+    assert state.flushes == 1 and all(m.reads == ["in0", "in3", "out0"] for m in modules)
+    assert before_sample(state, modules, {"flush": False}) is None  # type: ignore[arg-type]
+    options = MeasureOptions(repeat=3, number=4, min_repeat_ms=5, parallel=1, cold_weights=True)
+    index = next(i for i in range(len(dense_task.space)) if i != dense_task.default_index)
+    with LocalRunner(options) as runner:
+        (task,) = runner.measure_defaults([dense_task])
+        (result,) = runner.measure(task, [Candidate.of(task, index)])
+    assert result is not None and result.ok and len(result.costs) == 3
+    assert len(result.reference_costs) == 3

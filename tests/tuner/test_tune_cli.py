@@ -84,6 +84,17 @@ def test_tune_then_compile_with_the_records(
     assert "were measured for another target or thread count" in err
 
 
+def test_tune_with_cold_weights(tmp_path: pathlib.Path) -> None:
+    """--cold-weights reaches the measurement (MeasureOptions.cold_weights; what it does is
+    tested in test_measure) and the tune ends with records like any other."""
+    model = save(dense_net(), tmp_path, "dense")
+    records = tmp_path / "r.jsonl"
+    argv = ["tune", str(model), "-o", str(records), "--trials", "2", "--cold-weights", *FAST]
+    assert _main(argv) == 0
+    log = load_records(records)
+    assert log[0].default and log[0].ok and sum(not r.default for r in log) >= 2
+
+
 def _tune_command(model: pathlib.Path, records: pathlib.Path) -> list[str]:
     return [
         sys.executable, "-m", "mlc.driver", "tune", str(model), "-o", str(records),
