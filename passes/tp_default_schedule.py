@@ -94,6 +94,10 @@ def _coverage(extent: int, tile: int) -> float:
     return extent / (-(-extent // tile) * tile)
 
 
+MANY_READS = 4
+"""Reads from which a map's work counts them (`parallel-by-reads`)."""
+
+
 @dataclass(frozen=True)
 class TpDefaultSchedulePass(ModulePass):
     """Schedule tp blocks: vectorized output axis, register tiles for reductions, parallel loops."""
@@ -114,6 +118,11 @@ class TpDefaultSchedulePass(ModulePass):
     about a microsecond when both threads have a core, and a relu over 2^16 floats took 2.3 us
     on one thread and 2.2 us on two (2^17: 7.6 -> 3.2 us). When other processes crowd the
     cores, each region costs ~60 us (the worker waits for a time slice), so small ones hurt."""
+    parallel_by_reads: bool = True
+    """Count the work of a map (a block without reduce axes) with at least 4 reads as its
+    iterations times its reads. Fewer reads count as one: SE-block products and residual adds
+    made parallel by their two or three reads left RegNet-Y's 2-thread latency as it was at
+    best and 35 % worse at the median (more regions to wait in on a shared host)."""
     min_parallel_trips: int = 16
     """Collapse outer spatial loops into the parallel set until they have this many iterations."""
     threads: int = 1
@@ -497,10 +506,11 @@ class TpDefaultSchedulePass(ModulePass):
         work = 1
         for e in extents:
             work *= e
-        if "R" not in kinds:
-            # a map's iteration costs about one load per read: a Winograd transform summing 13
-            # inputs per output over 12544 outputs is as much work as a relu over 163072
-            work *= max(1, sum(op.name.startswith("tp.read") for op in view.body.operations))
+        reads = sum(op.name.startswith("tp.read") for op in view.body.operations)
+        if self.parallel_by_reads and "R" not in kinds and reads >= MANY_READS:
+            # a Winograd transform summing 13 inputs per output over 12544 outputs is as much
+            # work as a relu over 163072 elements
+            work *= reads
         if not self.parallel or work < self.min_parallel_work:
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)

@@ -2,6 +2,7 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=0 parallel=false})' | FileCheck %s --check-prefix=SCALAR
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256})' | FileCheck %s --check-prefix=THREADS2
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=512})' | FileCheck %s --check-prefix=AVX512
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256 parallel-by-reads=false})' | FileCheck %s --check-prefix=ITERS
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=256 l2-bytes=524288})' | FileCheck %s --check-prefix=L2HALF
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{l2-bytes=100})' 2>&1 | FileCheck %s --check-prefix=BADL2
 // BADL2: tp-default-schedule: l2-bytes must be at least 16384, got 100
@@ -468,11 +469,14 @@ func.func @packed_panels(%A: memref<96x64xf32>, %B: memref<8x64x16xf32>, %C: mem
 
 // -----
 
-// Maps are parallel by their reads, not only their iterations: two blocks of 8192 iterations,
-// one summing 16 inputs (131072 reads: parallel), one copying 1 (sequential).
+// Maps with 4 or more reads are parallel by their reads, not only their iterations: two blocks
+// of 8192 iterations, one summing 16 inputs (131072 reads: parallel), one copying 1
+// (sequential); by iterations alone (ITERS) both are sequential.
 // THREADS2-LABEL: func.func @work_by_reads
 // THREADS2: name = "sum16", out_map = #{{[a-z0-9]+}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile
 // THREADS2: name = "copy", out_map = #{{[a-z0-9]+}}, schedule = {order = ["i", "j.0", "j.1"], tile
+// ITERS-LABEL: func.func @work_by_reads
+// ITERS: name = "sum16", out_map = #{{[a-z0-9]+}}, schedule = {order = ["i", "j.0", "j.1"], tile
 func.func @work_by_reads(%X: memref<64x8x128xf32>, %Y: memref<64x128xf32>) {
   "tp.block"(%Y) ({
     %0 = "tp.read"(%X) {map = affine_map<(i, j) -> (i, 0, j)>} : (memref<64x8x128xf32>) -> f32
