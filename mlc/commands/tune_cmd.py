@@ -69,7 +69,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "model comparison follows), split by each task's share of the model's latency",
     )
     p.add_argument(
-        "--number", type=positive_int, default=1, help="calls per timed sample (default 1)"
+        "--number",
+        type=positive_int,
+        default=1,
+        help="calls per timed sample (default 1; 1 with cold weights)",
     )
     p.add_argument(
         "--repeat",
@@ -81,7 +84,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--min-repeat-ms",
         type=non_negative_float,
         default=2.0,
-        help="grow --number until a sample lasts this long (default 2)",
+        help="grow --number until a sample lasts this long (default 2; not with cold weights)",
     )
     p.add_argument(
         "--timeout",
@@ -97,8 +100,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     )
     p.add_argument(
         "--cold-weights",
-        action="store_true",
-        help="time single calls with the weights cold and the activations warm, as in the model",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="time single calls with the weights cold and the activations warm, as in the "
+        "model (default; --no-cold-weights: --number calls per sample, caches warm)",
     )
     p.add_argument(
         "--prior-records",

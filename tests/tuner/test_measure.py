@@ -128,7 +128,10 @@ def test_candidates_are_timed_in_pairs_with_the_default(dense_task: Task, paired
         assert len(result.reference_costs) == 4
         assert result.baseline == pytest.approx(task.default_ms / 1e3)
         ratios = np.array(result.costs) / np.array(result.reference_costs)
-        assert result.cost == pytest.approx(result.baseline * float(np.median(ratios)))
+        paired_cost = result.baseline * float(np.median(ratios))
+        if result.unsteady_reference:  # a disturbed host: the fastest sample bounds the cost
+            paired_cost = max(paired_cost, min(result.costs))
+        assert result.cost == pytest.approx(paired_cost)
     else:
         assert result.reference_costs == () and result.cost == min(result.costs)
 

@@ -84,12 +84,14 @@ def test_tune_then_compile_with_the_records(
     assert "were measured for another target or thread count" in err
 
 
-def test_tune_with_cold_weights(tmp_path: pathlib.Path) -> None:
-    """--cold-weights reaches the measurement (MeasureOptions.cold_weights; what it does is
-    tested in test_measure) and the tune ends with records like any other."""
+@pytest.mark.parametrize("flag", ["--cold-weights", "--no-cold-weights"])
+def test_tune_with_and_without_cold_weights(tmp_path: pathlib.Path, flag: str) -> None:
+    """Cold weights (the default) or warm caches with --number calls per sample
+    (MeasureOptions.cold_weights; what it does is tested in test_measure): the tune ends with
+    records either way."""
     model = save(dense_net(), tmp_path, "dense")
     records = tmp_path / "r.jsonl"
-    argv = ["tune", str(model), "-o", str(records), "--trials", "2", "--cold-weights", *FAST]
+    argv = ["tune", str(model), "-o", str(records), "--trials", "2", flag, *FAST]
     assert _main(argv) == 0
     log = load_records(records)
     assert log[0].default and log[0].ok and sum(not r.default for r in log) >= 2
