@@ -12,7 +12,7 @@ for m = 2, 0.25 for m = 4, and the transforms add passes over the input and the 
 product with few rows (tiles) is limited by reading U, 16/9 (m = 2) or 4 (m = 4) times the size
 of the weights; so each conv takes the largest m whose product has at least `min-rows` rows, and
 none when no m does (the late stages of ImageNet CNNs, 7x7 outputs, stay direct). Measured on
-Zen 4, 2 threads, one conv alone: see bench/RESULTS.md ("Winograd"). Half-precision convs and
+Zen 4, 2 threads, one conv alone: see bench/RESULTS.md ("Stop 25"). Half-precision convs and
 convs with fewer than `min-channels` input or output channels (the transforms' cost per tile
 and channel does not shrink with them) are left alone. Run after graph-alter-layout.
 """
@@ -26,18 +26,15 @@ from typing import ClassVar
 import numpy as np
 from mlir import ir
 
-from mlc.dialects.attrs import from_attr, tensor_t
+from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph.spec import kernel_blocks, layout_block
 from mlc.dialects.graph.winograd import TILES, filter_transform, tile_grid
 from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
+from .graph_simplify_common import attr as _attr
 from .graph_simplify_common import is_constant, literal_constant
-
-
-def _attr(op: ir.Operation, name: str) -> object:
-    return from_attr(op.attributes[name])
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from mlc.contract import TargetInfo
+from mlc.dialects.graph.winograd import TILES
 from mlc.target import (
     host_int8_dot_bits,
     host_l2_bytes,
@@ -80,7 +81,7 @@ class MlcDefaultPipeline(NamedPipeline):
             raise ValueError(f"l2-bytes must be at least 16384, got {self.l2_bytes}")
         if self.weight_panel is not None and (self.weight_panel < 0 or self.weight_panel == 1):
             raise ValueError(f"weight-panel must be 0 (off) or >= 2, got {self.weight_panel}")
-        if self.winograd not in (0, 2, 4):
+        if self.winograd not in (0, *TILES):
             raise ValueError(f"winograd must be 0 (off), 2 or 4, got {self.winograd}")
         if self.vnni_bits not in (None, 0, 256, 512):
             raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")

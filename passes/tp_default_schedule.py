@@ -113,14 +113,14 @@ class TpDefaultSchedulePass(ModulePass):
     parallel: bool = True
     """Mark the outer spatial loops parallel in blocks with enough work."""
     min_parallel_work: int = 1 << 17
-    """Blocks with fewer iterations (all axes; times the reads of a block without reduce axes)
-    than this stay sequential: a parallel region costs
+    """Blocks with fewer iterations (all axes; times the reads of a map with many of them, see
+    `parallel-by-reads`) than this stay sequential: a parallel region costs
     about a microsecond when both threads have a core, and a relu over 2^16 floats took 2.3 us
     on one thread and 2.2 us on two (2^17: 7.6 -> 3.2 us). When other processes crowd the
     cores, each region costs ~60 us (the worker waits for a time slice), so small ones hurt."""
     parallel_by_reads: bool = True
-    """Count the work of a map (a block without reduce axes) with at least 4 reads as its
-    iterations times its reads. Fewer reads count as one: SE-block products and residual adds
+    """Count the work of a map (a block without reduce axes) with at least MANY_READS (4) reads
+    as its iterations times its reads. Fewer reads count as one: SE-block products and residual adds
     made parallel by their two or three reads left RegNet-Y's 2-thread latency as it was at
     best and 35 % worse at the median (more regions to wait in on a shared host)."""
     min_parallel_trips: int = 16
@@ -506,10 +506,13 @@ class TpDefaultSchedulePass(ModulePass):
         work = 1
         for e in extents:
             work *= e
-        reads = sum(op.name.startswith("tp.read") for op in view.body.operations)
-        if self.parallel_by_reads and "R" not in kinds and reads >= MANY_READS:
-            # a Winograd transform summing 13 inputs per output over 12544 outputs is as much
-            # work as a relu over 163072 elements
+        if self.parallel_by_reads and "R" not in kinds:
+            reads = sum(op.name.startswith("tp.read") for op in view.body.operations)
+        else:
+            reads = 0
+        if reads >= MANY_READS:
+            # a Winograd transform pass summing 5 inputs per output over 52K outputs (ResNet's
+            # 56 x 56 stage) is as much work as a relu over 260K elements
             work *= reads
         if not self.parallel or work < self.min_parallel_work:
             return ()

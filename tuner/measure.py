@@ -12,9 +12,11 @@ repeat) times. A candidate's cost is the median ratio of its samples to the refe
 times the default's latency: on a shared machine one measurement's fastest sample varied
 1.2-2.4 ms from one second to the next for the same kernel, which the ratio of side-by-side
 samples cancels (see `runner.MeasureResult.cost`).
-With `flush_cache` a buffer larger than the last-level cache is written before every sample
-(AutoTVM's `enable_cpu_cache_flush`: the kernel then starts cold, as it often does inside a
-model; set `number=1` for it to matter).
+By default (`cold_weights`) a sample is one call made as the model makes it: before it the
+caches are flushed and the kernel's activations and output read again, so only its weights
+(`Task.constants`) start cold. With `cold_weights=False`, `flush_cache` flushes before every
+sample of `number` calls (AutoTVM's `enable_cpu_cache_flush`: the kernel then starts cold;
+set `number=1` for it to matter).
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ class MeasureOptions:
     module docstring for the loop."""
 
     number: int = 1
-    """Calls per timed sample (the starting point when min_repeat_ms grows it)."""
+    """Calls per timed sample (the starting point when min_repeat_ms grows it; 1 and not grown
+    with cold_weights)."""
     repeat: int = 10
     """Timed samples; the record's cost is the fastest. Many short samples rather than a few
     long ones: on a busy machine a short one is more likely to run undisturbed."""
@@ -213,7 +216,8 @@ def before_sample(
 
 def warm_inputs(count: int, constants: Sequence[int]) -> list[int]:
     """The inputs a cold-weights sample reads again after the flush: all but the constants."""
-    return [i for i in range(count) if i not in set(constants)]
+    fixed = set(constants)
+    return [i for i in range(count) if i not in fixed]
 
 
 def compare(got: np.ndarray, want: np.ndarray, rtol: float) -> str:
