@@ -1,7 +1,7 @@
 """Modern-architecture benchmark models, exported to ONNX with seeded random weights.
 
     python bench/modern_models.py list
-    python bench/modern_models.py build [--suite modern|holdout] [NAME ...] [--rebuild]
+    python bench/modern_models.py build [--suite modern|holdout ...] [NAME ...] [--rebuild]
 
 Two suites, batch 1 everywhere. `modern` is the set mlc is tuned against (vision transformers,
 ConvNeXt, EfficientNet, MobileNetV2, ResNet-18, a BERT-like encoder and a GPT-2-like decoder with
@@ -442,20 +442,30 @@ def input_feed(model: object, seed: int = 0) -> dict[str, np.ndarray]:
     return feed
 
 
+def names_to_build(names: list[str], suites: list[str]) -> list[str]:
+    """The named models, then every model of each suite (in order, once); all without either."""
+    if not names and not suites:
+        return list(MODELS)
+    chosen = list(names)
+    for suite in suites:
+        chosen += [n for n in suite_names(suite) if n not in chosen]
+    return chosen
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list")
     build = sub.add_parser("build")
     build.add_argument("names", nargs="*")
-    build.add_argument("--suite", choices=["modern", "holdout"])
+    build.add_argument("--suite", choices=["modern", "holdout"], action="append", help="repeatable")
     build.add_argument("--rebuild", action="store_true")
     args = parser.parse_args()
     if args.command == "list":
         for m in MODELS.values():
             print(f"{m.name:22s} {m.suite:8s} {m.description}")
         return 0
-    names = args.names or (suite_names(args.suite) if args.suite else list(MODELS))
+    names = names_to_build(args.names, args.suite or [])
     unknown = [n for n in names if n not in MODELS]
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; see `list`")

@@ -23,6 +23,7 @@ import compare_pipelines  # noqa: E402
 import modern_models  # noqa: E402
 import profile_kernels  # noqa: E402
 import scaling_kernels  # noqa: E402
+import scaling_models  # noqa: E402
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 import mlc  # noqa: E402
@@ -87,6 +88,13 @@ def test_failed_rows_print_their_one_line_error_once() -> None:
 def test_suites_do_not_overlap() -> None:
     modern, holdout = modern_models.suite_names("modern"), modern_models.suite_names("holdout")
     assert len(modern) >= 8 and 5 <= len(holdout) <= 12 and not set(modern) & set(holdout)
+
+
+def test_build_takes_every_suite_given() -> None:
+    modern, holdout = modern_models.suite_names("modern"), modern_models.suite_names("holdout")
+    assert modern_models.names_to_build([], ["modern", "holdout"]) == modern + holdout
+    assert modern_models.names_to_build([holdout[0]], ["holdout"]) == holdout
+    assert modern_models.names_to_build([], []) == list(modern_models.MODELS)
 
 
 def test_kernels_are_classified_with_their_work() -> None:
@@ -173,6 +181,37 @@ def test_scaling_kernels_checks_every_kernel_at_two_thread_counts(
     assert scaling_kernels.main() == 0
     out = capsys.readouterr().out
     assert "probe (relu, 2^17 floats)" in out and "MISMATCH" not in out
+
+
+def test_scaling_row_gives_speedups_on_each_statistic() -> None:
+    one, two = [0.004, 0.002, 0.003, 0.005], [0.001, 0.002, 0.0015, 0.0025]
+    row = scaling_models.scaling_row("m", "mlc", one, two)
+    # min 2.0/1.0 ms, q1 2.75/1.375, median 3.5/1.75: 2x on all three
+    assert row == "| m | mlc | 2.0/2.8/3.5 | 1.0/1.4/1.8 | 2.00/2.00/2.00 |"
+
+
+def test_scaling_models_times_both_peers_at_both_thread_counts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    model = _model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 64])],
+    )
+    monkeypatch.setattr(bench_models, "load_model", lambda name: model)
+    fake = lambda calls, rounds, number: _fake_samples(calls, rounds * number)  # noqa: E731
+    monkeypatch.setattr(scaling_models, "alternate", fake)
+    rows = scaling_models.bench_scaling("relu", 2, rounds=2, number=3)
+    assert [r.split(" | ")[1] for r in rows] == ["mlc", "onnxruntime"]
+    assert all(r.endswith(" | 2.00/2.00/2.00 |") for r in rows)
+
+
+def _fake_samples(calls, count):  # type: ignore[no-untyped-def]
+    """Runs every call once (so each peer is built and fed) and makes 2 threads twice as fast."""
+    assert sorted(calls) == ["mlc1", "mlc2", "ort1", "ort2"]
+    for call in calls.values():
+        call()
+    return {k: [1e-3 / int(k[-1])] * count for k in calls}
 
 
 def test_pattern_cases_are_valid_models() -> None:
