@@ -122,6 +122,12 @@ def int8_dot_bits(features: frozenset[str]) -> int:
     return 256 if "avx_vnni" in features else 0
 
 
+def has_vector_ldexp(features: frozenset[str]) -> bool:
+    """Whether LLVM lowers a vector llvm.ldexp to one instruction (AVX-512's vscalefps) rather
+    than one libm call per lane."""
+    return "avx512f" in features
+
+
 def host_int8_dot_bits() -> int:
     return int8_dot_bits(host_features())
 

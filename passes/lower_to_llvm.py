@@ -44,6 +44,9 @@ class LowerToLlvmPipeline(NamedPipeline):
     """Replace f32 (and, extended to f32, f16/bf16) exp, expm1, log, log1p, tanh, erf, sin, cos and
     powf with inline vector polynomials (mlc-math-approx, within a few ulp) instead of one libm
     call per lane."""
+    vector_ldexp: bool = False
+    """mlc-math-approx's vector-ldexp: exp scales by 2^k with one llvm.ldexp (vscalefps); for
+    AVX-512 targets only (elsewhere: a libm call per lane)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1:
@@ -58,7 +61,10 @@ class LowerToLlvmPipeline(NamedPipeline):
         # Integer powers (math.ipowi) have neither: convert-math-to-funcs outlines them first.
         head = ["convert-math-to-funcs", "convert-math-to-llvm", "convert-math-to-libm"]
         if self.approx_math:
-            head = ["math-extend-to-supported-types", "mlc-math-approx"] + head
+            approx = (
+                "mlc-math-approx{vector-ldexp=true}" if self.vector_ldexp else "mlc-math-approx"
+            )
+            head = ["math-extend-to-supported-types", approx] + head
         tail = _TAIL
         if self.threads > 1 and self.runtime == "async":
             head += [

@@ -2,6 +2,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2})' | FileCheck %s --check-prefix=THREADS
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2 runtime=async})' | FileCheck %s --check-prefix=ASYNC
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{approx-math=false})' | FileCheck %s --check-prefix=LIBM
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{vector-ldexp=true})' | FileCheck %s --check-prefix=LDEXP
 
 // Loops, vectors and math over memrefs end up entirely in the LLVM dialect; erf and exp become
 // inline polynomials (mlc-math-approx: fmas, no call). With approx-math=false, erf has no LLVM
@@ -18,6 +19,10 @@
 // LIBM: llvm.call @erff(
 // LIBM: llvm.intr.exp(
 // LIBM-LABEL: llvm.func @_mlir_ciface_erf_exp(
+// vector-ldexp: exp's 2^k scale is the LLVM intrinsic (one vscalefps on AVX-512).
+// LDEXP-LABEL: llvm.func @erf_exp(
+// LDEXP: llvm.call_intrinsic "llvm.ldexp.f32.i32"
+// LDEXP-LABEL: llvm.func @_mlir_ciface_erf_exp(
 
 // With threads, scf.parallel becomes an OpenMP parallel loop (the omp ops are translated to
 // libiomp5 calls with the module); runtime=async uses MLIR's async runtime instead.

@@ -5,6 +5,8 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{max-group-size=1 weight-panel=0})' | FileCheck %s --check-prefix=NOFUSE
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default)' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=APPROX
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{approx-math=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LIBM
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{vector-ldexp=true})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LDEXP
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{vector-ldexp=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=NOLDEXP
 
 // The whole compilation: graph ops to an LLVM-dialect module with the C entry point and manifest.
 // CHECK: module attributes {mlc.manifest = "{\22entry\22: \22mlc_main\22
@@ -28,6 +30,11 @@
 // LIBM: tp-to-loops
 // LIBM-NOT: mlc-math-approx
 // LIBM: convert-math-to-funcs
+// vector-ldexp (default: the host has AVX-512) reaches mlc-math-approx through lower-to-llvm.
+// LDEXP: mlc-math-approx{vector-ldexp=true}
+// NOLDEXP-NOT: vector-ldexp
+// NOLDEXP: mlc-math-approx
+// NOLDEXP-NOT: vector-ldexp
 
 // weight-panel=16: the weights are packed by a kernel of their own here (mlc-opt has no
 // parameter values to fold it with); the product runs panel by panel and writes its rows

@@ -1,6 +1,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-math-approx)' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-math-approx{ops=exp})' | FileCheck %s --check-prefix=ONLYEXP
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(mlc-math-approx{ops=exp,gamma})' 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-math-approx{vector-ldexp=true})' | FileCheck %s --check-prefix=LDEXP
 
 // UNKNOWN: error: mlc-math-approx: ops: no approximation for gamma (supported: exp, expm1, log, log1p, tanh, erf, sin, cos, powf)
 
@@ -158,4 +159,24 @@ func.func @other_types(%d: f64, %h: vector<8xf16>) -> (f64, vector<8xf16>) {
   %0 = math.exp %d : f64
   %1 = math.log %h : vector<8xf16>
   return %0, %1 : f64, vector<8xf16>
+}
+
+// vector-ldexp: exp scales by 2^k with one llvm.ldexp (AVX-512: vscalefps), for f32 scalars and
+// 1-D vectors; LLVM has no n-D vectors, so those keep the exponent-bits form.
+// LDEXP-LABEL: func.func @exp_vector(
+// LDEXP-NOT: arith.shrsi
+// LDEXP: %[[Y:.*]] = llvm.call_intrinsic "llvm.ldexp.v8f32.v8i32"(%{{.*}}, %{{.*}}) : (vector<8xf32>, vector<8xi32>) -> vector<8xf32>
+// LDEXP-NEXT: return %[[Y]] : vector<8xf32>
+// LDEXP-LABEL: func.func @exp_nonpositive(
+// LDEXP: %[[Y:.*]] = llvm.call_intrinsic "llvm.ldexp.v8f32.v8i32"
+// LDEXP: arith.select %{{.*}}, %{{.*}}, %[[Y]]
+// LDEXP-LABEL: func.func @exp_scalar_and_2d(
+// LDEXP: llvm.call_intrinsic "llvm.ldexp.f32.i32"(%{{.*}}, %{{.*}}) : (f32, i32) -> f32
+// LDEXP-NOT: llvm.call_intrinsic
+// LDEXP: arith.shrsi %{{.*}} : vector<2x4xi32>
+// LDEXP: return
+func.func @exp_scalar_and_2d(%s: f32, %v: vector<2x4xf32>) -> (f32, vector<2x4xf32>) {
+  %0 = math.exp %s : f32
+  %1 = math.exp %v : vector<2x4xf32>
+  return %0, %1 : f32, vector<2x4xf32>
 }

@@ -13,7 +13,7 @@ import struct
 from collections.abc import Sequence
 
 from mlir import ir
-from mlir.dialects import arith
+from mlir.dialects import arith, llvm
 from mlir.dialects import math as m
 
 Operand = ir.Value | float
@@ -37,8 +37,10 @@ def f32_bits(value: float) -> int:
 class Builder:
     """Ops on values of `ftype` (f32 / f64, scalar or vector) and of its integer twin."""
 
-    def __init__(self, ftype: ir.Type) -> None:
+    def __init__(self, ftype: ir.Type, vector_ldexp: bool = False) -> None:
         self.ftype = ftype
+        self.vector_ldexp = vector_ldexp
+        """`scale_by_pow2` is one `llvm.ldexp` (AVX-512: one vscalefps per vector)."""
         self.elem = element_type(ftype)
         self.width = 64 if isinstance(self.elem, ir.F64Type) else 32
         self.mantissa_bits = 52 if self.width == 64 else 23
@@ -157,6 +159,18 @@ class Builder:
     def pow2(self, n: ir.Value) -> ir.Value:
         """2**n for integer n in the normal exponent range, built from the exponent bits."""
         return self.from_bits(self.shl(self.iadd(n, self.exponent_bias), self.mantissa_bits))
+
+    def scale_by_pow2(self, y: ir.Value, n: ir.Value) -> ir.Value:
+        """y * 2**n rounded once, for integer n in [-150, 128] (results overflow to inf and
+        underflow through the denormals as a correctly rounded product would). Without
+        vector_ldexp, 2**n is built from exponent bits in two normal halves."""
+        t = self.ftype
+        lanes = ir.VectorType(t).shape if isinstance(t, ir.VectorType) else []
+        if self.vector_ldexp and self.width == 32 and len(lanes) <= 1:  # LLVM vectors: 1-D
+            suffix = f"v{lanes[0]}f32.v{lanes[0]}i32" if lanes else "f32.i32"
+            return llvm.call_intrinsic(t, f"llvm.ldexp.{suffix}", [y, n], [], [])
+        half = self.ashr(n, 1)
+        return self.mul(self.mul(y, self.pow2(half)), self.pow2(self.isub(n, half)))
 
     def imin(self, a: ir.Value, b: ir.Value | int) -> ir.Value:
         return arith.MinSIOp(a, self._iv(b)).result

@@ -15,6 +15,8 @@ arith/math ops that stay vectors: fma, bit casts, integer shifts, compares and s
 | sin, cos    | k pi/2 + r, sin/cos polynomials by quadrant         | libm branch, |x| > 2^20 |
 | powf        | float64 exp(y log|x|); y = 1-8 as multiplications  | C99 pow rules       |
 
+With `vector-ldexp` exp scales by 2^k with one llvm.ldexp instead (the same bits).
+
 Every result matches numpy's within a few ulp over the whole f32 range, including +-inf, NaN,
 signed zeros and denormals (tests/passes/test_math_approx_accuracy.py measures it). f64 ops
 are left to libm; run math-extend-to-supported-types first to bring f16/bf16 ops to f32.
@@ -61,6 +63,10 @@ class MathApproxPass(ModulePass):
     ops: tuple[str, ...] = SUPPORTED
     """The math ops to replace, by name without `math.` (exp, expm1, log, log1p, tanh, erf, sin,
     cos, powf); the others are left for convert-math-to-llvm / convert-math-to-libm."""
+    vector_ldexp: bool = False
+    """exp scales by 2^k with one `llvm.ldexp` (AVX-512: vscalefps) instead of building 2^k
+    from exponent bits (the same bits, ~8 vector ops fewer). Only for targets that have the
+    instruction: elsewhere LLVM makes it one libm call per lane."""
 
     def __post_init__(self) -> None:
         unknown = [o for o in self.ops if o not in APPROXIMATIONS]
@@ -79,7 +85,7 @@ class MathApproxPass(ModulePass):
         ]
         for op in targets:
             with ir.InsertionPoint(op), op.location:
-                result = wanted[op.name](Builder(op.results[0].type), op)
+                result = wanted[op.name](Builder(op.results[0].type, self.vector_ldexp), op)
             op.results[0].replace_all_uses_with(result)
             op.erase()
 

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from mlc.target import AVX2, AVX512, NEON, SCALAR, host_vector_unit, vector_unit_of
+from mlc.contract import TargetInfo
+from mlc.passes.mlc_default import MlcDefaultPipeline
+from mlc.target import (
+    AVX2,
+    AVX512,
+    NEON,
+    SCALAR,
+    has_vector_ldexp,
+    host_vector_unit,
+    vector_unit_of,
+)
 
 
 def test_the_widest_unit_of_the_extensions() -> None:
@@ -21,3 +31,18 @@ def test_lanes_and_registers() -> None:
 
 def test_the_host_has_a_unit() -> None:
     assert host_vector_unit() in (AVX512, AVX2, NEON, SCALAR)
+
+
+def test_vector_ldexp_only_where_it_is_one_instruction() -> None:
+    """exp's 2^k by llvm.ldexp is vscalefps with AVX-512 and a libm call per lane without it, so
+    the pipeline for a target turns it on for AVX-512 targets only."""
+    assert has_vector_ldexp(frozenset({"avx2", "fma", "avx512f", "avx512vl"}))
+    assert not has_vector_ldexp(frozenset({"avx2", "fma"}))
+    zen4 = TargetInfo("x86_64-unknown-linux-gnu", "znver4", ("avx2", "avx512f", "avx512vl", "fma"))
+    zen3 = TargetInfo("x86_64-unknown-linux-gnu", "znver3", ("avx2", "fma"))
+    assert (
+        "lower-to-llvm{threads=1 vector-ldexp=true}" in MlcDefaultPipeline.for_target(zen4).expand()
+    )
+    assert "vector-ldexp" not in MlcDefaultPipeline.for_target(zen3).expand()
+    no_approx = MlcDefaultPipeline(vector_ldexp=True, approx_math=False).expand()
+    assert "vector-ldexp" not in no_approx and "approx-math=false" in no_approx
