@@ -38,8 +38,11 @@ _SLOW = {
     ),
 }
 
+# The child takes SIGINT as Ctrl-C even where the test runs as a background job (a shell starts
+# those with SIGINT ignored, and the child would inherit that and sleep on).
 _DRIVER = """
-import importlib, sys, time
+import importlib, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)
 def stall():
     print("mid-write", flush=True)
     time.sleep(120)
