@@ -124,8 +124,8 @@ def int8_dot_bits(features: frozenset[str]) -> int:
 
 def has_vector_ldexp(features: frozenset[str]) -> bool:
     """Whether LLVM lowers a vector llvm.ldexp to one instruction (AVX-512's vscalefps) rather
-    than one libm call per lane."""
-    return "avx512f" in features
+    than one libm call per lane: AVX-512 with VL (vscalefps on 128/256-bit vectors too)."""
+    return {"avx512f", "avx512vl"} <= features
 
 
 def host_int8_dot_bits() -> int:

@@ -73,7 +73,7 @@ class MlcDefaultPipeline(NamedPipeline):
     with VL), 512 (AVX512-VNNI); none: the host's. Nonzero packs uint8 x int8 kernels for it."""
     vector_ldexp: bool | None = None
     """exp scales by 2^k with one llvm.ldexp (lower-to-llvm's vector-ldexp); none: where the
-    host has AVX-512 (vscalefps: exp 0.33 -> 0.26 ns per element on Zen 4, bench_math.py)."""
+    host has AVX-512 (vscalefps: exp 0.33 -> 0.25 ns per element on Zen 4, bench_math.py)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
@@ -119,6 +119,9 @@ class MlcDefaultPipeline(NamedPipeline):
         )
         block = max(unit.lanes(32), 8) if self.layout_block is None else self.layout_block
         vnni = host_int8_dot_bits() if self.vnni_bits is None else self.vnni_bits
+        ldexp = (
+            has_vector_ldexp(host_features()) if self.vector_ldexp is None else self.vector_ldexp
+        )
         dot = " int8-dot=true" if vnni else ""
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
         panel = self.weight_panel
@@ -144,15 +147,10 @@ class MlcDefaultPipeline(NamedPipeline):
                 f" vnni-bits={vnni}" if vnni else "",
                 self.threads,
                 ("" if self.approx_math else " approx-math=false")
-                + (" vector-ldexp=true" if self._vector_ldexp() else "")
+                + (" vector-ldexp=true" if self.approx_math and ldexp else "")
                 + ("" if self.omp_schedule == "static" else f" schedule={self.omp_schedule}"),
             ),
         )
-
-    def _vector_ldexp(self) -> bool:
-        if self.vector_ldexp is None:
-            return self.approx_math and has_vector_ldexp(host_features())
-        return self.approx_math and self.vector_ldexp
 
     def expand(self) -> str:
         return ",".join(self.stages())

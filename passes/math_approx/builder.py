@@ -160,15 +160,18 @@ class Builder:
         """2**n for integer n in the normal exponent range, built from the exponent bits."""
         return self.from_bits(self.shl(self.iadd(n, self.exponent_bias), self.mantissa_bits))
 
-    def scale_by_pow2(self, y: ir.Value, n: ir.Value) -> ir.Value:
+    def scale_by_pow2(self, y: ir.Value, n: ir.Value, normal: bool = False) -> ir.Value:
         """y * 2**n rounded once, for integer n in [-150, 128] (results overflow to inf and
         underflow through the denormals as a correctly rounded product would). Without
-        vector_ldexp, 2**n is built from exponent bits in two normal halves."""
+        vector_ldexp, 2**n is built from exponent bits: in two normal halves, or in one when
+        the caller knows 2**n is `normal` (n in [-126, 127])."""
         t = self.ftype
         lanes = ir.VectorType(t).shape if isinstance(t, ir.VectorType) else []
         if self.vector_ldexp and self.width == 32 and len(lanes) <= 1:  # LLVM vectors: 1-D
             suffix = f"v{lanes[0]}f32.v{lanes[0]}i32" if lanes else "f32.i32"
             return llvm.call_intrinsic(t, f"llvm.ldexp.{suffix}", [y, n], [], [])
+        if normal:
+            return self.mul(y, self.pow2(n))
         half = self.ashr(n, 1)
         return self.mul(self.mul(y, self.pow2(half)), self.pow2(self.isub(n, half)))
 

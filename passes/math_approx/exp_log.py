@@ -51,7 +51,7 @@ def exp_nonpositive(b: Builder, x: ir.Value) -> ir.Value:
     no clamps; results below FLT_MIN (x < -87.34) are flushed to +0. Positive x gives
     unspecified values. 5 of exp's ~21 operations fewer."""
     q, _, k = expm1_kernel(b, x)
-    y = b.scale_by_pow2(b.add(q, 1.0), k) if b.vector_ldexp else b.mul(b.add(q, 1.0), b.pow2(k))
+    y = b.scale_by_pow2(b.add(q, 1.0), k, normal=True)  # k in [-126, 0] where y is kept
     return b.select(b.cmp("olt", x, LN_FLT_MIN), 0.0, y)  # NaN compares false: stays NaN
 
 

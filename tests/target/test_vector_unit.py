@@ -38,6 +38,7 @@ def test_vector_ldexp_only_where_it_is_one_instruction() -> None:
     the pipeline for a target turns it on for AVX-512 targets only."""
     assert has_vector_ldexp(frozenset({"avx2", "fma", "avx512f", "avx512vl"}))
     assert not has_vector_ldexp(frozenset({"avx2", "fma"}))
+    assert not has_vector_ldexp(frozenset({"avx2", "fma", "avx512f"}))  # no VL: not our AVX-512
     zen4 = TargetInfo("x86_64-unknown-linux-gnu", "znver4", ("avx2", "avx512f", "avx512vl", "fma"))
     zen3 = TargetInfo("x86_64-unknown-linux-gnu", "znver3", ("avx2", "fma"))
     assert (
