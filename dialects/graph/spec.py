@@ -11,6 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .symbolic import Dim
+
 AttrKind = Literal["ints", "int", "float", "floats", "str", "strs", "any"]
 FusionKind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
 """What an op may fuse with (TVM's pattern kinds): `compute` (conv, matmul, pool) and `reduce`
@@ -37,9 +39,10 @@ class ShapeError(ValueError):
 
 @dataclass(frozen=True)
 class TensorT:
-    """A ranked tensor type as plain data: static shape and MLIR element type name (`f32`, `i1`)."""
+    """A ranked tensor type as plain data: its shape (ints, or `symbolic.Dim`s for sizes known
+    at run time) and MLIR element type name (`f32`, `i1`)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | Dim, ...]
     dtype: str
 
     @property
@@ -47,15 +50,22 @@ class TensorT:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        n = 1
+    def size(self) -> int | Dim:
+        n: int | Dim = 1
         for d in self.shape:
             n *= d
         return n
 
+    @property
+    def is_static(self) -> bool:
+        return not any(isinstance(d, Dim) for d in self.shape)
+
     def __str__(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
-        return f"tensor<{dims}{self.dtype}>"
+        dims = "".join(f"{'?' if isinstance(d, Dim) else d}x" for d in self.shape)
+        if self.is_static:
+            return f"tensor<{dims}{self.dtype}>"
+        names = ", ".join(f'"{d}"' if isinstance(d, Dim) else str(d) for d in self.shape)
+        return f"tensor<{dims}{self.dtype}, [{names}]>"
 
 
 @dataclass(frozen=True)

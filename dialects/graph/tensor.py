@@ -16,6 +16,7 @@ from .spec import (
     norm_axis,
     register,
 )
+from .symbolic import Dim, floordiv, maximum, minimum
 
 
 def _x(ins: list[TensorT | None]) -> TensorT:
@@ -47,10 +48,22 @@ def infer_transpose(ins: list[TensorT | None], attrs: dict[str, object]) -> list
     return [TensorT(tuple(x.shape[p] for p in perm), x.dtype)]
 
 
-def slice_extent(dim: int, start: int, end: int, step: int) -> int:
-    """Number of elements of `range(start, end, step)` after ONNX clamping of a static dim."""
+def slice_extent(dim: int | Dim, start: int, end: int, step: int) -> int | Dim:
+    """Number of elements of `range(start, end, step)` after ONNX clamping of the dim."""
     need(step != 0, "slice step must not be 0")
-    return len(range(*slice(start, end, step).indices(dim)))
+    if not isinstance(dim, Dim):
+        return len(range(*slice(start, end, step).indices(dim)))
+    # Python's slice.indices, on a size known at run time; |bounds| >= 2**62 mean "the end".
+    lo, hi = (0, dim) if step > 0 else (-1, dim - 1)
+
+    def clamp(i: int) -> int | Dim:
+        if abs(i) >= 2**62:
+            return hi if i > 0 else lo
+        return maximum(i + dim, lo) if i < 0 else minimum(i, hi)
+
+    first, last = clamp(start), clamp(end)
+    span = last - first if step > 0 else first - last
+    return maximum(floordiv(span + abs(step) - 1, abs(step)), 0)
 
 
 def infer_slice(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:

@@ -12,6 +12,7 @@ from mlc.errors import DiagnosticError
 from ..attrs import from_attr, param_name, tensor_t
 from ..walk import ops_named
 from .spec import OPS, OpSpec, ShapeError
+from .symbolic import UndecidableError
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
@@ -31,7 +32,10 @@ def check_op(op: ir.Operation) -> str | None:
     types = [tensor_t(v.type) for v in op.operands]
     for i, (v, t) in enumerate(zip(op.operands, types)):
         if t is None:
-            return f"operand #{i} must be a statically shaped ranked tensor, got {v.type}"
+            return (
+                f"operand #{i} must be a ranked tensor whose dynamic dims are named "
+                f'(tensor<?x4xf32, ["n", 4]>), got {v.type}'
+            )
     attrs: dict[str, object] = {}
     for a in spec.attrs:
         attr = op.attributes[a.name]
@@ -44,8 +48,13 @@ def check_op(op: ir.Operation) -> str | None:
         return _check_constant(op)
     try:
         inferred = spec.infer(types, attrs)  # type: ignore[arg-type]
-    except ShapeError as e:
+    except (ShapeError, UndecidableError) as e:
         return str(e)
+    except (TypeError, ValueError, ArithmeticError) as e:
+        if all(t is not None and t.is_static for t in types):
+            raise
+        # a shape rule written for static sizes met a symbolic one
+        return f"its shape rule does not handle symbolic dims yet ({type(e).__name__}: {e})"
     actual = [tensor_t(r.type) for r in op.results]
     for i, (want, got) in enumerate(zip(inferred, actual)):
         if want != got:
