@@ -20,6 +20,19 @@ def to_attr(kind: AttrKind, value: object) -> ir.Attribute:
     if kind == "ints":
         assert isinstance(value, Sequence), value
         return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+    if kind == "dims":
+        assert isinstance(value, Sequence), value
+        if all(not isinstance(v, (symbolic.Dim, str)) for v in value):
+            return ir.DenseI64ArrayAttr.get([int(v) for v in value])
+        i64 = ir.IntegerType.get_signless(64)
+        return ir.ArrayAttr.get(
+            [
+                ir.IntegerAttr.get(i64, int(v))
+                if not isinstance(v, (symbolic.Dim, str))
+                else ir.StringAttr.get(str(v))
+                for v in value
+            ]
+        )
     if kind == "int":
         return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(value))  # type: ignore[arg-type]
     if kind == "float":

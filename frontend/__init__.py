@@ -30,6 +30,7 @@ def from_onnx(
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,
+    symbolic_dims: bool = False,
 ) -> tuple[ir.Module, dict[str, np.ndarray]]:
     """Import an ONNX model (path or `onnx.ModelProto`) into the graph dialect.
 
@@ -39,7 +40,7 @@ def from_onnx(
     _require_onnx()
     from mlc.frontend.onnx.importer import from_onnx as _from_onnx
 
-    return _from_onnx(model, shape_dict, dtype, context=context)
+    return _from_onnx(model, shape_dict, dtype, context=context, symbolic_dims=symbolic_dims)
 
 
 def import_model_files(

@@ -197,6 +197,10 @@ def floordiv(a: int | Dim, b: int | Dim) -> int | Dim:
             raise ZeroDivisionError(f"{a} // 0")
         if all(c % b == 0 for _, c in a.terms):  # type: ignore[union-attr]
             return Dim._make({m: c // b for m, c in a.terms})  # type: ignore[union-attr]
+        inner = _lone_op(a)
+        if b > 0 and inner is not None and inner.kind == "//" and isinstance(inner.b, int):
+            if inner.b > 0:  # (x // k) // b == x // (k * b) for positive k and b
+                return floordiv(inner.a, inner.b * b)
     elif a == b:
         return 1
     else:
@@ -204,6 +208,15 @@ def floordiv(a: int | Dim, b: int | Dim) -> int | Dim:
         if q is not None:
             return q
     return Dim(((((Op("//", a, b), 1),), 1),))
+
+
+def _lone_op(x: int | Dim) -> Op | None:
+    """The opaque atom `x` is, if `x` is exactly one (coefficient 1, power 1)."""
+    if isinstance(x, Dim) and len(x.terms) == 1:
+        ((m, c),) = x.terms
+        if c == 1 and len(m) == 1 and m[0][1] == 1 and isinstance(m[0][0], Op):
+            return m[0][0]
+    return None
 
 
 def mod(a: int | Dim, b: int | Dim) -> int | Dim:
@@ -337,6 +350,44 @@ def compare(a: int | Dim, op: str, b: int | Dim) -> bool:
     )
 
 
+# -- equalities assumed at compile time, checked at run time -------------------------------------
+
+_CHECKS: contextvars.ContextVar[list[tuple[int | Dim, int | Dim]] | None] = contextvars.ContextVar(
+    "mlc_dim_checks", default=None
+)
+
+
+@contextlib.contextmanager
+def collect_checks() -> Iterator[list[tuple[int | Dim, int | Dim]]]:
+    """Collect the equalities `unify` assumes within the block (for the run-time checks)."""
+    checks: list[tuple[int | Dim, int | Dim]] = []
+    token = _CHECKS.set(checks)
+    try:
+        yield checks
+    finally:
+        _CHECKS.reset(token)
+
+
+def unify(dims: set[int | Dim]) -> int | Dim | None:
+    """One size standing for all of `dims`, which a shape rule needs equal (broadcasting):
+    the simplest of them, each other one recorded as a run-time check of equality with it
+    (`min(512, seq)` and `seq` are equal when seq <= 512). None when two cannot be equal."""
+    chosen = min(dims, key=lambda d: (isinstance(d, Dim), _complexity(d), str(d)))
+    for d in dims:
+        if d != chosen:
+            lo, hi = interval(d - chosen)
+            if lo > 0 or hi < 0:
+                return None
+            checks = _CHECKS.get()
+            if checks is not None and (d, chosen) not in checks:
+                checks.append((d, chosen))
+    return chosen
+
+
+def _complexity(d: int | Dim) -> int:
+    return 0 if not isinstance(d, Dim) else len(str(d))
+
+
 # -- values and text -----------------------------------------------------------------------------
 
 
@@ -413,6 +464,7 @@ __all__ = [
     "Dim",
     "UndecidableError",
     "assume",
+    "collect_checks",
     "compare",
     "evaluate",
     "floordiv",
@@ -424,4 +476,5 @@ __all__ = [
     "mod",
     "parse",
     "sym",
+    "unify",
 ]

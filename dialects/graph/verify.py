@@ -13,6 +13,7 @@ from ..attrs import from_attr, param_name, tensor_t
 from ..walk import ops_named
 from .spec import OPS, OpSpec, ShapeError
 from .symbolic import UndecidableError
+from .symbolic import parse as parse_dim
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
@@ -39,6 +40,11 @@ def check_op(op: ir.Operation) -> str | None:
     attrs: dict[str, object] = {}
     for a in spec.attrs:
         attr = op.attributes[a.name]
+        if a.kind == "dims" and not _is_dims(attr):
+            return (
+                f"attribute '{a.name}' must be array<i64: ...> or an array of integers and "
+                f'size expressions (["batch*seq", 64]), got {attr}'
+            )
         if a.kind in _KIND_CLASSES:
             cls, what = _KIND_CLASSES[a.kind]
             if not isinstance(attr, cls):
@@ -63,6 +69,22 @@ def check_op(op: ir.Operation) -> str | None:
                 f"give {want}"
             )
     return None
+
+
+def _is_dims(attr: ir.Attribute) -> bool:
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return True
+    if not isinstance(attr, ir.ArrayAttr):
+        return False
+    for entry in attr:
+        if isinstance(entry, ir.StringAttr):
+            try:
+                parse_dim(entry.value)
+            except ValueError:
+                return False
+        elif not isinstance(entry, ir.IntegerAttr):
+            return False
+    return True
 
 
 def _check_constant(op: ir.Operation) -> str | None:

@@ -84,6 +84,7 @@ def test_normal_form_and_static_results() -> None:
     assert s != 1 and 1 != s and s != "seq"  # a symbol is never a particular size
     assert len({s, s * 1, s + 0, b}) == 2
     assert str((s + 1) // 2 + b * s) == "batch*seq + (seq + 1) // 2"
+    assert (s - 1) // 2 // 2 // 2 + 1 == (s - 1) // 8 + 1  # nested halvings of a conv net
     assert free_symbols(maximum(b, s) + (s % 4)) == {"batch", "seq"}
     assert isinstance(b, Dim) and not isinstance(b * 0, Dim)
 

@@ -25,7 +25,7 @@ NOT_YET = {
     "avg_pool2d", "conv_nd", "lp_pool_nd", "max_pool2d", "max_pool_indices", "max_pool_nd",
     "max_unpool",
     # a static attribute (target shape, group count, block size) meets the symbolic size
-    "reshape", "expand", "group_norm", "col2im", "gru_recurrence",
+    "reshape", "group_norm", "col2im", "gru_recurrence",
     # the lit instance ties a layout block or coordinate count to the symbolized size
     "conv2d", "deform_im2col", "roi_align",
 }  # fmt: skip

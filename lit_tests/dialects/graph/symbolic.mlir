@@ -23,3 +23,19 @@ func.func @kv_cache(%past: tensor<1x?x64xf32, [1, "past", 64]>, %new: tensor<1x?
   %r = "graph.relu"(%c) : (tensor<1x?x64xf32, [1, "past + seq", 64]>) -> tensor<1x?x64xf32, [1, "past + seq", 64]>
   return %r : tensor<1x?x64xf32, [1, "past + seq", 64]>
 }
+
+// -----
+
+// Sizes read as data: position ids as a range of run-time length, a length as a vector.
+// CHECK-LABEL: func.func @positions
+// CHECK: "graph.range"(%{{.*}}, %{{.*}}) {size = ["seq"]} : (tensor<i64>, tensor<i64>) -> tensor<?xi64, ["seq"]>
+// CHECK: "graph.dim_values"() {values = ["batch*seq", 4]} : () -> tensor<2xi64>
+// CHECK: "graph.reshape"(%{{.*}}) {shape = ["batch*seq", 4]} : (tensor<?x?x4xf32, ["batch", "seq", 4]>) -> tensor<?x4xf32, ["batch*seq", 4]>
+func.func @positions(%x: tensor<?x?x4xf32, ["batch", "seq", 4]>) -> (tensor<?xi64, ["seq"]>, tensor<2xi64>, tensor<?x4xf32, ["batch*seq", 4]>) {
+  %start = "graph.constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %step = "graph.constant"() {value = dense<1> : tensor<i64>} : () -> tensor<i64>
+  %pos = "graph.range"(%start, %step) {size = ["seq"]} : (tensor<i64>, tensor<i64>) -> tensor<?xi64, ["seq"]>
+  %n = "graph.dim_values"() {values = ["batch*seq", 4]} : () -> tensor<2xi64>
+  %flat = "graph.reshape"(%x) {shape = ["batch*seq", 4]} : (tensor<?x?x4xf32, ["batch", "seq", 4]>) -> tensor<?x4xf32, ["batch*seq", 4]>
+  return %pos, %n, %flat : tensor<?xi64, ["seq"]>, tensor<2xi64>, tensor<?x4xf32, ["batch*seq", 4]>
+}
