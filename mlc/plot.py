@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from mlc.runtime.profile import Profile
 
 MAX_BARS = 40
-"""Kernel calls drawn in a profile (the slowest; the rest summed in one bar)."""
+"""Kernel calls drawn in a profile (the slowest; the title sums the rest)."""
 LABEL_CHARS = 44
 
 
@@ -61,10 +61,6 @@ def plot_profile(
     labels = [_label(k.call.nodes, k.call.kernel) for k in shown]
     values = [k.ms for k in shown]
     kinds = [k.call.anchor for k in shown]
-    if rest:
-        labels.append(f"{len(rest)} other kernel calls")
-        values.append(sum(k.ms for k in rest))
-        kinds.append("other")
     palette = plt.get_cmap("tab10")
     order = list(dict.fromkeys(kinds))
     colours = {kind: palette(i % 10) for i, kind in enumerate(order)}
@@ -81,6 +77,8 @@ def plot_profile(
         f"{len(kernels)} kernel calls, {profile.kernel_ms:.3g} ms of a {profile.run_ms:.3g} ms "
         f"run, {profile.threads} thread(s)"
     )
+    if rest:  # a bar of their sum would dwarf the others
+        subtitle += f"; {len(rest)} faster calls not drawn: {sum(k.ms for k in rest):.3g} ms"
     ax.set_title(f"{title}\n{subtitle}", fontsize=10)
     fig.tight_layout()
     return _save(plt, fig, path, title)
