@@ -114,6 +114,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="records of other runs to warm-start the cost model (repeatable)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    p.add_argument(
+        "--plot",
+        type=pathlib.Path,
+        metavar="PNG",
+        help="draw best-so-far GFLOP/s per task against trials and wall time to this PNG",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(drive=drive)
 
@@ -128,6 +134,11 @@ def drive(args: argparse.Namespace) -> int:
     check_output_file(args.output, "output (-o)")
     for prior in args.prior_records:
         check_input_file(prior, "--prior-records")
+    if args.plot is not None:
+        from mlc.plot import require_matplotlib
+
+        require_matplotlib()  # before the tuning, not after it
+        check_output_file(args.plot, "plot (--plot)")
     options = TuneModelOptions(
         target=args.target,
         threads=args.threads,
@@ -162,6 +173,13 @@ def drive(args: argparse.Namespace) -> int:
         )
     for problem in report.tuning.problems:
         sys.stderr.write(f"mlc tune: warning: {problem}; the line was left alone\n")
+    if args.plot is not None:
+        from mlc.plot import plot_tuning, tuning_curves
+        from mlc.tuner.records import read_records
+
+        tasks = [r.task for r in report.tuning.tasks]
+        curves = tuning_curves(read_records(args.output).records, tasks)
+        plot_tuning(curves, args.plot, title=f"mlc tune: {args.model.name}")
     if args.json:
         out.write(json.dumps(report_dict(report, args.output), indent=2) + "\n")
     else:

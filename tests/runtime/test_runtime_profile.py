@@ -6,18 +6,16 @@ from __future__ import annotations
 import builtins
 import json
 import pathlib
-import struct
 
 import numpy as np
 import pytest
 
 import mlc
 from helpers.cli import conv_model
+from helpers.png import png_info
 from mlc.driver import _main
 from mlc.errors import MissingDependencyError, MlcError
 from mlc.runtime import GraphModule, load_module
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
 def _reference(x: np.ndarray, w: np.ndarray) -> np.ndarray:
@@ -93,26 +91,10 @@ def test_profile_flags_need_profile(packages, tmp_path, capsys) -> None:
     assert "only apply with --profile" in capsys.readouterr().err
 
 
-def _png_title(path: pathlib.Path) -> tuple[int, int, str | None]:
-    """Width, height and the tEXt 'Title' of a PNG, read chunk by chunk."""
-    data = path.read_bytes()
-    assert data[:8] == PNG_SIGNATURE
-    pos, size, title = 8, (0, 0), None
-    while pos < len(data):
-        (length,) = struct.unpack(">I", data[pos : pos + 4])
-        kind, body = data[pos + 4 : pos + 8], data[pos + 8 : pos + 8 + length]
-        if kind == b"IHDR":
-            size = struct.unpack(">II", body[:8])
-        elif kind == b"tEXt" and body.startswith(b"Title\0"):
-            title = body[6:].decode("latin-1")
-        pos += 12 + length
-    return size[0], size[1], title
-
-
 def test_profile_plot_is_a_titled_png(packages, tmp_path) -> None:
     png = tmp_path / "profile.png"
     assert _main(["-q", "run", str(packages[0]), "--profile", "--plot", str(png)]) == 0
-    width, height, title = _png_title(png)
+    width, height, title = png_info(png)
     assert 400 <= width <= 3000 and 100 <= height <= 3000
     assert title == "mlc profile: timed.tar"
 
