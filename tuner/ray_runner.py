@@ -21,6 +21,9 @@ from __future__ import annotations
 import atexit
 import dataclasses
 import os
+import pathlib
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -66,6 +69,39 @@ class RemoteTask:
 
 
 _NODE_RUNNERS: dict[MeasureOptions, LocalRunner] = {}
+NODE_DIR_PREFIX = "mlc-ray-node-"
+
+
+def _node_dir() -> pathlib.Path:
+    """This Ray worker's working folder, `mlc-ray-node-<pid>` in the temporary folder."""
+    sweep_node_dirs()
+    return pathlib.Path(tempfile.gettempdir()) / f"{NODE_DIR_PREFIX}{os.getpid()}"
+
+
+def sweep_node_dirs(wait: float = 0.0) -> None:
+    """Remove the folders of Ray workers no longer alive (after up to `wait` seconds for them
+    to exit): Ray ends its workers without running atexit handlers, so the next worker on the
+    machine, or the runner that stopped a local Ray instance, cleans up after them."""
+    tmp = pathlib.Path(tempfile.gettempdir())
+    end = time.monotonic() + wait
+    for old in tmp.glob(NODE_DIR_PREFIX + "*"):
+        pid = old.name.removeprefix(NODE_DIR_PREFIX)
+        if not pid.isdigit():
+            continue
+        while _alive(int(pid)) and time.monotonic() < end:
+            time.sleep(0.1)
+        if not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def measure_on_node(
@@ -74,8 +110,11 @@ def measure_on_node(
     """Runs in a Ray worker: build and time one candidate with this process's LocalRunner."""
     runner = _NODE_RUNNERS.get(options)
     if runner is None:
-        runner = _NODE_RUNNERS[options] = LocalRunner(dataclasses.replace(options, parallel=1))
+        workdir = _node_dir() / str(len(_NODE_RUNNERS))
+        runner = LocalRunner(dataclasses.replace(options, parallel=1), str(workdir))
+        _NODE_RUNNERS[options] = runner
         atexit.register(runner.close)
+        atexit.register(shutil.rmtree, workdir, True)
     result = runner.measure_alone(task, cand, default)  # type: ignore[arg-type]
     return dataclasses.replace(result, target=host_target())
 
@@ -178,4 +217,5 @@ class RayRunner(Runner):
     def close(self) -> None:
         if self._started and self.ray.is_initialized():
             self.ray.shutdown()
+            sweep_node_dirs(wait=5.0)
         self._started = False
