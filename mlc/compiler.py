@@ -222,6 +222,11 @@ def compile_model(
     lib = build(
         module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics
     )
+    if options.profile and not is_mlir:
+        from mlc.contract import with_op_types
+        from mlc.frontend import node_op_types
+
+        lib = replace(lib, manifest=with_op_types(lib.manifest, node_op_types(model)))
     _write_outputs(lib, output)
     return lib
 

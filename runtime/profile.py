@@ -2,7 +2,7 @@
 `mlc compile --profile`), taken inside real runs, mapped to the ONNX nodes each kernel runs.
 
     profile = GraphModule(load_module("model.tar")).profile(number=10)
-    print(profile.table())               # kernel, ONNX nodes, ops, ms, %, GFLOP/s, % of peak
+    print(profile.table())               # kernel, ONNX nodes, op types, ms, %, GFLOP/s, % of peak
 
 The timers are read through `<entry>_profile` (see `mlc.contract.PROFILE_KEY`); the whole run
 is timed around the same calls, so `kernel_ms / run_ms` says how much of the run the kernels
@@ -71,6 +71,7 @@ class Profile:
                     "kernel": k.call.kernel,
                     "nodes": list(k.call.nodes),
                     "ops": list(k.call.ops),
+                    "op_types": list(k.call.op_types),
                     "anchor": k.call.anchor,
                     "ms": k.ms,
                     "percent": self.share(k),
@@ -84,7 +85,7 @@ class Profile:
 
     def table(self, top: int | None = None) -> str:
         """The kernels, slowest first (`top` of them), then the sums."""
-        rows = [("kernel", "ONNX nodes", "ops", "ms", "%", "GFLOP/s", "% peak")]
+        rows = [("kernel", "ONNX nodes", "op types", "ms", "%", "GFLOP/s", "% peak")]
         for k in self.slowest()[:top]:
             nodes = ", ".join(k.call.nodes)
             if len(nodes) > ROW_NODES:
@@ -94,7 +95,7 @@ class Profile:
                 (
                     k.call.kernel,
                     nodes,
-                    "+".join(k.call.ops),
+                    "+".join(k.call.op_types or k.call.ops),
                     f"{k.ms:.4f}",
                     f"{self.share(k):.1f}",
                     f"{k.gflops:.1f}" if k.call.flops else "-",

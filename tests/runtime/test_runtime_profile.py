@@ -53,6 +53,7 @@ def test_profile_names_the_onnx_nodes_and_keeps_the_results(model, packages) -> 
     assert len(conv) == 1
     assert conv[0].call.nodes == ("conv0", "relu0") and conv[0].call.ops == ("conv2d", "relu")
     assert conv[0].call.flops >= 2 * 8 * 8 * 8 * 27  # a multiply-add per tap and output
+    assert conv[0].call.op_types == ()  # only `mlc compile` has the model to name them
     assert all(k.ms >= 0 for k in profile.kernels) and conv[0].ms > 0
     assert 0 < profile.kernel_ms <= profile.run_ms
     assert abs(sum(profile.share(k) for k in profile.kernels) - 100) < 1e-6
@@ -77,13 +78,14 @@ def test_profile_without_timers_says_how_to_get_them(packages, capsys) -> None:
 def test_run_profile_table_and_json(packages, capsys) -> None:
     assert _main(["run", str(packages[0]), "--profile", "--profile-runs", "3"]) == 0
     out = capsys.readouterr().out
-    assert "ONNX nodes" in out and "conv0, relu0" in out and "conv2d+relu" in out
+    assert "ONNX nodes" in out and "conv0, relu0" in out and "Conv+Relu" in out
     assert "mean of 3 runs" in out
     assert _main(["run", str(packages[0]), "--profile", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)["profile"]
     assert doc["runs"] == 10 and doc["kernel_ms"] <= doc["run_ms"]
     (conv,) = [k for k in doc["kernels"] if k["anchor"] == "conv2d"]
     assert conv["nodes"] == ["conv0", "relu0"] and conv["gflops"] > 0
+    assert conv["op_types"] == ["Conv", "Relu"] and conv["ops"] == ["conv2d", "relu"]
 
 
 def test_profile_flags_need_profile(packages, tmp_path, capsys) -> None:
