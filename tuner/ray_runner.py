@@ -23,6 +23,7 @@ import dataclasses
 import os
 import pathlib
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -119,6 +120,18 @@ def measure_on_node(
     return dataclasses.replace(result, target=host_target())
 
 
+LOOPBACK_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray binds a node to the host's routable address unless this is 0 (as on a laptop); read
+when ray is imported."""
+
+
+def loopback_only() -> None:
+    """Make a local Ray instance started in this process listen on 127.0.0.1 only (before ray
+    is imported; an instance for this machine alone has no business on the network)."""
+    if "ray" not in sys.modules:
+        os.environ.setdefault(LOOPBACK_ENV, "0")
+
+
 def import_ray() -> Any:
     try:
         import ray
@@ -140,6 +153,8 @@ class RayRunner(Runner):
         measure_fn: Callable[..., MeasureResult] = measure_on_node,
     ) -> None:
         self.options = options or MeasureOptions()
+        if address is None:
+            loopback_only()
         self.ray = ray = import_ray()
         self._started = False
         if not ray.is_initialized():

@@ -19,12 +19,19 @@ from helpers.tuner_models import dense_net, save
 from mlc.driver import _main
 from mlc.frontend import from_onnx
 from mlc.tuner.measure import MeasureOptions
-from mlc.tuner.ray_runner import NODE_DIR_PREFIX, RayRunner, measure_on_node, sweep_node_dirs
+from mlc.tuner.ray_runner import (
+    NODE_DIR_PREFIX,
+    RayRunner,
+    loopback_only,
+    measure_on_node,
+    sweep_node_dirs,
+)
 from mlc.tuner.records import read_records
 from mlc.tuner.runner import MeasureResult
 from mlc.tuner.task import extract_tasks
 from mlc.tuner.tune import TuneOptions, tune
 
+loopback_only()  # before ray is imported
 ray = pytest.importorskip("ray")
 pytest.importorskip("xgboost")
 FAST = ["--repeat", "1", "--min-repeat-ms", "0"]
@@ -39,8 +46,8 @@ def local_ray() -> Iterator[None]:
         include_dashboard=False,
         log_to_driver=False,
         configure_logging=False,
-        _node_ip_address="127.0.0.1",
     )
+    assert {n["NodeManagerAddress"] for n in ray.nodes()} == {"127.0.0.1"}
     # Functions of this module run in Ray workers, which cannot import it by name.
     ray.cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
