@@ -1,4 +1,15 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-fuse,graph-to-tp,tp-profile)' | FileCheck %s
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-fuse,graph-to-tp,tp-profile,tp-profile)' | FileCheck %s --check-prefix=TWICE
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-profile)' 2>&1 | FileCheck %s --check-prefix=BEFORE
+
+// Before graph-to-tp there is no entry to instrument.
+// BEFORE: error: tp-profile: the module has no mlc.manifest (run it after graph-to-tp)
+
+// A second run leaves an instrumented module alone.
+// TWICE: llvm.func @clock_gettime
+// TWICE-NOT: llvm.func @clock_gettime
+// TWICE-COUNT-4: call @__mlc_profile_clock()
+// TWICE-NOT: call @__mlc_profile_clock()
 
 // Every kernel call of mlc_main is bracketed by two clock reads whose difference is added to
 // the call's counter; the last counter counts runs. mlc_main_profile copies the counters out
