@@ -78,10 +78,13 @@ def block_flops(view: BlockView) -> int:
 
 def node_names(loc: ir.Location) -> list[str]:
     """The names in a (possibly fused) location: the ONNX node names the frontend gave."""
-    text = str(loc)
-    return [
-        bytes(m, "utf-8").decode("unicode_escape") for m in re.findall(r'"((?:[^"\\]|\\.)*)"', text)
-    ]
+    if loc.is_a_name():
+        return [loc.name_str]
+    if loc.is_a_fused():
+        return [name for inner in loc.locations for name in node_names(inner)]
+    if loc.is_a_callsite():
+        return node_names(loc.callee)
+    return []
 
 
 def graph_ops(kernel: str) -> list[str]:
