@@ -67,6 +67,8 @@ class BuildOptions:
     entry_name: str | None = None
     """The model's entry symbol (default `mlc_main`; `compile_model` derives one from the
     model's name): distinct names let several models link into one program."""
+    profile: bool = False
+    """Compile kernel timers in (mlc-default's profile): `GraphModule.profile()` reads them."""
 
     def __post_init__(self) -> None:
         check_target(self.target)
@@ -77,6 +79,12 @@ class BuildOptions:
                 f"--threads {self.threads} configures the default pipeline, which "
                 "--pass-pipeline replaces; set it in your pipeline instead: "
                 f"builtin.module(mlc-default{{threads={self.threads}}})"
+            )
+        if self.pipeline and self.profile:
+            raise MlcError(
+                "--profile configures the default pipeline, which --pass-pipeline replaces; "
+                "add tp-profile after graph-to-tp's scheduling passes, or "
+                "mlc-default{profile=true}, to your pipeline instead"
             )
         if self.pipeline and self.tuning_records:
             raise MlcError(
@@ -97,7 +105,10 @@ class BuildOptions:
         from mlc.target import host_target
 
         default = MlcDefaultPipeline.for_target(
-            host_target(), threads=self.threads or 1, records=self.tuning_records or ""
+            host_target(),
+            threads=self.threads or 1,
+            records=self.tuning_records or "",
+            profile=self.profile,
         )
         return f"builtin.module({default})"
 
@@ -211,6 +222,11 @@ def compile_model(
     lib = build(
         module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics
     )
+    if options.profile and not is_mlir:
+        from mlc.contract import with_op_types
+        from mlc.frontend import node_op_types
+
+        lib = replace(lib, manifest=with_op_types(lib.manifest, node_op_types(model)))
     _write_outputs(lib, output)
     return lib
 

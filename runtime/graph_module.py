@@ -5,6 +5,7 @@
     gm.run()                             # or gm.run(data=x)
     y = gm.get_output(0)                 # a copy; later runs do not change it
     print(gm.benchmark(number=10, repeat=20))
+    print(gm.profile(number=10).table())  # compiled with kernel timers (profile=True)
 
 Buffers are allocated once per GraphModule: the params blob (packed from the params table at
 the manifest's offsets), the workspace blob, one buffer per input and per output, all 64-byte
@@ -14,16 +15,21 @@ foreign call; the GraphModule owns every array a descriptor points to.
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 from mlir.runtime import get_ranked_memref_descriptor
 
-from mlc.contract import ALIGNMENT, Manifest, TensorSpec
-from mlc.errors import RuntimeInputError
+from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
+from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 from mlc.runtime.module import RuntimeModule
+
+if TYPE_CHECKING:
+    from mlc.runtime.profile import Profile
 
 
 class TensorInfo(NamedTuple):
@@ -242,3 +248,46 @@ class GraphModule:
             np.copyto(buf, src)
         self._call()
         return [buf.copy() for buf in self._outputs]
+
+    def profile(self, *, number: int = 10, warmup: int = 1) -> Profile:
+        """Run `number` times after `warmup` untimed runs, reading the kernel timers compiled
+        into the module (`mlc.build(..., profile=True)`, `mlc compile --profile`): the mean
+        time of every kernel call, with the ONNX nodes it runs, and of the whole run."""
+        from mlc.runtime.profile import KernelTime, Profile, threads_of
+        from mlc.target import peak_gflops
+
+        calls = profiled_calls(self.manifest)
+        if calls is None:
+            raise MlcError(
+                "the module was compiled without kernel timers: compile it with "
+                "`mlc compile --profile` (or mlc.build(..., profile=True)) to profile it"
+            )
+        if number < 1 or warmup < 0:
+            raise MlcError(f"profile needs number >= 1 and warmup >= 0, got {number}, {warmup}")
+        self._require_inputs()
+        counters = aligned_empty((len(calls) + 1,), np.int64)
+        reader = dataclasses.replace(  # type: ignore[type-var]
+            self.module.entry, name=profile_symbol(self.manifest.entry)
+        )
+        read = reader.bind([get_ranked_memref_descriptor(counters)])
+        for _ in range(warmup):
+            self._call()
+        read()  # zeroes the counters
+        start = time.perf_counter()
+        for _ in range(number):
+            self._call()
+        seconds = time.perf_counter() - start
+        read()
+        runs = int(counters[-1])
+        if runs != number:
+            raise MlcError(f"the kernel timers counted {runs} runs, not {number}: a bug in mlc")
+        threads = threads_of(self.manifest)
+        return Profile(
+            kernels=tuple(
+                KernelTime(c, float(ns) / runs / 1e6) for c, ns in zip(calls, counters[:-1])
+            ),
+            runs=runs,
+            run_ms=seconds / runs * 1e3,
+            threads=threads,
+            peak_gflops=peak_gflops(threads),
+        )

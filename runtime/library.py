@@ -34,6 +34,7 @@ from mlc.contract import (
     buffer_element_types,
     is_c_identifier,
     params_digest,
+    profile_symbol,
 )
 from mlc.errors import MlcError, ToolError
 from mlc.files import atomic_output
@@ -292,7 +293,11 @@ def rename_entry(module: ir.Module, old: str, new: str) -> None:
     for name in (new, CIFACE_PREFIX + new):
         if name in funcs:
             raise MlcError(f"entry name '{new}' clashes with the module's function @{name}")
-    for before, after in ((old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)):
+    pairs = [(old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)]
+    if profile_symbol(old) in funcs:  # compiled with kernel timers: their reader follows
+        pairs += [(profile_symbol(old), profile_symbol(new))]
+        pairs += [(CIFACE_PREFIX + profile_symbol(old), CIFACE_PREFIX + profile_symbol(new))]
+    for before, after in pairs:
         for op in module.body.operations:
             attrs = op.operation.attributes
             if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == before:

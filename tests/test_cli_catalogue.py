@@ -108,6 +108,8 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc", ["run", "m.tar", "--print-time", "--repeat", "0"], "--repeat"),
     ("mlc", ["run", "m.tar", "--verify-atol", "0.1"], "--verify-atol"),
     ("mlc", ["run", "m.tar", "--fill-mode", "sevens"], "--fill-mode"),
+    ("mlc", ["run", "m.tar", "--profile"], "mlc compile --profile"),
+    ("mlc", ["run", "m.tar", "--profile-runs", "3"], "--profile-runs"),
     ("mlc", ["run", "m.tar", "--fill-mode", "ones", "--seed", "1"], "--seed"),
     (
         "mlc",

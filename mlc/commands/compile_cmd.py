@@ -75,6 +75,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "several models link into one program",
     )
     p.add_argument(
+        "--profile",
+        action="store_true",
+        help="compile per-kernel timers in, for `mlc run --profile` (the default pipeline)",
+    )
+    p.add_argument(
         "--save-temps",
         type=pathlib.Path,
         metavar="DIR",
@@ -98,6 +103,7 @@ def drive(args: argparse.Namespace) -> int:
         save_temps=str(args.save_temps) if args.save_temps else None,
         print_ir_after_all=args.print_ir_after_all,
         entry_name=args.entry_name,
+        profile=args.profile,
     )
     start = time.perf_counter()
     diagnostics: list[Diag] = []
