@@ -30,7 +30,7 @@ from mlc.files import (
     check_output_file,
     write_text_atomic,
 )
-from mlc.npz import read_npz, write_npz
+from mlc.npz import read_npz
 
 if TYPE_CHECKING:
     from mlc.passes.diagnostics import Diag
@@ -172,7 +172,7 @@ def default_entry_name(model: str | pathlib.Path) -> str:
 
 def output_files(output: pathlib.Path) -> list[pathlib.Path]:
     """Every file `compile_model` writes for `output`: a package alone, or a `.so`/`.o` with
-    its `<stem>.manifest.json` and `<stem>.params.npz`."""
+    its `<stem>.manifest.json` and `<stem>.params.bin`."""
     from mlc.runtime.package import sidecar_files
 
     return [output] if output.suffix == ".tar" else [output, *sidecar_files(output)]
@@ -264,10 +264,12 @@ def _write_outputs(lib: CompiledLibrary, output: pathlib.Path) -> None:
         lib.export_shared(output)
     else:
         lib.export_object(output)
+    from mlc.runtime.package import write_params_blob
+
     manifest_path, params_path = output_files(output)[1:]
     with progress.stage(f"writing {manifest_path.name} and {params_path.name}"):
         write_text_atomic(manifest_path, lib.manifest.to_json())
-        write_npz(params_path, {p.name: lib.params[p.name] for p in lib.manifest.params})
+        write_params_blob(params_path, lib.manifest, lib.params)
 
 
 def referenced_params(module: ir.Module) -> list[str]:

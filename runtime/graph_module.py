@@ -7,9 +7,10 @@
     print(gm.benchmark(number=10, repeat=20))
 
 Buffers are allocated once per GraphModule: the params blob (packed from the params table at
-the manifest's offsets), the workspace blob, one buffer per input and per output, all 64-byte
-aligned. Their memref descriptors are built once and bound to the entry, so `run()` is a single
-foreign call; the GraphModule owns every array a descriptor points to.
+the manifest's offsets, or the module's own packed blob, shared and never copied), the
+workspace blob, one buffer per input and per output, all 64-byte aligned. Their memref
+descriptors are built once and bound to the entry, so `run()` is a single foreign call; the
+GraphModule owns (or shares) every array a descriptor points to.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ class GraphModule:
         m = module.manifest
         self.module = module
         self.manifest = m
-        self._params = pack_params(m, module.params)
+        blob = module.params_blob
+        self._params = blob if blob is not None else pack_params(m, module.params)
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
         self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
         self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]

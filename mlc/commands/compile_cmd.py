@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="compile a model to native code",
         description="Compile an ONNX model (or a graph-dialect .mlir with its parameters) "
         "into a package (.tar), or a shared library (.so) or object (.o) with "
-        "<name>.manifest.json and <name>.params.npz beside it.",
+        "<name>.manifest.json and <name>.params.bin beside it.",
     )
     p.add_argument("model", type=pathlib.Path, help="an .onnx model, or a graph-dialect .mlir")
     p.add_argument(

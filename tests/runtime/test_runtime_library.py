@@ -19,7 +19,7 @@ from mlc.npz import npz_bytes
 from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
-from mlc.runtime.package import PackageError
+from mlc.runtime.package import PackageError, write_params_blob
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
 
@@ -152,13 +152,17 @@ def test_export_shared_and_load_the_bare_so(
 ) -> None:
     so = lib2.export_shared(tmp_path / "m.so")
     assert "_mlir_ciface_mlc_main" in defined_symbols(so)
-    # the library carries its manifest; its params are m.params.npz beside it, or given
-    with pytest.raises(PackageError, match=r"m.so needs its 2 parameters: expected .*m.params.npz"):
+    # the library carries its manifest; its params are m.params.bin beside it, or given
+    with pytest.raises(PackageError, match=r"m.so needs its 2 parameters: expected .*m.params.bin"):
         load_module(so)
     rt = load_module(so, params=params)
     assert rt.kind == "shared" and rt.manifest == lib2.manifest
     assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
-    (tmp_path / "m.params.npz").write_bytes(npz_bytes(params))
+    (tmp_path / "p.npz").write_bytes(npz_bytes(params))  # an .npz given explicitly still loads
+    assert_matches_reference(
+        _run(GraphModule(load_module(so, params=tmp_path / "p.npz")), inputs), inputs, params
+    )
+    write_params_blob(tmp_path / "m.params.bin", lib2.manifest, params)
     (tmp_path / "m.manifest.json").write_text(lib2.manifest.to_json())
     assert_matches_reference(_run(GraphModule(load_module(so)), inputs), inputs, params)
 
