@@ -349,6 +349,11 @@ def _library_params(
         check_params_digest(manifest, table, "the params given")
         return manifest, table, None
     ppath = pathlib.Path(params) if params is not None else default_params
+    if params is None and not ppath.is_file():
+        at = embedded.embedded_params_offset(path, manifest)
+        if at is not None:  # --embed-params: inside the library, covered by its seal
+            blob = map_params(path, manifest, f"{path} (embedded params)", offset=at)
+            return manifest, params_views(manifest, blob), blob
     if not ppath.is_file():
         if manifest.params:
             raise PackageError(
