@@ -103,6 +103,14 @@ def main() -> int:
     print(f"  new (load_module + GraphModule):     {new * 1e3:8.1f} ms")
     print(f"  new, verify_params=True:             {verified * 1e3:8.1f} ms")
     print(f"  npz path (extract, read, hash, pack): {old * 1e3:8.1f} ms")
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return 0
+    session = (
+        median_s(lambda: ort.InferenceSession(str(model)), args.repeat) if model.is_file() else 0
+    )
+    print(f"  onnxruntime InferenceSession(onnx):   {session * 1e3:8.1f} ms")
     return 0
 
 

@@ -270,7 +270,8 @@ def _check_paths(
 
 def _write_outputs(lib: CompiledLibrary, output: pathlib.Path, embed_params: bool) -> None:
     from mlc.runtime import capi
-    from mlc.runtime.package import sidecar_files, write_params_blob
+    from mlc.runtime.package import sidecar_files
+    from mlc.runtime.params_blob import write_params_blob
 
     if output.suffix == ".tar":
         lib.export_library(output)

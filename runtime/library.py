@@ -279,7 +279,7 @@ class CompiledLibrary:
     ) -> pathlib.Path:
         """Link a sealed shared library at `out`, with the C API."""
         from mlc.runtime import capi
-        from mlc.runtime.package import write_params_blob
+        from mlc.runtime.params_blob import write_params_blob
 
         with tempfile.TemporaryDirectory(prefix="mlc-link-") as tmp:
             work = pathlib.Path(tmp)

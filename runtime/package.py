@@ -27,11 +27,9 @@ temporary directory, which is removed once the library is loaded.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import logging
-import mmap
 import os
 import pathlib
 import shutil
@@ -41,21 +39,23 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from mlc.contract import ALIGNMENT, Manifest, ManifestError, params_digest
-from mlc.errors import MlcError, ToolError
+from mlc.contract import Manifest, ManifestError, params_digest
+from mlc.errors import ToolError
 from mlc.files import atomic_output
-from mlc.npz import NpzError, npz_bytes, read_npz
+from mlc.npz import NpzError, read_npz
 from mlc.runtime import embedded, linker
-from mlc.runtime.graph_module import aligned_empty, pack_params
 from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry, check_params
+from mlc.runtime.params_blob import (
+    PackageError,
+    check_blob_digest,
+    map_params,
+    params_blob,
+    params_views,
+)
 from mlc.runtime.target import check_host
 
 LIBRARY, MANIFEST, PARAMS = "model.so", "manifest.json", "params.bin"
 _log = logging.getLogger(__name__)
-
-
-class PackageError(MlcError):
-    """A package that is not a readable mlc package (missing or unexpected members)."""
 
 
 class UnsafePackageError(PackageError):
@@ -100,76 +100,12 @@ def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes | memoryview, mode: 
     tar.addfile(info, io.BytesIO(data))
 
 
-def params_blob(manifest: Manifest, params: Mapping[str, np.ndarray]) -> memoryview:
-    """The params blob the entry takes (the content of params.bin)."""
-    return memoryview(pack_params(manifest, params))
-
-
-def write_params_blob(
-    path: pathlib.Path, manifest: Manifest, params: Mapping[str, np.ndarray]
-) -> None:
-    """Write `<stem>.params.bin` (under a temporary name, renamed into place)."""
-    with atomic_output(path) as tmp:
-        tmp.write_bytes(params_blob(manifest, params))
-
-
-def params_to_npz(manifest: Manifest, params: Mapping[str, np.ndarray]) -> bytes:
-    """The params table as .npz bytes, one array per manifest param, in manifest order."""
-    return npz_bytes({spec.name: params[spec.name] for spec in manifest.params})
-
-
 def load_params(path: pathlib.Path, shown: str | None = None) -> dict[str, np.ndarray]:
     """Read a params .npz (pickle disabled); RuntimeModule checks names, shapes and dtypes."""
     try:
         return read_npz(path, "parameters", shown=shown or path.name)
     except NpzError as e:
         raise PackageError(str(e)) from None
-
-
-def map_params(path: pathlib.Path, manifest: Manifest, shown: str, offset: int = 0) -> np.ndarray:
-    """The params blob stored in `path` from `offset` (a params.bin, or the member of a
-    package), mapped copy-on-write: pages are read when the model first touches them. A
-    sidecar file must hold exactly `params_size` bytes; PackageError names a truncated one."""
-    size = manifest.params_size
-    try:
-        with open(path, "rb") as f:
-            available = os.fstat(f.fileno()).st_size - offset
-            if available < size or (offset == 0 and available != size):
-                raise PackageError(
-                    f"{shown} holds {max(available, 0)} bytes of parameters; the library needs "
-                    f"{size} (truncated, or from another build): use the files mlc compile wrote"
-                )
-            if size == 0:
-                return aligned_empty((0,), np.uint8)
-            start = offset - offset % mmap.ALLOCATIONGRANULARITY
-            mapped = mmap.mmap(
-                f.fileno(), offset + size - start, access=mmap.ACCESS_COPY, offset=start
-            )
-    except OSError as e:
-        raise PackageError(f"cannot read {shown}: {e.strerror or e}") from None
-    blob = np.frombuffer(mapped, np.uint8, count=size, offset=offset - start)
-    if blob.ctypes.data % ALIGNMENT:  # a tar member starts on 512 bytes: never, in practice
-        aligned = aligned_empty((size,), np.uint8)
-        aligned[:] = blob
-        return aligned
-    return blob
-
-
-def params_views(manifest: Manifest, blob: np.ndarray) -> dict[str, np.ndarray]:
-    """Each parameter as a view into the blob (no copy)."""
-    return {
-        p.name: blob[p.offset : p.offset + p.nbytes].view(p.dtype).reshape(p.shape)
-        for p in manifest.params
-    }
-
-
-def check_blob_digest(manifest: Manifest, blob: np.ndarray, shown: str) -> None:
-    """The blob is the one the library was compiled with (one full read of it)."""
-    if manifest.params_sha256 and hashlib.sha256(blob).hexdigest() != manifest.params_sha256:
-        raise PackageError(
-            f"{shown} holds other parameter values than the library was compiled with "
-            "(a params file of another build, or modified); use the files written together"
-        )
 
 
 def check_params_digest(manifest: Manifest, params: Mapping[str, np.ndarray], shown: str) -> None:
@@ -352,7 +288,10 @@ def _library_params(
     if params is None and not ppath.is_file():
         at = embedded.embedded_params_offset(path, manifest)
         if at is not None:  # --embed-params: inside the library, covered by its seal
-            blob = map_params(path, manifest, f"{path} (embedded params)", offset=at)
+            shown = f"{path} (embedded params)"
+            blob = map_params(path, manifest, shown, offset=at)
+            if verify_params:
+                check_blob_digest(manifest, blob, shown)
             return manifest, params_views(manifest, blob), blob
     if not ppath.is_file():
         if manifest.params:

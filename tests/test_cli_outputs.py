@@ -265,7 +265,7 @@ def test_objects_of_two_models_link_into_one_program(
     from mlc.runtime import GraphModule, RuntimeModule
     from mlc.runtime.embedded import LibraryIntegrityError, read_sealed
     from mlc.runtime.module import SharedEntry
-    from mlc.runtime.package import map_params, params_views
+    from mlc.runtime.params_blob import map_params, params_views
 
     objs = _two_objects(tmp_path, capsys)
     both = tmp_path / "both.so"

@@ -11,6 +11,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef MODEL
 #define MODEL mlc_model
@@ -62,6 +63,10 @@ int main(int argc, char **argv) {
   if (!status) status = check(FN(set_input)(model, 0, input, input_size), "set_input");
   if (!status) status = check(FN(run)(model), "run");
   if (!status) status = check(FN(output_info)(0, &out_info), "output_info");
+  if (!status && strcmp(out_info.dtype, "float32") != 0) {
+    fprintf(stderr, "top5: output 0 is %s; this example reads float32 scores\n", out_info.dtype);
+    status = 1;
+  }
   float *out = NULL;
   size_t count = out_info.nbytes / sizeof(float);
   if (!status) {

@@ -313,4 +313,8 @@ def test_embedded_params_load_in_python_and_are_sealed(
         _python_outputs(built / "clsemb.so", x), _python_outputs(built / "cls.so", x)
     )
     assert run_cli("mlc", "run", built / "clsemb.so", "--verify-only").returncode == 0
+    # a relative library path (dlopen alone would search the library path for it)
+    assert run_cli("mlc", "-q", "run", "clsemb.so", cwd=built).returncode == 0
+    proc = run_cli("mlc", "compile", built / "cls.onnx", "-o", tmp_path / "p.tar", "--embed-params")
+    assert proc.returncode == 4 and "--embed-params applies to a shared library" in proc.stderr
     assert os.path.getsize(built / "clsemb.so") > os.path.getsize(built / "cls.params.bin")

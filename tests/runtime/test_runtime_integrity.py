@@ -20,7 +20,8 @@ from helpers.cli import assert_clean_failure, run_cli
 from mlc.runtime import CompiledLibrary, GraphModule, PackageError, load_module
 from mlc.runtime.embedded import MAGIC, LibraryIntegrityError, read_sealed, record_symbol
 from mlc.runtime.linker import defined_symbols
-from mlc.runtime.package import params_blob, verify_package, write_params_blob
+from mlc.runtime.package import verify_package
+from mlc.runtime.params_blob import params_blob, write_params_blob
 
 
 @pytest.fixture(scope="module")

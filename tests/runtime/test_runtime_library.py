@@ -19,7 +19,8 @@ from mlc.npz import npz_bytes
 from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
-from mlc.runtime.package import PackageError, write_params_blob
+from mlc.runtime.package import PackageError
+from mlc.runtime.params_blob import write_params_blob
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
 
