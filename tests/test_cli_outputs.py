@@ -58,9 +58,11 @@ def test_two_libraries_in_one_folder_each_run_with_their_own_files(
         )
         assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "b1.h",
         "b1.manifest.json",
         "b1.params.bin",
         "b1.so",
+        "b2.h",
         "b2.manifest.json",
         "b2.params.bin",
         "b2.so",
