@@ -206,6 +206,19 @@ def test_link_command_is_pure_and_complete(tmp_path: pathlib.Path) -> None:
             "cc", tmp_path / "a.o", tmp_path / "a.so", [], [], [pathlib.Path("/m")]
         )
     )
+    capi = tmp_path / "a_capi.o"  # the C API object follows the model's
+    with_capi = link_command("cc", tmp_path / "a.o", tmp_path / "a.so", [], [], [], [capi])
+    assert with_capi[4:6] == [str(tmp_path / "a.o"), str(capi)]
+
+
+def test_shared_libraries_export_the_c_api_and_find_runtime_libraries_beside_them(
+    lib2: CompiledLibrary, tmp_path: pathlib.Path
+) -> None:
+    so = lib2.export_shared(tmp_path / "m.so")
+    names = ("create_from_file", "create_from_memory", "create", "run", "set_input", "free")
+    assert {f"mlc_main_{n}" for n in names} <= defined_symbols(so)
+    runpath = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True).stdout
+    assert "[$ORIGIN:" in runpath  # $ORIGIN first: a libiomp5.so copied beside it wins
 
 
 def test_missing_compiler_is_a_tool_error(
