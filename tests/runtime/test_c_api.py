@@ -224,6 +224,7 @@ BAD_CALLS = r"""
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cls.h"
 
 #define SHOW(what, call) printf("%s %d %s\n", what, (int)(call), cls_last_error())
@@ -258,6 +259,22 @@ int main(int argc, char **argv) {
   SHOW("get_null", cls_get_output(m, 0, NULL, sizeof y));
   SHOW("ok_get", cls_get_output(m, 0, y, sizeof y));
   SHOW("ok_find", cls_find_input("x", &index));
+  /* the same params from memory, 64-byte aligned (used in place) and not (copied) */
+  FILE *f = fopen(argv[1], "rb");
+  unsigned char *raw = aligned_alloc(64, 1 << 16);
+  size_t n = fread(raw + 64, 1, (1 << 16) - 64, f);
+  fclose(f);
+  for (int shift = 0; shift < 2; ++shift) {
+    unsigned char *blob = raw + 64 - shift;
+    if (shift) memmove(blob, raw + 64, n);
+    cls_model *mm = NULL;
+    float z[10];
+    SHOW(shift ? "memory_unaligned" : "memory_aligned", cls_create_from_memory(blob, n, 0, &mm));
+    SHOW("memory_run", cls_set_input(mm, 0, x, sizeof x) || cls_run(mm) ||
+                           cls_get_output(mm, 0, z, sizeof z) || memcmp(z, y, sizeof y) != 0);
+    cls_free(mm);
+  }
+  free(raw);
   cls_free(m);
   cls_free(NULL);
   return 0;
@@ -301,6 +318,14 @@ def test_bad_calls_return_error_codes(built: pathlib.Path, tmp_path: pathlib.Pat
     }
     for what, (status, message) in expected.items():
         assert int(got[what][0]) == status and message in got[what][1], (what, got[what])
+    lines = proc.stdout.splitlines()
+    memory = ("memory_aligned", "memory_unaligned", "memory_run")
+    assert [ln.split(" ")[:2] for ln in lines if ln.split(" ")[0] in memory] == [
+        ["memory_aligned", "0"],
+        ["memory_run", "0"],  # the same output as from the file
+        ["memory_unaligned", "0"],
+        ["memory_run", "0"],
+    ]
     for what in ("ok_create", "ok_set", "ok_run", "ok_get", "ok_find"):
         assert int(got[what][0]) == 0, (what, got[what])
 
