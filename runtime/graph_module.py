@@ -15,11 +15,12 @@ GraphModule owns (or shares) every array a descriptor points to.
 
 from __future__ import annotations
 
+import ctypes
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import NamedTuple
 
 import numpy as np
-from mlir.runtime import get_ranked_memref_descriptor
 
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
@@ -43,6 +44,29 @@ def aligned_empty(
     raw = np.zeros(nbytes + align, dtype=np.uint8)
     start = (-raw.ctypes.data) % align
     return np.ndarray(shape, dt, buffer=raw, offset=start)  # aligned even when empty
+
+
+@cache
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p)]
+    fields.append(("offset", ctypes.c_longlong))
+    if rank:
+        fields += [("shape", ctypes.c_longlong * rank), ("strides", ctypes.c_longlong * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def memref_descriptor(array: np.ndarray) -> ctypes.Structure:
+    """The memref descriptor compiled code reads for `array`: allocated and aligned pointers,
+    offset, sizes[rank], strides[rank] in elements (the layout `mlir.runtime` builds; made
+    here because importing that module imports ml_dtypes, seconds on a loaded host). It does
+    not keep `array` alive."""
+    d = _descriptor_type(array.ndim)()
+    d.allocated = d.aligned = array.ctypes.data
+    d.offset = 0
+    if array.ndim:
+        d.shape[:] = array.shape
+        d.strides[:] = [s // array.itemsize for s in array.strides]
+    return d
 
 
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -72,7 +96,7 @@ class GraphModule:
         self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = module.entry.bind([get_ranked_memref_descriptor(a) for a in arrays])
+        self._call = module.entry.bind([memref_descriptor(a) for a in arrays])
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
