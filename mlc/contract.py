@@ -344,12 +344,20 @@ def profiled_calls(manifest: Manifest) -> tuple[ProfiledCall, ...] | None:
 
 
 def params_digest(manifest: Manifest, params: Mapping[str, np.ndarray]) -> str:
-    """sha256 over every manifest parameter (name, dtype, shape, bytes) in manifest order."""
+    """sha256 of the params blob these params pack into: each parameter's bytes at its manifest
+    offset, zeros elsewhere, `params_size` bytes in all. Names, dtypes and shapes are in the
+    manifest, so this equals `hashlib.sha256(blob)` of a package's params.bin, computed without
+    building the blob."""
     digest = hashlib.sha256()
-    for spec in manifest.params:
-        value = np.ascontiguousarray(params[spec.name])
-        digest.update(f"{spec.name}\0{value.dtype.str}\0{list(value.shape)}\0".encode())
+    at = 0
+    for spec in sorted(manifest.params, key=lambda p: p.offset):
+        if spec.nbytes == 0:
+            continue
+        digest.update(bytes(spec.offset - at))
+        value = np.ascontiguousarray(params[spec.name], dtype=spec.dtype)
         digest.update(memoryview(value.reshape(-1).view(np.uint8)))
+        at = spec.offset + spec.nbytes
+    digest.update(bytes(manifest.params_size - at))
     return digest.hexdigest()
 
 

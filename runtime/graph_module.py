@@ -8,20 +8,22 @@
     print(gm.profile(number=10).table())  # compiled with kernel timers (profile=True)
 
 Buffers are allocated once per GraphModule: the params blob (packed from the params table at
-the manifest's offsets), the workspace blob, one buffer per input and per output, all 64-byte
-aligned. Their memref descriptors are built once and bound to the entry, so `run()` is a single
-foreign call; the GraphModule owns every array a descriptor points to.
+the manifest's offsets, or the module's own packed blob, shared and never copied), the
+workspace blob, one buffer per input and per output, all 64-byte aligned. Their memref
+descriptors are built once and bound to the entry, so `run()` is a single foreign call; the
+GraphModule owns (or shares) every array a descriptor points to.
 """
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
 import time
 from collections.abc import Callable, Mapping, Sequence
+from functools import cache
 from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from mlir.runtime import get_ranked_memref_descriptor
 
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
 from mlc.errors import MlcError, RuntimeInputError
@@ -50,6 +52,29 @@ def aligned_empty(
     return np.ndarray(shape, dt, buffer=raw, offset=start)  # aligned even when empty
 
 
+@cache
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p)]
+    fields.append(("offset", ctypes.c_longlong))
+    if rank:
+        fields += [("shape", ctypes.c_longlong * rank), ("strides", ctypes.c_longlong * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def memref_descriptor(array: np.ndarray) -> ctypes.Structure:
+    """The memref descriptor compiled code reads for `array`: allocated and aligned pointers,
+    offset, sizes[rank], strides[rank] in elements (the layout `mlir.runtime` builds; made
+    here because importing that module imports ml_dtypes, seconds on a loaded host). It does
+    not keep `array` alive."""
+    d = _descriptor_type(array.ndim)()
+    d.allocated = d.aligned = array.ctypes.data
+    d.offset = 0
+    if array.ndim:
+        d.shape[:] = array.shape
+        d.strides[:] = [s // array.itemsize for s in array.strides]
+    return d
+
+
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
     """The params blob: each parameter's bytes at its manifest offset, in an aligned buffer."""
     blob = aligned_empty((manifest.params_size,), np.uint8)
@@ -70,13 +95,14 @@ class GraphModule:
         m = module.manifest
         self.module = module
         self.manifest = m
-        self._params = pack_params(m, module.params)
+        blob = module.params_blob
+        self._params = blob if blob is not None else pack_params(m, module.params)
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
         self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
         self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = module.entry.bind([get_ranked_memref_descriptor(a) for a in arrays])
+        self._call = module.entry.bind([memref_descriptor(a) for a in arrays])
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
@@ -269,7 +295,7 @@ class GraphModule:
         reader = dataclasses.replace(  # type: ignore[type-var]
             self.module.entry, name=profile_symbol(self.manifest.entry)
         )
-        read = reader.bind([get_ranked_memref_descriptor(counters)])
+        read = reader.bind([memref_descriptor(counters)])
         for _ in range(warmup):
             self._call()
         read()  # zeroes the counters

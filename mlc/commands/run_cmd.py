@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "run",
         help="run a compiled module",
         description="Run a package written by `mlc compile` (or a .so it wrote, with its "
-        "<name>.params.npz beside it) on given or generated inputs.",
+        "<name>.params.bin beside it) on given or generated inputs.",
     )
     p.add_argument("package", type=pathlib.Path, help="a package .tar, or a .so")
     p.add_argument(
@@ -121,6 +121,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="draw the profile (time per kernel, labelled by ONNX nodes) to this PNG",
     )
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
+    p.add_argument(
+        "--verify-only",
+        action="store_true",
+        help="check the library's seal, its manifest and the params digest without loading "
+        "or running it (exit 0 if intact, 4 if not)",
+    )
     p.set_defaults(drive=drive)
 
 
@@ -178,6 +184,8 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
 def drive(args: argparse.Namespace) -> int:
     from mlc.runtime.runner import run_module
 
+    if args.verify_only:
+        return _verify_only(args)
     check_flags(args)
     if args.plot is not None:
         from mlc.files import check_output_file
@@ -209,6 +217,27 @@ def drive(args: argparse.Namespace) -> int:
             f"{bad} (atol={result.verify.atol}, rtol={result.verify.rtol})\n"
         )
         return EXIT_VERIFY_FAILED
+    return 0
+
+
+def _verify_only(args: argparse.Namespace) -> int:
+    """`--verify-only`: no other flag applies; mlc errors (damage, mismatch) exit 4."""
+    from mlc.runtime.package import verify_package
+
+    run_flags = ("inputs", "output", "fill_mode", "seed", "print_time", "print_top", "verify")
+    run_flags += tuple(d for dests, _, _ in _NEEDS for d in dests)
+    others = [_flag(d) for d in run_flags if getattr(args, d) not in (None, False, 0)]
+    if others:
+        raise UsageError(f"--verify-only takes no other run flags; drop {', '.join(others)}")
+    m = verify_package(args.package)
+    if args.json:
+        json.dump({"package": str(args.package), "ok": True, "entry": m.entry}, sys.stdout)
+        sys.stdout.write("\n")
+    elif args.verbosity >= progress.NORMAL:
+        sys.stdout.write(
+            f"{args.package}: intact (library seal, manifest and {len(m.params)} params "
+            f"checked; entry {m.entry} {m.signature()})\n"
+        )
     return 0
 
 
