@@ -16,6 +16,25 @@ X = rand(2, 3, 4)
 
 CASES: list[OrtCase] = [
     OrtCase("reshape", [X], {"shape": (4, 6)}, "Reshape", consts=[i64(4, 6)]),
+    # graph.range(start, step) {size} is ONNX Range(start, start + size * step, step)
+    OrtCase(
+        "range",
+        [np.array(3, np.int64), np.array(-2, np.int64)],
+        {"size": (7,)},
+        "Range",
+        consts=[np.array(-11, np.int64)],
+        onnx_inputs=["in0", "c0", "in1"],
+        id="range_int_descending",
+    ),
+    OrtCase(
+        "range",
+        [np.array(0.5, np.float32), np.array(0.25, np.float32)],
+        {"size": (9,)},
+        "Range",
+        consts=[np.array(2.75, np.float32)],
+        onnx_inputs=["in0", "c0", "in1"],
+        id="range_float",
+    ),
     OrtCase("transpose", [X], {"perm": (2, 0, 1)}, "Transpose", {"perm": [2, 0, 1]}),
     OrtCase(
         "slice",
@@ -171,5 +190,7 @@ def test_every_op_is_checked_by_a_test() -> None:
     # winograd_input/output: composed into a conv, in tests/passes/test_graph_winograd.
     by_hand = {"constant", "layout_transform", "requantize", "deform_im2col", "max_pool_indices"}
     by_hand |= {"winograd_input", "winograd_output"}
+    # dim_values (sizes as an i64 vector, no operands): tests/lowering/test_emit_range.py
+    by_hand |= {"dim_values"}
     untested = sorted(set(IMPLS) - by_oracle - by_hand)
     assert not untested, f"reference implementations without an oracle test: {untested}"
