@@ -1,0 +1,141 @@
+"""`mlc.tp`: write tensor programs by hand (the tp script DSL), schedule them, run them.
+
+    from mlc import tp as T
+
+    @T.script
+    def add_one(A: T.Buffer((8,), "float32"), B: T.Buffer((8,), "float32")):
+        for i in T.grid(8):
+            with T.block("B"):
+                vi = T.axis.remap("S", [i])
+                B[vi] = A[vi] + 1.0
+
+    kernel = T.build(add_one)       # JIT: call it on numpy arrays, outputs written in place
+    kernel(a, b)
+
+The DSL names below (`grid`, `block`, `axis`, `init`, `exp` ...) exist so that scripts import
+cleanly and editors know them; a script's body is parsed from its source, never run, so calling
+them outside `@T.script` raises.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+
+from mlc.errors import MlcError, RuntimeInputError
+from mlc.frontend.tp_script import PrimFunc, PrintError, ScriptError, parse_script, script
+from mlc.frontend.tp_script.schedule import Schedule, ScheduleError
+
+__all__ = [
+    "Buffer",
+    "Kernel",
+    "PrimFunc",
+    "PrintError",
+    "Schedule",
+    "ScheduleError",
+    "ScriptError",
+    "build",
+    "parse_script",
+    "script",
+]
+
+LOWER = "builtin.module(tp-verify,tp-to-loops,func.func(canonicalize,cse),lower-to-llvm)"
+
+
+class Buffer:
+    """A buffer parameter's type: `A: T.Buffer((128, 128), "float32")` (or `T.Buffer[...]`)."""
+
+    def __init__(self, shape: Any, dtype: str = "float32") -> None:
+        self.shape = shape
+        self.dtype = dtype
+
+    def __class_getitem__(cls, item: Any) -> Buffer:
+        return cls(*item) if isinstance(item, tuple) else cls(item)
+
+
+def _dsl_only(name: str) -> Any:
+    def stub(*args: Any, **kwargs: Any) -> Any:
+        raise MlcError(
+            f"T.{name} is tp script: it only means something inside an @T.script "
+            "function, which is parsed, not run"
+        )
+
+    stub.__name__ = name
+    return stub
+
+
+class _Axis:
+    remap = staticmethod(_dsl_only("axis.remap"))
+
+
+axis = _Axis()
+for _name in (
+    "grid block init alloc_buffer view schedule cast select padded dot4 op max min fastmax "
+    "maxui minui abs pow exp exp2 expm1 log log2 log10 log1p sqrt rsqrt tanh erf sin cos tan "
+    "atan floor ceil round roundeven trunc float16 bfloat16 float32 float64 int8 int16 int32 "
+    "int64 bool index"
+).split():
+    globals()[_name] = _dsl_only(_name)
+
+
+class Kernel:
+    """A JIT-compiled tp kernel: call it with one C-contiguous numpy array per buffer parameter
+    (destination-passing: the outputs are arrays it writes)."""
+
+    def __init__(self, func: PrimFunc | Schedule) -> None:
+        from mlir import ir
+        from mlir.execution_engine import ExecutionEngine
+
+        from mlc.passes.pass_manager import PassManager
+
+        prim = func.func if isinstance(func, Schedule) else func
+        self.name = prim.name
+        module = ir.Module.parse(str(prim.module), prim.context)
+        fn = module.body.operations[0].operation
+        with prim.context:
+            fn.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            args = fn.regions[0].blocks[0].arguments
+            self.params = [
+                (list(ir.MemRefType(a.type).shape), ir.MemRefType(a.type).element_type)
+                for a in args
+            ]
+        PassManager.parse(LOWER).run(module)
+        self._engine = ExecutionEngine(module, opt_level=3)
+        self._module = module
+
+    def __call__(self, *arrays: np.ndarray) -> None:
+        from mlir.runtime import get_ranked_memref_descriptor
+
+        if len(arrays) != len(self.params):
+            raise RuntimeInputError(
+                f"kernel '{self.name}' takes {len(self.params)} arrays, got {len(arrays)}"
+            )
+        for i, (a, (shape, elem)) in enumerate(zip(arrays, self.params)):
+            want = np.dtype(_numpy_dtype(str(elem)))
+            dynamic = [d < 0 for d in shape]
+            if (
+                not isinstance(a, np.ndarray)
+                or a.dtype != want
+                or a.ndim != len(shape)
+                or any(s != d and not dyn for s, d, dyn in zip(a.shape, shape, dynamic))
+                or not a.flags.c_contiguous
+            ):
+                got = f"{a.dtype}{list(a.shape)}" if isinstance(a, np.ndarray) else type(a)
+                raise RuntimeInputError(
+                    f"kernel '{self.name}' argument {i}: expected a C-contiguous "
+                    f"{want}{shape} array, got {got}"
+                )
+        descs = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))) for a in arrays]
+        self._engine.invoke(self.name, *descs)
+
+
+def _numpy_dtype(mlir: str) -> str:
+    return {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
+            "i32": "int32", "i64": "int64"}.get(mlir, mlir)  # fmt: skip
+
+
+def build(func: PrimFunc | Schedule) -> Kernel:
+    """JIT-compile a tp script function (or a Schedule's current state) for this CPU."""
+    return Kernel(func)
