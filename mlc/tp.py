@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from mlc.dialects.tp import Schedule as ScheduleKnobs
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.frontend.tp_script import PrimFunc, PrintError, ScriptError, parse_script, script
 from mlc.frontend.tp_script.schedule import Schedule, ScheduleError
@@ -35,6 +36,7 @@ __all__ = [
     "PrintError",
     "Schedule",
     "ScheduleError",
+    "ScheduleKnobs",
     "ScriptError",
     "build",
     "parse_script",

@@ -20,6 +20,7 @@ attribute (`T.grid`, `tp.grid`, or a bare `grid` all work): the namespace is not
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 
 from mlir import ir
@@ -33,6 +34,11 @@ from .errors import ScriptError
 from .exprs import BodyBuilder, Scope, affine_text, dsl_name, literal_number
 
 COMBINER_CALLS = ("max", "min", "fastmax", "maxui", "minui")
+
+
+@dataclass
+class _Col:
+    col_offset: int
 
 
 @dataclass
@@ -85,6 +91,11 @@ class FunctionParser:
                 self.top_statement(stmt)
             with self.loc(self.fdef):
                 func.ReturnOp([])
+        problems = verify_tp(fn.operation)
+        if problems:  # at the op's Python line: blocks and reads carry file locations
+            where = re.search(r":(\d+):(\d+)", str(problems[0].location))
+            line, col = (int(where[1]), int(where[2])) if where else (self.fdef.lineno, 0)
+            raise ScriptError(problems[0].message, self.filename, line, _Col(col - 1))
         return fn.operation
 
     def buffer_type(self, node: ast.expr, what: str) -> ir.MemRefType:
@@ -230,6 +241,12 @@ class FunctionParser:
         extents = [next(lp.extent for lp in loops if lp.name == a) for a in axes]
         schedule, init, body, store = self.block_parts(stmts[1:], node, name)
         out, out_node, combiner, value = self.store_form(store, init, name)
+        if "R" in kinds and combiner == "none":
+            raise self.err(
+                store,
+                f"block '{name}' has reduce axes: give it `with T.init():` "
+                "and an update (Y[...] = Y[...] + value, T.max(Y[...], value) ...)",
+            )
         out_buf = self.buffers.get(out_node.value.id)  # type: ignore[attr-defined]
         out_map = self.out_map(out_node, scope, axes)
         init_value = None
@@ -263,9 +280,6 @@ class FunctionParser:
             result = builder.value(value, want=ir.MemRefType(out_buf.type).element_type)
             with self.loc(store):
                 tp.yield_(result)
-        problems = verify_tp(handle.op)
-        if problems:
-            raise self.err(node, f"block '{name}': {problems[0].message}")
 
     def remap(self, stmt: ast.stmt, loops: list[_Loop], name: str) -> tuple[list[str], str, Scope]:
         call = stmt.value if isinstance(stmt, ast.Assign) else None
