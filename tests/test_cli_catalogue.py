@@ -144,6 +144,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc-opt", ["good.mlir", "-o", "missing/out.mlir"], "missing"),
     ("mlc-opt", ["good.mlir", "--params", "garbage.npz"], "garbage.npz"),
     ("mlc-opt", ["good.mlir", "--mlc-dce", "--params-out", "adir"], "adir"),
+    ("mlc-opt", ["good.mlir", "--print-tp-script"], "no tp kernels"),
 ]
 
 
