@@ -27,6 +27,8 @@ import numpy as np
 from mlc.dialects.tp import Schedule as ScheduleKnobs
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.frontend.tp_script import PrimFunc, PrintError, ScriptError, parse_script, script
+from mlc.frontend.tp_script.graph_call import CallError, call_tp
+from mlc.frontend.tp_script.onnx_ops import register_onnx_op, unregister_onnx_op
 from mlc.frontend.tp_script.schedule import Schedule, ScheduleError
 
 __all__ = [
@@ -38,7 +40,11 @@ __all__ = [
     "ScheduleError",
     "ScheduleKnobs",
     "ScriptError",
+    "CallError",
     "build",
+    "call_tp",
+    "register_onnx_op",
+    "unregister_onnx_op",
     "parse_script",
     "script",
 ]

@@ -1,0 +1,42 @@
+"""A hand-written tp kernel as the implementation of an ONNX op (standard or custom-domain):
+`from_onnx` then converts each node of that op into a call of the kernel (`call_tp`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .function import PrimFunc
+from .graph_call import call_tp
+
+if TYPE_CHECKING:
+    import onnx
+    from mlir import ir
+
+    from mlc.frontend.onnx.context import ImportContext
+
+
+def register_onnx_op(op_type: str, kernel: PrimFunc, *, domain: str = "") -> None:
+    """Make `from_onnx` implement every `domain.op_type` node by `kernel` (inputs in node order,
+    then the output buffer); replaces an earlier registration and mlc's own converter."""
+    from mlc.frontend.onnx.converters.registry import OVERRIDES, ConverterEntry
+
+    def convert(ctx: ImportContext, node: onnx.NodeProto) -> Sequence[ir.Value]:
+        if len(node.output) != 1:
+            raise ctx.unsupported(
+                f"tp kernel @{kernel.name} has one output, the node {len(node.output)}"
+            )
+        inputs = [ctx.operand(node, i) for i in range(len(node.input))]
+        if any(v is None for v in inputs):
+            raise ctx.unsupported(f"tp kernel @{kernel.name} takes no optional (empty) inputs")
+        what = f"{ctx.where} (implemented by tp kernel @{kernel.name})"
+        return [call_tp(kernel, inputs, ip=ctx.ip, loc=ctx.loc, what=what)]  # type: ignore[arg-type]
+
+    OVERRIDES[(domain, op_type)] = ConverterEntry(domain, op_type, 1, convert)
+
+
+def unregister_onnx_op(op_type: str, *, domain: str = "") -> None:
+    """Undo `register_onnx_op` (mlc's own converter, if any, is used again)."""
+    from mlc.frontend.onnx.converters.registry import OVERRIDES
+
+    OVERRIDES.pop((domain, op_type), None)
