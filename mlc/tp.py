@@ -28,7 +28,12 @@ from mlc.dialects.tp import Schedule as ScheduleKnobs
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.frontend.tp_script import PrimFunc, PrintError, ScriptError, parse_script, script
 from mlc.frontend.tp_script.graph_call import CallError, call_tp
-from mlc.frontend.tp_script.onnx_ops import register_onnx_op, unregister_onnx_op
+from mlc.frontend.tp_script.library_call import call_library
+from mlc.frontend.tp_script.onnx_ops import (
+    register_onnx_library_op,
+    register_onnx_op,
+    unregister_onnx_op,
+)
 from mlc.frontend.tp_script.schedule import Schedule, ScheduleError
 
 __all__ = [
@@ -42,7 +47,9 @@ __all__ = [
     "ScriptError",
     "CallError",
     "build",
+    "call_library",
     "call_tp",
+    "register_onnx_library_op",
     "register_onnx_op",
     "unregister_onnx_op",
     "parse_script",

@@ -88,21 +88,27 @@ def call_tp(
     copy = ir.Module.parse(str(kernel.module), ctx)  # the kernel lives in its own context
     tp_fn = copy.body.operations[0].operation
     tp_name = _fresh(module, f"tp_{kernel.name}")
-    name = _fresh(module, kernel.name)
     with ctx, loc:
         tp_fn.attributes["sym_name"] = ir.StringAttr.get(tp_name)
         tp_fn.attributes["sym_visibility"] = ir.StringAttr.get("private")
         tp_fn.move_before(top)
-        out_type = ir.Type.parse(out_text)
-        with ir.InsertionPoint(top):
-            wrapper = func.FuncOp(
-                name, ([v.type for v in inputs], [out_type]), visibility="private"
-            )
-        wrapper.attributes[GRAPH_KERNEL] = ir.UnitAttr.get()
-        wrapper.attributes[IMPL_ATTR] = ir.FlatSymbolRefAttr.get(tp_name)
-        entry = wrapper.add_entry_block()
-        with ir.InsertionPoint(entry):
-            shaped = ir.RankedTensorType(out_type)
-            placeholder = tensor.EmptyOp(shaped.shape, shaped.element_type).result
-            func.ReturnOp([placeholder])
-        return func.CallOp(wrapper, list(inputs), ip=ip).result
+        return _call_impl(module, top, kernel.name, tp_name, inputs, out_text, ip)
+
+
+def _call_impl(
+    module: ir.Operation, top: ir.Operation, name: str, impl: str, inputs: Sequence[ir.Value],
+    out_text: str, ip: ir.InsertionPoint,
+) -> ir.Value:  # fmt: skip
+    """A placeholder graph kernel implemented by the function `impl`, called at `ip`."""
+    name = _fresh(module, name)
+    out_type = ir.Type.parse(out_text)
+    with ir.InsertionPoint(top):
+        wrapper = func.FuncOp(name, ([v.type for v in inputs], [out_type]), visibility="private")
+    wrapper.attributes[GRAPH_KERNEL] = ir.UnitAttr.get()
+    wrapper.attributes[IMPL_ATTR] = ir.FlatSymbolRefAttr.get(impl)
+    entry = wrapper.add_entry_block()
+    with ir.InsertionPoint(entry):
+        shaped = ir.RankedTensorType(out_type)
+        placeholder = tensor.EmptyOp(shaped.shape, shaped.element_type).result
+        func.ReturnOp([placeholder])
+    return func.CallOp(wrapper, list(inputs), ip=ip).result
