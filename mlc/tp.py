@@ -20,13 +20,21 @@ them outside `@T.script` raises.
 from __future__ import annotations
 
 import ctypes
+import os
 from typing import Any
 
 import numpy as np
 
 from mlc.dialects.tp import Schedule as ScheduleKnobs
 from mlc.errors import MlcError, RuntimeInputError
-from mlc.frontend.tp_script import PrimFunc, PrintError, ScriptError, parse_script, script
+from mlc.frontend.tp_script import (
+    PrimFunc,
+    PrintError,
+    ScriptError,
+    parse_script,
+    script,
+    to_script,
+)
 from mlc.frontend.tp_script.graph_call import CallError, call_tp
 from mlc.frontend.tp_script.library_call import call_library
 from mlc.frontend.tp_script.onnx_ops import (
@@ -54,9 +62,13 @@ __all__ = [
     "unregister_onnx_op",
     "parse_script",
     "script",
+    "to_script",
 ]
 
-LOWER = "builtin.module(tp-verify,tp-to-loops,func.func(canonicalize,cse),lower-to-llvm)"
+LOWER = (
+    "builtin.module(tp-verify,tp-to-loops{threads=%d},func.func(canonicalize,cse),"
+    "lower-to-llvm{threads=%d})"
+)
 
 
 class Buffer:
@@ -99,7 +111,7 @@ class Kernel:
     """A JIT-compiled tp kernel: call it with one C-contiguous numpy array per buffer parameter
     (destination-passing: the outputs are arrays it writes)."""
 
-    def __init__(self, func: PrimFunc | Schedule) -> None:
+    def __init__(self, func: PrimFunc | Schedule, threads: int = 1) -> None:
         from mlir import ir
         from mlir.execution_engine import ExecutionEngine
 
@@ -116,8 +128,18 @@ class Kernel:
                 (list(ir.MemRefType(a.type).shape), ir.MemRefType(a.type).element_type)
                 for a in args
             ]
-        PassManager.parse(LOWER).run(module)
-        self._engine = ExecutionEngine(module, opt_level=3)
+        if threads < 1:
+            raise MlcError(f"threads must be >= 1, got {threads}")
+        PassManager.parse(LOWER % (threads, threads)).run(module)
+        libs = []
+        if threads > 1:  # parallel loops call OpenMP: load it where the JIT's lookups see it
+            from mlc.runtime.linker import installed_runtime_lib
+            from mlc.runtime.toolchain import OPENMP_LIB
+
+            path = str(installed_runtime_lib(OPENMP_LIB))
+            ctypes.CDLL(path, mode=os.RTLD_GLOBAL)
+            libs.append(path)
+        self._engine = ExecutionEngine(module, opt_level=3, shared_libs=libs)
         self._module = module
 
     def __call__(self, *arrays: np.ndarray) -> None:
@@ -151,6 +173,7 @@ def _numpy_dtype(mlir: str) -> str:
             "i32": "int32", "i64": "int64"}.get(mlir, mlir)  # fmt: skip
 
 
-def build(func: PrimFunc | Schedule) -> Kernel:
-    """JIT-compile a tp script function (or a Schedule's current state) for this CPU."""
-    return Kernel(func)
+def build(func: PrimFunc | Schedule, *, threads: int = 1) -> Kernel:
+    """JIT-compile a tp script function (or a Schedule's current state) for this CPU; loops the
+    schedule marks parallel run on `threads` OpenMP threads (1: sequentially)."""
+    return Kernel(func, threads)

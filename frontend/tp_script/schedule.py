@@ -162,7 +162,7 @@ class Schedule:
         """Split `loop` into len(factors) loops (one factor may be None: inferred), in place."""
         state = self._live(loop, "split")
         name = state.name_of(loop)
-        step = f"sch.split({name}, {factors})"
+        step = f"sch.split({self._names([loop])}, {factors})"
         trip = state.trip(loop)
         if len(factors) < 2 or sum(f is None for f in factors) > 1:
             raise ScheduleError(f"{step}: give two or more factors, at most one of them None")
@@ -220,7 +220,7 @@ class Schedule:
             raise ScheduleError("reorder: the loops must belong to one block")
         block = loops[0].block
         state = self._state(block)
-        step = f"sch.reorder({', '.join(state.name_of(lp) for lp in loops)})"
+        step = f"sch.reorder({self._names(list(loops))})"
         if len(set(loops)) != len(loops):
             raise ScheduleError(f"{step}: a loop is listed twice")
         slots = sorted(state.order.index(lp) for lp in loops)
@@ -242,25 +242,26 @@ class Schedule:
         state = self._live(loop, "vectorize")
         new = self._copy(state)
         new.vectorize = loop
-        self._apply(loop.block, new, f"sch.vectorize({state.name_of(loop)})")
+        self._apply(loop.block, new, f"sch.vectorize({self._names([loop])})")
 
     def parallel(self, loop: LoopRV) -> None:
         """Run `loop` on the worker threads (the parallel loops are an outermost prefix)."""
         state = self._live(loop, "parallel")
         new = self._copy(state)
         new.parallel = [*state.parallel, loop]
-        self._apply(loop.block, new, f"sch.parallel({state.name_of(loop)})")
+        self._apply(loop.block, new, f"sch.parallel({self._names([loop])})")
 
     def unroll(self, loop: LoopRV, factor: int | None = None) -> None:
         """Unroll `loop` by `factor` (None: fully)."""
         state = self._live(loop, "unroll")
         new = self._copy(state)
         new.unroll[loop] = state.trip(loop) if factor is None else factor
-        step = f"sch.unroll({state.name_of(loop)}" + ("" if factor is None else f", {factor}")
+        step = f"sch.unroll({self._names([loop])}" + ("" if factor is None else f", {factor}")
         self._apply(loop.block, new, step + ")")
 
     # -- display ----------------------------------------------------------------------------
     def _names(self, loops: list[LoopRV]) -> str:
+        """Loop names as a trace's Python variables: `j.0` -> `j0`."""
         return ", ".join(self._state(lp.block).name_of(lp).replace(".", "") for lp in loops)
 
     def show(self) -> str:

@@ -30,12 +30,12 @@ def mm_relu(
             C[vi, vj] = T.max(Y[vi, vj], T.float32(0))
 
 
-def _check(func: T.PrimFunc | T.Schedule) -> None:
+def _check(func: T.PrimFunc | T.Schedule, threads: int = 1) -> None:
     rng = np.random.default_rng(0)
     a = rng.standard_normal((N, N), dtype=np.float32)
     b = rng.standard_normal((N, N), dtype=np.float32)
     c = np.full((N, N), np.nan, np.float32)
-    T.build(func)(a, b, c)
+    T.build(func, threads=threads)(a, b, c)
     np.testing.assert_allclose(c, np.maximum(a @ b, 0), rtol=1e-4, atol=1e-4)
 
 
@@ -54,6 +54,7 @@ def test_each_step_matches_numpy() -> None:
     _check(sch)
     sch.parallel(i0)
     _check(sch)
+    _check(sch, threads=2)  # the parallel loop on OpenMP threads
     ci, cj = sch.get_loops("C")
     sch.vectorize(sch.split(cj, [8, 8])[1])
     _check(sch)
@@ -76,7 +77,7 @@ def test_each_step_matches_numpy() -> None:
     assert sch.trace().splitlines()[:3] == [
         "i, j, k = sch.get_loops('Y')",
         "j0, j1 = sch.split(j, [None, 8])",
-        "sch.reorder(j.0, k, j.1)",
+        "sch.reorder(j0, k, j1)",
     ]
     assert "T.schedule(tile={'i': [4], 'j': [8]}" in sch.func.script()
     assert mm_relu.func.attributes["sym_name"] is not None  # the original is untouched
