@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+import mlc
 from mlc import tp as T
 
 
@@ -55,6 +56,9 @@ def steps(n: int, threads: int) -> list[tuple[str, Callable[..., None]]]:
     if threads > 1:
         sch.parallel(i0)
         out.append((f"+ parallel i0 ({threads} threads)", T.build(sch, threads=threads)))
+    default = func.copy()  # what mlc's own scheduler picks for the same function
+    mlc.PassManager.parse("builtin.module(tp-default-schedule)").run(default.module)
+    out.append(("mlc's tp-default-schedule (1 thread)", T.build(default)))
     print("final schedule:\n" + sch.show() + "\n\ntrace:\n" + sch.trace() + "\n")
     return out
 
@@ -77,7 +81,7 @@ def main() -> None:
         c.fill(np.nan)
         kernel(a, b, c)
         np.testing.assert_allclose(c, ref, rtol=1e-4, atol=1e-4, err_msg=label)
-        peers.append((label, lambda kernel=kernel: kernel(a, b, c)))
+        peers.append((label, kernel.bind(a, b, c)))  # one foreign call per run
     times: dict[str, list[float]] = {label: [] for label, _ in peers}
     for _ in range(args.rounds):
         for label, run in peers:

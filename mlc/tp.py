@@ -20,7 +20,9 @@ them outside `@T.script` raises.
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -98,13 +100,20 @@ class _Axis:
 
 
 axis = _Axis()
-for _name in (
+_DSL_NAMES = frozenset(
     "grid block init alloc_buffer view schedule cast select padded dot4 op max min fastmax "
     "maxui minui abs pow exp exp2 expm1 log log2 log10 log1p sqrt rsqrt tanh erf sin cos tan "
     "atan floor ceil round roundeven trunc float16 bfloat16 float32 float64 int8 int16 int32 "
-    "int64 bool index"
-).split():
-    globals()[_name] = _dsl_only(_name)
+    "int64 bool index".split()
+)
+
+
+def __getattr__(name: str) -> Any:
+    """`T.grid`, `T.max` ...: DSL names (module attributes only, so they never shadow the
+    builtins `max`, `min`, `abs` ... inside this module)."""
+    if name in _DSL_NAMES:
+        return _dsl_only(name)
+    raise AttributeError(f"module 'mlc.tp' has no attribute {name!r}")
 
 
 class Kernel:
@@ -140,11 +149,16 @@ class Kernel:
             ctypes.CDLL(path, mode=os.RTLD_GLOBAL)
             libs.append(path)
         self._engine = ExecutionEngine(module, opt_level=3, shared_libs=libs)
+        address = self._engine.raw_lookup("_mlir_ciface_" + self.name)
+        self._packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(address)
         self._module = module
 
     def __call__(self, *arrays: np.ndarray) -> None:
-        from mlir.runtime import get_ranked_memref_descriptor
+        self.bind(*arrays)()
 
+    def bind(self, *arrays: np.ndarray) -> Callable[[], None]:
+        """A zero-argument call of the kernel on these arrays (one foreign call per run: for
+        timing loops). The arrays must stay alive and in place while it is used."""
         if len(arrays) != len(self.params):
             raise RuntimeInputError(
                 f"kernel '{self.name}' takes {len(self.params)} arrays, got {len(arrays)}"
@@ -164,8 +178,41 @@ class Kernel:
                     f"kernel '{self.name}' argument {i}: expected a C-contiguous "
                     f"{want}{shape} array, got {got}"
                 )
-        descs = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(a))) for a in arrays]
-        self._engine.invoke(self.name, *descs)
+        descs = [_descriptor(a) for a in arrays]
+        cells = [ctypes.c_void_p(ctypes.addressof(d)) for d in descs]
+        packed = (ctypes.c_void_p * len(cells))(*[ctypes.addressof(c) for c in cells])
+        fn, keep = self._packed, (arrays, descs, cells, packed)
+
+        def call() -> None:
+            fn(packed)
+            assert keep  # the closure keeps the arrays and descriptors alive
+
+        return call
+
+
+@functools.cache
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    class Descriptor(ctypes.Structure):
+        _fields_ = [
+            ("allocated", ctypes.c_void_p),
+            ("aligned", ctypes.c_void_p),
+            ("offset", ctypes.c_longlong),
+            ("shape", ctypes.c_longlong * max(rank, 1)),
+            ("strides", ctypes.c_longlong * max(rank, 1)),
+        ]
+
+    return Descriptor
+
+
+def _descriptor(a: np.ndarray) -> ctypes.Structure:
+    """The memref descriptor of a C-contiguous array (MLIR's C interface layout)."""
+    d = _descriptor_type(a.ndim)()
+    d.allocated = d.aligned = a.ctypes.data
+    d.offset = 0
+    for i, (n, stride) in enumerate(zip(a.shape, a.strides)):
+        d.shape[i] = n
+        d.strides[i] = stride // a.itemsize
+    return d
 
 
 def _numpy_dtype(mlir: str) -> str:
