@@ -85,9 +85,14 @@ def _buffer_type(t: ir.Type) -> ast.expr:
 
 
 def _attr_number(attr: ir.Attribute) -> float | int:
-    if isinstance(attr, ir.FloatAttr) or ir.FloatAttr.isinstance(attr):
+    try:
         return ir.FloatAttr(attr).value
-    return ir.IntegerAttr(attr).value
+    except ValueError:
+        pass
+    try:
+        return ir.IntegerAttr(attr).value
+    except ValueError:
+        raise PrintError(f"tp script has no constant form for {attr}") from None
 
 
 class _Names:

@@ -8,6 +8,7 @@ import pytest
 from mlir import ir
 
 import mlc
+from helpers.onnx_detection import detection_head
 from helpers.onnx_models import encoder_layer, mobilenet_like
 from mlc.dialects import tp
 from mlc.frontend.tp_script import parse_script, to_script
@@ -59,7 +60,11 @@ def _generated_kernels(model: object) -> tuple[ir.Module, list[ir.Operation]]:
     return module, kernels  # the kernels live as long as their module
 
 
-@pytest.mark.parametrize("model", [mobilenet_like, encoder_layer], ids=["conv_net", "encoder"])
+@pytest.mark.parametrize(
+    "model",
+    [mobilenet_like, encoder_layer, detection_head],
+    ids=["conv_net", "encoder", "detection"],  # detection: top-k, gathers, integer index math
+)
 def test_generated_kernels_round_trip(model: object) -> None:
     module, kernels = _generated_kernels(model())  # type: ignore[operator]
     for fn in kernels:
