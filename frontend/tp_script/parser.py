@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import func, memref
+from mlir.dialects import arith, func, memref
 
 from mlc.dialects import tp
 from mlc.dialects.tp.verify import verify_tp
@@ -174,8 +174,6 @@ class FunctionParser:
             raise self.err(call.args[1], f"'{name}': the byte offset is a non-negative integer")
         typed = ast.copy_location(ast.Call(ast.Name("Buffer"), call.args[2:], []), call)
         mtype = self.buffer_type(typed, name)
-        from mlir.dialects import arith
-
         at = arith.ConstantOp(ir.IndexType.get(), offset).result
         return memref.ViewOp(mtype, source, at, []).result
 
