@@ -239,6 +239,9 @@ class FunctionParser:
         extents = [next(lp.extent for lp in loops if lp.name == a) for a in axes]
         schedule, init, body, store = self.block_parts(stmts[1:], node, name)
         out, out_node, combiner, value = self.store_form(store, init, name)
+        position = self.scatter_position(out_node, init)
+        if position is not None:
+            combiner = self.scatter_combiner(out_node.slice, store)  # type: ignore[arg-type]
         if "R" in kinds and combiner == "none":
             raise self.err(
                 store,
@@ -246,7 +249,11 @@ class FunctionParser:
                 "and an update (Y[...] = Y[...] + value, T.max(Y[...], value) ...)",
             )
         out_buf = self.buffers.get(out_node.value.id)  # type: ignore[attr-defined]
-        out_map = self.out_map(out_node, scope, axes)
+        out_map = (
+            self.out_map(out_node, scope, axes)
+            if position is None
+            else ir.AffineMap.get(len(axes), 0, [])
+        )
         init_value = None
         if init is not None:
             init_value = literal_number(init.value)
@@ -276,8 +283,10 @@ class FunctionParser:
             for stmt in body:
                 builder.local(stmt)
             result = builder.value(value, want=ir.MemRefType(out_buf.type).element_type)
+            index = ir.IndexType.get()
+            at = [builder.cast(builder.value(e, index), index) for e in position or []]
             with self.loc(store):
-                tp.yield_(result)
+                tp.yield_(result, at=at)
 
     def remap(self, stmt: ast.stmt, loops: list[_Loop], name: str) -> tuple[list[str], str, Scope]:
         call = stmt.value if isinstance(stmt, ast.Assign) else None
@@ -427,6 +436,29 @@ class FunctionParser:
             f"{ast.unparse(target)} = {ast.unparse(target)} + value (or *, T.max, "
             "T.min)",
         )
+
+    def scatter_position(self, target: ast.Subscript, init: ast.Assign | None) -> list | None:
+        """The position expressions of `OUT[T.scatter(i, j, ...)]` (a scatter block), or None."""
+        s = target.slice
+        if not (isinstance(s, ast.Call) and dsl_name(s.func) == "scatter"):
+            return None
+        if init is not None:
+            raise self.err(init, "a scatter block has no T.init(): it combines into the output")
+        rank = ir.MemRefType(self.buffers[target.value.id].type).rank  # type: ignore[attr-defined]
+        if len(s.args) != rank:
+            raise self.err(s, f"T.scatter needs {rank} position(s), one per output dim")
+        return list(s.args)
+
+    def scatter_combiner(self, call: ast.Call, store: ast.stmt) -> str:
+        if not isinstance(store, ast.Assign):
+            raise self.err(store, 'a scatter block combines with T.scatter(..., combiner="add")')
+        combiner = "none"
+        for kw in call.keywords:
+            value = kw.value.value if isinstance(kw.value, ast.Constant) else None
+            if kw.arg != "combiner" or value not in tp.COMBINERS:
+                raise self.err(kw, f"T.scatter takes combiner= one of {', '.join(tp.COMBINERS)}")
+            combiner = value
+        return combiner
 
     def out_map(self, target: ast.Subscript, scope: Scope, axes: list[str]) -> ir.AffineMap:
         idx = target.slice.elts if isinstance(target.slice, ast.Tuple) else [target.slice]

@@ -173,8 +173,6 @@ class _KernelPrinter:
         )
 
     def block(self, view: BlockView) -> ast.stmt:
-        if view.scatter:
-            raise PrintError(f"block '{view.name}' is a scatter block: tp script cannot express it")
         loop_names = [self.names.fresh(a) for a in view.axes]
         if loop_names != view.axes:
             raise PrintError(f"block '{view.name}': axis names {view.axes} are not Python names")
@@ -211,9 +209,13 @@ class _KernelPrinter:
             init = _number(elem, _attr_number(view.init))
             stmts.append(ast.With([ast.withitem(_call("init"))], [ast.Assign([target], init)]))
         body_ops = [op.operation for op in view.body.operations]
-        value = self.body(body_ops, stmts)
+        value, *position = self.body(body_ops, stmts)
         combiner = view.combiner
-        if combiner == "none":
+        if view.scatter:  # OUT[T.scatter(i, j, combiner="add")] = value
+            kw = {} if combiner == "none" else {"combiner": _const(combiner)}
+            target.slice = _call("scatter", *position, **kw)
+            stmts.append(ast.Assign([target], value))
+        elif combiner == "none":
             stmts.append(ast.Assign([target], value))
         elif isinstance(view.init, ir.UnitAttr):
             if combiner not in ("add", "mul"):
@@ -270,8 +272,9 @@ class _KernelPrinter:
             return ast.BinOp(self.affine(e.lhs), ast.Mod(), self.affine(e.rhs))
         raise PrintError(f"tp script has no form for the index expression {e}")
 
-    def body(self, ops: list[ir.Operation], stmts: list[ast.stmt]) -> ast.expr:
-        """Statements for the body's ops (into `stmts`); the yielded value's expression."""
+    def body(self, ops: list[ir.Operation], stmts: list[ast.stmt]) -> list[ast.expr]:
+        """Statements for the body's ops (into `stmts`); the expressions of what the body yields
+        (the value, then a scatter block's position)."""
         exprs: dict[ir.Value, ast.expr] = {}
         uses: dict[ir.Value, int] = {}
         for op in ops:
@@ -288,8 +291,7 @@ class _KernelPrinter:
                 name = self.names.fresh(f"t{len(stmts)}")
                 stmts.append(ast.Assign([ast.Name(name)], expr))
                 exprs[v] = ast.Name(name)
-        yielded = ops[-1].operands[0]
-        return exprs[yielded]
+        return [exprs.get(v) or self.captured(v) for v in ops[-1].operands]  # type: ignore[misc]
 
     def expr(self, op: ir.Operation, exprs: dict[ir.Value, ast.expr]) -> ast.expr:
         args = [exprs.get(v) or self.captured(v) for v in op.operands]

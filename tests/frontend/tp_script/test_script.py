@@ -124,6 +124,38 @@ def test_subscript_buffer_annotations() -> None:
     np.testing.assert_array_equal(b, np.sqrt(a))
 
 
+@T.script
+def scatter_add(
+    D: T.Buffer((6, 3), "float32"),
+    I: T.Buffer((4,), "int64"),  # noqa: E741
+    U: T.Buffer((4, 3), "float32"),
+    O: T.Buffer((6, 3), "float32"),  # noqa: E741
+):
+    for i, j in T.grid(6, 3):
+        with T.block("copy"):
+            vi, vj = T.axis.remap("SS", [i, j])
+            O[vi, vj] = D[vi, vj]
+    for u, j in T.grid(4, 3):
+        with T.block("scatter"):
+            vu, vj = T.axis.remap("SS", [u, j])
+            O[T.scatter(I[vu], vj, combiner="add")] = U[vu, vj]
+
+
+def test_scatter_block_combines_repeated_positions() -> None:
+    rng = np.random.default_rng(3)
+    d = rng.standard_normal((6, 3), dtype=np.float32)
+    u = rng.standard_normal((4, 3), dtype=np.float32)
+    idx = np.array([5, 1, 5, 0], np.int64)
+    out = np.empty_like(d)
+    T.build(scatter_add)(d, idx, u, out)
+    ref = d.copy()
+    np.add.at(ref, idx, u)
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    # printed back (parameters are named A, B, ... in order: the IR keeps no names)
+    text = scatter_add.script()
+    assert "D[T.scatter(T.cast(B[vu], 'index'), vj, combiner='add')] = C[vu, vj]" in text
+
+
 def test_kernel_checks_its_arrays() -> None:
     kernel = T.build(softmax_rows)
     with pytest.raises(RuntimeInputError, match=r"argument 1: expected a C-contiguous float32"):
