@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass
 
 from mlir import ir
-from mlir.dialects import arith, func, memref
+from mlir.dialects import arith, func, memref, scf
 
 from mlc.dialects import tp
 from mlc.dialects.tp.verify import verify_tp
@@ -55,6 +55,9 @@ class FunctionParser:
         self.filename = filename
         self.ip = ip
         self.buffers: dict[str, ir.Value] = {}
+        self.scalars: dict[
+            str, ir.Value
+        ] = {}  # serial loop variables, scalars computed outside blocks
         self.block_names: set[str] = set()
 
     def err(self, node: ast.AST, message: str) -> ScriptError:
@@ -136,7 +139,11 @@ class FunctionParser:
         if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Return) and stmt.value is None):
             return
         if isinstance(stmt, ast.For):
-            self.loop_nest(stmt)
+            it = stmt.iter
+            if isinstance(it, ast.Call) and dsl_name(it.func) == "serial":
+                self.serial(stmt)
+            else:
+                self.loop_nest(stmt)
             return
         if (
             isinstance(stmt, ast.Assign)
@@ -156,6 +163,19 @@ class FunctionParser:
                 if kind == "view":
                     self.buffers[name] = self.view(stmt.value, name)
                     return
+                if kind == "subview":
+                    self.buffers[name] = self.subview(stmt.value, name)
+                    return
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+        ):  # a scalar outside the blocks (index arithmetic on serial loop variables)
+            name = stmt.targets[0].id
+            if name in self.buffers or name in self.scalars:
+                raise self.err(stmt, f"'{name}' is already defined")
+            self.scalars[name] = self.outer_builder().value(stmt.value)
+            return
         raise self.err(
             stmt,
             "expected a loop nest (for ... in T.grid(...)), "
@@ -176,6 +196,71 @@ class FunctionParser:
         mtype = self.buffer_type(typed, name)
         at = arith.ConstantOp(ir.IndexType.get(), offset).result
         return memref.ViewOp(mtype, source, at, []).result
+
+    def outer_builder(self) -> BodyBuilder:
+        """Evaluates scalars outside blocks: they may use serial loop variables and earlier
+        scalars, not block variables or buffer elements' positions."""
+        builder = BodyBuilder(self, Scope({}, []), self.buffers)
+        builder.locals.update(self.scalars)
+        return builder
+
+    def subview(self, call: ast.Call, name: str) -> ir.Value:
+        """`T.subview(X, [offsets], [sizes], "memref<...>")`: unit strides, the result type as
+        MLIR text (subviews that drop unit dims have strided layouts)."""
+        if (
+            len(call.args) != 4
+            or not isinstance(call.args[0], ast.Name)
+            or not all(isinstance(a, (ast.List, ast.Tuple)) for a in call.args[1:3])
+            or not isinstance(call.args[3], ast.Constant)
+        ):
+            raise self.err(
+                call, f"'{name}': T.subview(buffer, [offsets], [sizes], \"memref<...>\")"
+            )
+        source = self.buffers.get(call.args[0].id)
+        if source is None:
+            raise self.err(call.args[0], f"unknown buffer '{call.args[0].id}'")
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        offsets, static = [], []
+        builder = self.outer_builder()
+        index = ir.IndexType.get()
+        for e in call.args[1].elts:  # type: ignore[attr-defined]
+            number = literal_number(e)
+            if type(number) is int:
+                static.append(number)
+            else:
+                static.append(dynamic)
+                offsets.append(builder.cast(builder.value(e, index), index))
+        sizes = [literal_number(e) for e in call.args[2].elts]  # type: ignore[attr-defined]
+        if any(type(n) is not int for n in sizes) or len(sizes) != len(static):
+            raise self.err(call.args[2], f"'{name}': sizes are integer literals, one per dim")
+        try:
+            result = ir.Type.parse(call.args[3].value)
+        except ValueError:
+            raise self.err(call.args[3], f"'{name}': the result type does not parse") from None
+        ones = [1] * len(sizes)
+        op = memref.SubViewOp(result, source, offsets, [], [], static, sizes, ones)
+        return op.result
+
+    def serial(self, stmt: ast.For) -> None:
+        """`for t in T.serial(n)` / `T.serial(lo, hi, step)`: a sequential loop around blocks."""
+        if not isinstance(stmt.target, ast.Name) or stmt.orelse:
+            raise self.err(stmt, "a serial loop has one loop variable")
+        bounds = [literal_number(a) for a in stmt.iter.args]  # type: ignore[attr-defined]
+        if not 1 <= len(bounds) <= 3 or any(type(b) is not int for b in bounds):
+            raise self.err(stmt.iter, "T.serial(n) or T.serial(lo, hi, step) of integer literals")
+        lo, hi, step = (0, bounds[0], 1) if len(bounds) == 1 else (*bounds, 1)[:3]
+        with self.loc(stmt):
+            index = ir.IndexType.get()
+            c = [arith.ConstantOp(index, b).result for b in (lo, hi, step)]
+            loop = scf.ForOp(c[0], c[1], c[2])
+            name = stmt.target.id
+            saved = dict(self.scalars), dict(self.buffers)  # names inside stay inside
+            self.scalars[name] = loop.induction_variable
+            with ir.InsertionPoint(loop.body):
+                for inner in stmt.body:
+                    self.top_statement(inner)
+                scf.YieldOp([])
+            self.scalars, self.buffers = saved
 
     # -- loops and blocks -------------------------------------------------------------------
     def loop_nest(self, stmt: ast.For) -> None:
@@ -279,6 +364,7 @@ class FunctionParser:
                 schedule=None if schedule is None else schedule[0],
             )
         builder = BodyBuilder(self, scope, self.buffers)
+        builder.locals.update(self.scalars)  # captured from outside the block
         with ir.InsertionPoint(handle.body):
             for stmt in body:
                 builder.local(stmt)

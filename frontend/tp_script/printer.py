@@ -124,43 +124,11 @@ class _KernelPrinter:
             name = self.names.fresh(chr(ord("A") + i) if i < 26 else f"buf{i}")
             self.buffers[a] = name
             args.append(ast.arg(name, _buffer_type(a.type)))
-        body: list[ast.stmt] = []
-        consts: dict[ir.Value, int] = {}
-        writer: dict[ir.Value, str] = {}  # a temporary is named after the block that fills it
-        for op in entry.operations:
-            if op.operation.name == "tp.block":
-                writer.setdefault(op.operation.operands[0], BlockView(op.operation).name)
-        for op in entry.operations:
-            op = op.operation
-            if op.name == "func.return":
-                continue
-            if op.name == "arith.constant":  # printed where used
-                if isinstance(op.result.type, ir.IndexType):
-                    consts[op.result] = ir.IntegerAttr(op.attributes["value"]).value
-            elif op.name == "memref.alloc" and not op.operands:
-                name = self.names.fresh(writer.get(op.result, "tmp"))
-                self.buffers[op.result] = name
-                t = ir.MemRefType(op.result.type)
-                call = _call("alloc_buffer", _shape(t), _const(dtype_name(t.element_type)))
-                body.append(ast.Assign([ast.Name(name)], call))
-            elif op.name == "memref.view" and op.operands[1] in consts and len(op.operands) == 2:
-                name = self.names.fresh(writer.get(op.result, "view"))
-                self.buffers[op.result] = name
-                t = ir.MemRefType(op.result.type)
-                call = _call(
-                    "view",
-                    ast.Name(self.buffers[op.operands[0]]),
-                    _const(consts[op.operands[1]]),
-                    _shape(t),
-                    _const(dtype_name(t.element_type)),
-                )
-                body.append(ast.Assign([ast.Name(name)], call))
-            elif op.name == "tp.block":
-                outer = set(self.names.used)  # loop, block and local names are per block
-                body.append(self.block(BlockView(op)))
-                self.names.used = outer
-            else:
-                raise PrintError(f"tp script cannot express '{op.name}' at the top of a kernel")
+        self.consts: dict[ir.Value, int] = {}
+        self.scalars: dict[ir.Value, ast.expr] = {}  # serial loop variables, outer scalars
+        self.writer: dict[ir.Value, str] = {}  # a temporary is named after the block filling it
+        self._find_writers(entry)
+        body = self.top_ops([op.operation for op in entry.operations])
         sym = ir.StringAttr(self.fn.attributes["sym_name"]).value
         return ast.FunctionDef(
             name=self.names.fresh(sym),
@@ -170,6 +138,105 @@ class _KernelPrinter:
             returns=None,
             type_params=[],
             lineno=1,
+        )
+
+    def _find_writers(self, block: ir.Block) -> None:
+        for op in block.operations:
+            op = op.operation
+            if op.name == "tp.block":
+                self.writer.setdefault(op.operands[0], BlockView(op).name)
+            for region in op.regions:
+                for inner in region.blocks:
+                    self._find_writers(inner)
+
+    def _buffer_name(self, v: ir.Value, fallback: str) -> str:
+        name = self.names.fresh(self.writer.get(v, fallback))
+        self.buffers[v] = name
+        return name
+
+    def top_ops(self, ops: list[ir.Operation]) -> list[ast.stmt]:
+        """Statements for the ops of a kernel body or of a serial loop's body."""
+        body: list[ast.stmt] = []
+        for op in ops:
+            if op.name in ("func.return", "scf.yield"):
+                continue
+            if op.name == "arith.constant":  # printed where used
+                if isinstance(op.result.type, ir.IndexType):
+                    self.consts[op.result] = ir.IntegerAttr(op.attributes["value"]).value
+            elif op.name == "memref.alloc" and not op.operands:
+                t = ir.MemRefType(op.result.type)
+                call = _call("alloc_buffer", _shape(t), _const(dtype_name(t.element_type)))
+                body.append(ast.Assign([ast.Name(self._buffer_name(op.result, "tmp"))], call))
+            elif (
+                op.name == "memref.view" and len(op.operands) == 2 and op.operands[1] in self.consts
+            ):
+                t = ir.MemRefType(op.result.type)
+                call = _call(
+                    "view",
+                    ast.Name(self.buffers[op.operands[0]]),
+                    _const(self.consts[op.operands[1]]),
+                    _shape(t),
+                    _const(dtype_name(t.element_type)),
+                )
+                body.append(ast.Assign([ast.Name(self._buffer_name(op.result, "view"))], call))
+            elif op.name == "memref.subview":
+                body.append(self.subview(op))
+            elif op.name == "scf.for" and not op.results:
+                body.append(self.serial(op))
+            elif op.name == "tp.block":
+                outer = set(self.names.used)  # loop, block and local names are per block
+                body.append(self.block(BlockView(op)))
+                self.names.used = outer
+            elif len(op.results) == 1 and not op.regions:  # a scalar outside the blocks
+                self.bvars, self.axes = [], []
+                expr = self.expr(op, {})
+                name = self.names.fresh(f"s{len(self.scalars)}")
+                self.scalars[op.result] = ast.Name(name)
+                body.append(ast.Assign([ast.Name(name)], expr))
+            else:
+                raise PrintError(f"tp script cannot express '{op.name}' at the top of a kernel")
+        return body
+
+    def subview(self, op: ir.Operation) -> ast.stmt:
+        attrs = op.attributes
+        static = list(ir.DenseI64ArrayAttr(attrs["static_offsets"]))
+        sizes = list(ir.DenseI64ArrayAttr(attrs["static_sizes"]))
+        strides = list(ir.DenseI64ArrayAttr(attrs["static_strides"]))
+        dynamic = ir.ShapedType.get_dynamic_stride_or_offset()
+        if any(x == dynamic for x in sizes) or any(x != 1 for x in strides):
+            raise PrintError("tp script has subviews of static sizes and unit strides only")
+        operands = iter(list(op.operands)[1:])
+        offsets = [self.scalar(next(operands)) if x == dynamic else _const(x) for x in static]
+        call = _call(
+            "subview",
+            ast.Name(self.buffers[op.operands[0]]),
+            ast.List(offsets),
+            ast.List([_const(x) for x in sizes]),
+            _const(str(op.result.type)),
+        )
+        return ast.Assign([ast.Name(self._buffer_name(op.result, "sub"))], call)
+
+    def scalar(self, v: ir.Value) -> ast.expr:
+        got = self.scalars.get(v)
+        if got is not None:
+            return got
+        expr = self.captured(v)
+        if expr is None:
+            raise PrintError("tp script cannot express a value defined outside the kernel body")
+        return expr
+
+    def serial(self, op: ir.Operation) -> ast.stmt:
+        bounds = list(op.operands)[:3]
+        if any(b not in self.consts for b in bounds):
+            raise PrintError("tp script has serial loops with constant bounds only")
+        lo, hi, step = (self.consts[b] for b in bounds)
+        args = [hi] if (lo, step) == (0, 1) else [lo, hi, step]
+        body_block = op.regions[0].blocks[0]
+        var = self.names.fresh("t")
+        self.scalars[body_block.arguments[0]] = ast.Name(var)
+        inner = self.top_ops([o.operation for o in body_block.operations])
+        return ast.For(
+            ast.Name(var), _call("serial", *[_const(a) for a in args]), inner or [ast.Pass()], []
         )
 
     def block(self, view: BlockView) -> ast.stmt:
@@ -291,10 +358,12 @@ class _KernelPrinter:
                 name = self.names.fresh(f"t{len(stmts)}")
                 stmts.append(ast.Assign([ast.Name(name)], expr))
                 exprs[v] = ast.Name(name)
-        return [exprs.get(v) or self.captured(v) for v in ops[-1].operands]  # type: ignore[misc]
+        return [  # type: ignore[misc]
+            exprs.get(v) or self.scalars.get(v) or self.captured(v) for v in ops[-1].operands
+        ]
 
     def expr(self, op: ir.Operation, exprs: dict[ir.Value, ast.expr]) -> ast.expr:
-        args = [exprs.get(v) or self.captured(v) for v in op.operands]
+        args = [exprs.get(v) or self.scalars.get(v) or self.captured(v) for v in op.operands]
         named = [op.attributes[i] for i in range(len(op.attributes))]
         named = [a for a in named if not (a.name == "fastmath" and str(a.attr) == _NO_FASTMATH)]
         attrs = {a.name for a in named}

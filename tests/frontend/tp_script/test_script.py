@@ -156,6 +156,35 @@ def test_scatter_block_combines_repeated_positions() -> None:
     assert "D[T.scatter(T.cast(B[vu], 'index'), vj, combiner='add')] = C[vu, vj]" in text
 
 
+ROW = "memref<4xf32, strided<[1], offset: ?>>"
+
+
+@T.script
+def running_sum(X: T.Buffer((5, 4), "float32"), S: T.Buffer((5, 4), "float32")):
+    for j in T.grid(4):
+        with T.block("first"):
+            vj = T.axis.remap("S", [j])
+            S[0, vj] = X[0, vj]
+    for t in T.serial(1, 5, 1):
+        prev = T.subview(S, [t - 1, 0], [1, 4], "memref<4xf32, strided<[1], offset: ?>>")
+        cur = T.subview(S, [t, 0], [1, 4], "memref<4xf32, strided<[1], offset: ?>>")
+        x = T.subview(X, [t, 0], [1, 4], "memref<4xf32, strided<[1], offset: ?>>")
+        for j in T.grid(4):
+            with T.block("step"):
+                vj = T.axis.remap("S", [j])
+                cur[vj] = prev[vj] + x[vj]
+
+
+def test_serial_loop_over_subviews() -> None:
+    x = np.random.default_rng(4).standard_normal((5, 4), dtype=np.float32)
+    s = np.empty_like(x)
+    T.build(running_sum)(x, s)
+    np.testing.assert_allclose(s, np.cumsum(x, axis=0), rtol=1e-5, atol=1e-6)
+    again = T.parse_script(running_sum.script())
+    assert again.script() == running_sum.script()
+    assert "for t in T.serial(1, 5, 1):" in again.script()
+
+
 def test_kernel_checks_its_arrays() -> None:
     kernel = T.build(softmax_rows)
     with pytest.raises(RuntimeInputError, match=r"argument 1: expected a C-contiguous float32"):
@@ -194,7 +223,8 @@ ERRORS = [
     ),
     ("def f(A):\n    pass", 1, "parameter 'A' needs a type"),
     ('def f(A: T.Buffer((8,), "complex")):\n    pass', 1, "unknown buffer dtype"),
-    (HEADER + "    x = 1", 2, "expected a loop nest"),
+    (HEADER + "    print(A)", 2, "expected a loop nest"),
+    (HEADER + "    x = 1", 2, "the type of 1 is unknown: write T.float32(...)"),
     (HEADER + "    for i in T.grid(8):\n        B[i] = 0.0", 3, "expected `with T.block"),
     (
         HEADER + '    for i, k in T.grid(8, 4):\n        with T.block("B"):\n'
