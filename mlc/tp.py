@@ -101,7 +101,8 @@ class _Axis:
 
 axis = _Axis()
 _DSL_NAMES = frozenset(
-    "grid block init alloc_buffer view schedule cast select padded dot4 op max min fastmax "
+    "grid serial block init alloc_buffer view subview scatter schedule cast select padded dot4 "
+    "op max min fastmax "
     "maxui minui abs pow exp exp2 expm1 log log2 log10 log1p sqrt rsqrt tanh erf sin cos tan "
     "atan floor ceil round roundeven trunc float16 bfloat16 float32 float64 int8 int16 int32 "
     "int64 bool index".split()
