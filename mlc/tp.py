@@ -61,6 +61,7 @@ __all__ = [
     "call_tp",
     "register_onnx_library_op",
     "register_onnx_op",
+    "run_ops_file",
     "unregister_onnx_op",
     "parse_script",
     "script",
@@ -219,6 +220,24 @@ def _descriptor(a: np.ndarray) -> ctypes.Structure:
 def _numpy_dtype(mlir: str) -> str:
     return {"f16": "float16", "f32": "float32", "f64": "float64", "i8": "int8", "i16": "int16",
             "i32": "int32", "i64": "int64"}.get(mlir, mlir)  # fmt: skip
+
+
+def run_ops_file(path: str | os.PathLike[str]) -> None:
+    """Run a Python file that registers kernels for ONNX ops (`mlc compile --tp-ops FILE`); its
+    errors become MlcErrors naming the file and line."""
+    import runpy
+    import traceback
+
+    shown = os.fspath(path)
+    if not os.path.isfile(shown):
+        raise MlcError(f"--tp-ops {shown}: no such file")
+    try:
+        runpy.run_path(shown, run_name="__mlc_tp_ops__")
+    except Exception as e:  # the user's code: report where in their file it failed
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename == shown]
+        where = f"{shown}:{frames[-1].lineno}" if frames else shown
+        what = "" if isinstance(e, MlcError) else f"{type(e).__name__}: "
+        raise MlcError(f"--tp-ops {where}: {what}{e}") from None
 
 
 def build(func: PrimFunc | Schedule, *, threads: int = 1) -> Kernel:

@@ -46,6 +46,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc", ["compile", "m.onnx", "--target", "cuda"], "cuda"),
     ("mlc", ["compile", "m.onnx", "--threads", "0"], "--threads"),
     ("mlc", ["compile", "m.onnx", "--threads", "two"], "--threads"),
+    ("mlc", ["compile", "m.onnx", "--tp-ops", "missing.py"], "--tp-ops missing.py: no such file"),
     (
         "mlc",
         ["compile", "m.onnx", "--threads", "2", "--pass-pipeline", "builtin.module(mlc-default)"],

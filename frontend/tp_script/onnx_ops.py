@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .function import PrimFunc
-from .graph_call import call_tp
+from .graph_call import CallError, call_tp
 
 if TYPE_CHECKING:
     import onnx
@@ -20,6 +20,12 @@ def register_onnx_op(op_type: str, kernel: PrimFunc, *, domain: str = "") -> Non
     """Make `from_onnx` implement every `domain.op_type` node by `kernel` (inputs in node order,
     then the output buffer); replaces an earlier registration and mlc's own converter."""
     from mlc.frontend.onnx.converters.registry import OVERRIDES, ConverterEntry
+
+    if not isinstance(kernel, PrimFunc):
+        raise CallError(
+            f"register_onnx_op({op_type!r}): the kernel must be a tp script function "
+            f"(@T.script), got {type(kernel).__name__}"
+        )
 
     def convert(ctx: ImportContext, node: onnx.NodeProto) -> Sequence[ir.Value]:
         if len(node.output) != 1:

@@ -11,6 +11,7 @@ import pytest
 from onnx import TensorProto, helper
 
 import mlc
+from helpers.cli import assert_clean_failure, run_cli
 from mlc import tp as T
 from mlc.errors import MlcError
 from mlc.runtime import GraphModule, load_module
@@ -131,3 +132,43 @@ def test_mismatched_kernel_names_node_and_kernel() -> None:
     message = str(info.value)
     assert "ChannelScale node" in message and "tp kernel @clipped_relu" in message
     assert "takes 1 input buffer(s) and then its output, called with 2 input(s)" in message
+
+
+OPS_FILE = """
+from mlc import tp as T
+
+
+@T.script
+def channel_scale(
+    X: T.Buffer((1, 4, 6, 6), "float32"),
+    S: T.Buffer((4,), "float32"),
+    Y: T.Buffer((1, 4, 6, 6), "float32"),
+):
+    for n, c, h, w in T.grid(1, 4, 6, 6):
+        with T.block("Y"):
+            vn, vc, vh, vw = T.axis.remap("SSSS", [n, c, h, w])
+            Y[vn, vc, vh, vw] = X[vn, vc, vh, vw] * S[vc] + T.float32(0.5)
+
+
+T.register_onnx_op("ChannelScale", channel_scale, domain="com.example")
+"""
+
+
+def test_compile_cli_takes_tp_ops(tmp_path: pathlib.Path) -> None:
+    model = _model()
+    onnx.save(model, tmp_path / "m.onnx")
+    (tmp_path / "ops.py").write_text(OPS_FILE)
+    proc = run_cli("mlc", "-q", "compile", tmp_path / "m.onnx", "--tp-ops", tmp_path / "ops.py",
+                   "-o", tmp_path / "m.tar")  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    x = RNG.standard_normal((1, 3, 6, 6)).astype(np.float32)
+    t = _conv(x, W) * SCALE[None, :, None, None] + 0.5
+    ref = _conv(np.maximum(t, 0), onnx.numpy_helper.to_array(model.graph.initializer[2]))
+    np.testing.assert_allclose(_run(load_module(tmp_path / "m.tar"), x), ref, rtol=1e-4, atol=1e-4)
+
+    (tmp_path / "bad.py").write_text("from mlc import tp as T\n\nT.register_onnx_op('X', None)\n")
+    proc = run_cli("mlc", "compile", tmp_path / "m.onnx", "--tp-ops", tmp_path / "bad.py")
+    message = assert_clean_failure(proc, 4)
+    assert f"--tp-ops {tmp_path / 'bad.py'}:3: register_onnx_op('X'): the kernel must be" in message
+    proc = run_cli("mlc", "compile", tmp_path / "m.onnx")  # without the kernel: no converter
+    assert "com.example.ChannelScale" in assert_clean_failure(proc, 4)
