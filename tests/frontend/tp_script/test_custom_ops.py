@@ -8,6 +8,7 @@ import pathlib
 import numpy as np
 import onnx
 import pytest
+from mlir import ir
 from onnx import TensorProto, helper
 
 import mlc
@@ -172,3 +173,25 @@ def test_compile_cli_takes_tp_ops(tmp_path: pathlib.Path) -> None:
     assert f"--tp-ops {tmp_path / 'bad.py'}:3: register_onnx_op('X'): the kernel must be" in message
     proc = run_cli("mlc", "compile", tmp_path / "m.onnx")  # without the kernel: no converter
     assert "com.example.ChannelScale" in assert_clean_failure(proc, 4)
+
+
+GRAPH = """
+func.func @main(%x: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+    attributes {mlc.input_names = ["x"], mlc.output_names = ["y"]} {
+  %n = "graph.neg"(%x) : (tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %n : tensor<1x4x6x6xf32>
+}
+"""
+
+
+def test_call_tp_in_a_hand_built_graph() -> None:
+    """call_tp on a graph module built in Python: y = clipped_relu(-x)."""
+    ctx = mlc.Context()
+    module = ir.Module.parse(GRAPH, ctx)
+    main = module.body.operations[0]
+    ret = list(main.regions[0].blocks[0].operations)[-1]
+    with ctx:
+        y = T.call_tp(clipped_relu, [ret.operands[0]], ip=ir.InsertionPoint(ret), loc=ret.location)
+        ret.operands[0] = y
+    x = RNG.standard_normal((1, 4, 6, 6)).astype(np.float32) * 2
+    np.testing.assert_array_equal(_run(mlc.build(module, {}).jit(), x), np.clip(-x, 0, 1))
