@@ -109,8 +109,21 @@ class Schedule:
 
     # -- lookups ----------------------------------------------------------------------------
     def _block_ops(self) -> list:
-        body = self.func.func.regions[0].blocks[0]
-        return [op.operation for op in body.operations if op.operation.name == "tp.block"]
+        """Every tp.block of the function, also those inside serial loops."""
+        found = []
+
+        def visit(block: object) -> None:
+            for op in block.operations:  # type: ignore[attr-defined]
+                op = op.operation
+                if op.name == "tp.block":
+                    found.append(op)
+                    continue
+                for region in op.regions:
+                    for inner in region.blocks:
+                        visit(inner)
+
+        visit(self.func.func.regions[0].blocks[0])
+        return found
 
     def _state(self, block: str) -> _BlockState:
         if block not in self._states:

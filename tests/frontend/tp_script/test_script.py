@@ -183,6 +183,12 @@ def test_serial_loop_over_subviews() -> None:
     again = T.parse_script(running_sum.script())
     assert again.script() == running_sum.script()
     assert "for t in T.serial(1, 5, 1):" in again.script()
+    sch = T.Schedule(running_sum)  # blocks inside serial loops are scheduled too
+    (j,) = sch.get_loops("step")
+    sch.vectorize(j)
+    s.fill(np.nan)
+    T.build(sch)(x, s)
+    np.testing.assert_allclose(s, np.cumsum(x, axis=0), rtol=1e-5, atol=1e-6)
 
 
 def test_kernel_checks_its_arrays() -> None:
