@@ -30,6 +30,7 @@ def from_onnx(
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,
+    symbolic_dims: bool = False,
 ) -> tuple[ir.Module, dict[str, np.ndarray]]:
     """Import an ONNX model (path or `onnx.ModelProto`) into the graph dialect.
 
@@ -39,7 +40,7 @@ def from_onnx(
     _require_onnx()
     from mlc.frontend.onnx.importer import from_onnx as _from_onnx
 
-    return _from_onnx(model, shape_dict, dtype, context=context)
+    return _from_onnx(model, shape_dict, dtype, context=context, symbolic_dims=symbolic_dims)
 
 
 def import_model_files(
@@ -57,4 +58,14 @@ def import_model_files(
     _import_model_files(model_path, output_path, params_path, shape_dict, debuginfo)
 
 
-__all__ = ["from_onnx", "import_model_files"]
+def node_op_types(model: str | os.PathLike[str]) -> dict[str, str]:
+    """Op type of each node of the model's main graph, by the node name the imported ops'
+    locations carry (the model's, or the `<OpType>_<index>` made for an unnamed node)."""
+    _require_onnx()
+    from mlc.frontend.onnx.loader import load_model
+    from mlc.frontend.onnx.plan import node_op_types as _node_op_types
+
+    return _node_op_types(load_model(model).graph)
+
+
+__all__ = ["from_onnx", "import_model_files", "node_op_types"]

@@ -30,7 +30,7 @@ from mlc.files import (
     check_output_file,
     write_text_atomic,
 )
-from mlc.npz import read_npz, write_npz
+from mlc.npz import read_npz
 
 if TYPE_CHECKING:
     from mlc.passes.diagnostics import Diag
@@ -67,6 +67,10 @@ class BuildOptions:
     entry_name: str | None = None
     """The model's entry symbol (default `mlc_main`; `compile_model` derives one from the
     model's name): distinct names let several models link into one program."""
+    profile: bool = False
+    """Compile kernel timers in (mlc-default's profile): `GraphModule.profile()` reads them."""
+    embed_params: bool = False
+    """Put the params blob inside the `.so` (no `<stem>.params.bin`; C API `<entry>_create`)."""
 
     def __post_init__(self) -> None:
         check_target(self.target)
@@ -77,6 +81,12 @@ class BuildOptions:
                 f"--threads {self.threads} configures the default pipeline, which "
                 "--pass-pipeline replaces; set it in your pipeline instead: "
                 f"builtin.module(mlc-default{{threads={self.threads}}})"
+            )
+        if self.pipeline and self.profile:
+            raise MlcError(
+                "--profile configures the default pipeline, which --pass-pipeline replaces; "
+                "add tp-profile after graph-to-tp's scheduling passes, or "
+                "mlc-default{profile=true}, to your pipeline instead"
             )
         if self.pipeline and self.tuning_records:
             raise MlcError(
@@ -97,7 +107,10 @@ class BuildOptions:
         from mlc.target import host_target
 
         default = MlcDefaultPipeline.for_target(
-            host_target(), threads=self.threads or 1, records=self.tuning_records or ""
+            host_target(),
+            threads=self.threads or 1,
+            records=self.tuning_records or "",
+            profile=self.profile,
         )
         return f"builtin.module({default})"
 
@@ -170,12 +183,17 @@ def default_entry_name(model: str | pathlib.Path) -> str:
     return f"mlc_{stem}" if stem else "mlc_main"
 
 
-def output_files(output: pathlib.Path) -> list[pathlib.Path]:
+def output_files(output: pathlib.Path, embed_params: bool = False) -> list[pathlib.Path]:
     """Every file `compile_model` writes for `output`: a package alone, or a `.so`/`.o` with
-    its `<stem>.manifest.json` and `<stem>.params.npz`."""
+    its `<stem>.manifest.json` and `<stem>.params.bin` (not with `embed_params`), and a `.so`
+    with its C header `<stem>.h`."""
     from mlc.runtime.package import sidecar_files
 
-    return [output] if output.suffix == ".tar" else [output, *sidecar_files(output)]
+    if output.suffix == ".tar":
+        return [output]
+    manifest, params = sidecar_files(output)
+    files = [output, manifest] + ([] if embed_params else [params])
+    return files + ([output.with_suffix(".h")] if output.suffix == ".so" else [])
 
 
 def compile_model(
@@ -211,7 +229,12 @@ def compile_model(
     lib = build(
         module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics
     )
-    _write_outputs(lib, output)
+    if options.profile and not is_mlir:
+        from mlc.contract import with_op_types
+        from mlc.frontend import node_op_types
+
+        lib = replace(lib, manifest=with_op_types(lib.manifest, node_op_types(model)))
+    _write_outputs(lib, output, options.embed_params)
     return lib
 
 
@@ -244,7 +267,12 @@ def _check_paths(
         elif model.with_name(model.name + ".npz").is_file():
             params_path = model.with_name(model.name + ".npz")  # where `mlc import` writes them
             _log.info("using the parameters %s found beside %s", params_path, model)
-    for path in output_files(output):
+    if options.embed_params and output.suffix != ".so":
+        raise MlcError(
+            f"--embed-params applies to a shared library (-o NAME.so), not to '{output}': a "
+            "package keeps its params in params.bin, an object beside it"
+        )
+    for path in output_files(output, options.embed_params):
         check_output_file(path, "output")
     if options.tuning_records:
         check_input_file(options.tuning_records, "--tuning-records")
@@ -256,18 +284,24 @@ def _check_paths(
     return pathlib.Path(params_path) if params_path is not None else None
 
 
-def _write_outputs(lib: CompiledLibrary, output: pathlib.Path) -> None:
+def _write_outputs(lib: CompiledLibrary, output: pathlib.Path, embed_params: bool) -> None:
+    from mlc.runtime import capi
+    from mlc.runtime.package import sidecar_files
+    from mlc.runtime.params_blob import write_params_blob
+
     if output.suffix == ".tar":
         lib.export_library(output)
         return
     if output.suffix == ".so":
-        lib.export_shared(output)
+        lib.export_shared(output, embed_params=embed_params)
+        write_text_atomic(output.with_suffix(".h"), capi.header_text(lib.manifest))
     else:
         lib.export_object(output)
-    manifest_path, params_path = output_files(output)[1:]
+    manifest_path, params_path = sidecar_files(output)
     with progress.stage(f"writing {manifest_path.name} and {params_path.name}"):
         write_text_atomic(manifest_path, lib.manifest.to_json())
-        write_npz(params_path, {p.name: lib.params[p.name] for p in lib.manifest.params})
+        if not embed_params:
+            write_params_blob(params_path, lib.manifest, lib.params)
 
 
 def referenced_params(module: ir.Module) -> list[str]:

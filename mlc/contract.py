@@ -300,13 +300,69 @@ _KNOWN_KEYS = {
 }
 
 
+PROFILE_KEY = "profile"
+"""Manifest key of a module compiled with kernel timers (`tp-profile`): one item per kernel call
+of the entry, in call order, `{kernel, nodes, ops, anchor, flops[, op_types]}`;
+`profile_symbol(entry)` reads the counters (one nanosecond total per call, then the number of
+runs)."""
+
+
+def profile_symbol(entry: str) -> str:
+    """`<entry>_profile(memref<(calls + 1) x i64>)`: copies the kernel timers out, zeroes them."""
+    return f"{entry}_profile"
+
+
+@dataclass(frozen=True)
+class ProfiledCall:
+    """One timed kernel call: the kernel, the ONNX nodes it runs, its graph ops, the op it is
+    about (its reduction's, else its first), and arithmetic operations per call."""
+
+    kernel: str
+    nodes: tuple[str, ...]
+    ops: tuple[str, ...]
+    anchor: str
+    flops: int
+    op_types: tuple[str, ...] = ()
+    """The ONNX op types of `nodes`, distinct, in node order (`mlc compile` adds them from the
+    model; empty when unknown)."""
+
+
+def profiled_calls(manifest: Manifest) -> tuple[ProfiledCall, ...] | None:
+    """The timed calls of a module compiled with kernel timers; None without them."""
+    items = manifest.extra.get(PROFILE_KEY)
+    if items is None:
+        return None
+    try:
+        return tuple(
+            ProfiledCall(
+                str(d["kernel"]),
+                tuple(str(n) for n in d["nodes"]),
+                tuple(str(o) for o in d["ops"]),
+                str(d["anchor"]),
+                int(d["flops"]),
+                tuple(str(t) for t in d.get("op_types", ())),
+            )
+            for d in items
+        )
+    except (KeyError, TypeError, ValueError) as e:
+        raise ManifestError(f"manifest '{PROFILE_KEY}' is malformed: {e}") from None
+
+
 def params_digest(manifest: Manifest, params: Mapping[str, np.ndarray]) -> str:
-    """sha256 over every manifest parameter (name, dtype, shape, bytes) in manifest order."""
+    """sha256 of the params blob these params pack into: each parameter's bytes at its manifest
+    offset, zeros elsewhere, `params_size` bytes in all. Names, dtypes and shapes are in the
+    manifest, so this equals `hashlib.sha256(blob)` of a package's params.bin, computed without
+    building the blob."""
     digest = hashlib.sha256()
-    for spec in manifest.params:
-        value = np.ascontiguousarray(params[spec.name])
-        digest.update(f"{spec.name}\0{value.dtype.str}\0{list(value.shape)}\0".encode())
+    at = 0
+    for spec in sorted(manifest.params, key=lambda p: p.offset):
+        if spec.nbytes == 0:
+            continue
+        digest.update(bytes(spec.offset - at))
+        value = np.ascontiguousarray(params[spec.name], dtype=spec.dtype)
         digest.update(memoryview(value.reshape(-1).view(np.uint8)))
+        at = spec.offset + spec.nbytes
+    digest.update(bytes(manifest.params_size - at))
     return digest.hexdigest()
 
 
@@ -389,3 +445,15 @@ class _Reader:
     def optional_obj(self, key: str) -> _Reader | None:
         value = self._get(key, dict, None)
         return None if value is None else _Reader(value, f"{self.where}.{key}")
+
+
+def with_op_types(manifest: Manifest, op_types: Mapping[str, str]) -> Manifest:
+    """The manifest with each timed call's ONNX op types (node name -> op type) recorded."""
+    items = manifest.extra.get(PROFILE_KEY)
+    if not items:
+        return manifest
+    named = [
+        {**d, "op_types": list(dict.fromkeys(op_types[n] for n in d["nodes"] if n in op_types))}
+        for d in items
+    ]
+    return replace(manifest, extra={**manifest.extra, PROFILE_KEY: named})

@@ -73,8 +73,10 @@ def write_npz(target: PathLike | BinaryIO, arrays: Mapping[str, np.ndarray]) -> 
 def _write(target: PathLike | BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:
     with zipfile.ZipFile(target, "w", zipfile.ZIP_STORED) as archive:
         for name, array in arrays.items():
+            # np.require keeps a rank-0 array rank 0 (np.ascontiguousarray makes it [1])
+            value = np.require(array, requirements="C")
             with archive.open(f"{name}.npy", "w", force_zip64=True) as entry:
-                np.lib.format.write_array(entry, np.ascontiguousarray(array), allow_pickle=False)
+                np.lib.format.write_array(entry, value, allow_pickle=False)
 
 
 def npz_bytes(arrays: Mapping[str, np.ndarray]) -> bytes:

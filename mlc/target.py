@@ -85,6 +85,25 @@ def host_features() -> frozenset[str]:
     return frozenset(m.group(1).split()) & ISA_FEATURES if m else frozenset()
 
 
+FMA_UNITS = 2
+"""Vector FMA pipes per core assumed by `peak_gflops` (Intel since Haswell, AMD since Zen 2)."""
+
+
+def peak_gflops(threads: int) -> float | None:
+    """An estimate of the host's f32 peak on `threads` cores: lanes x 2 (multiply-add) x
+    FMA_UNITS x the clock /proc/cpuinfo reports (a base or current clock, not a turbo one);
+    None where the clock is unknown. A bound to read a kernel's rate against, not a promise."""
+    try:
+        text = pathlib.Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return None
+    mhz = [float(m) for m in re.findall(r"^cpu MHz\s*:\s*([0-9.]+)", text, re.MULTILINE)]
+    lanes = max(host_vector_unit().lanes(32), 1)
+    if not mhz:
+        return None
+    return lanes * 2 * FMA_UNITS * max(mhz) / 1e3 * threads
+
+
 DEFAULT_L2_BYTES = 1 << 20
 """The per-core L2 assumed where the host does not say (Zen 4/5 and recent Intel: 1-2 MiB)."""
 

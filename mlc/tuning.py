@@ -14,6 +14,7 @@ import pathlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 from mlir import ir
@@ -22,7 +23,7 @@ from mlc import progress as mlc_progress
 from mlc.compiler import BuildOptions, build, check_target
 from mlc.errors import MlcError
 from mlc.tuner.measure import MeasureOptions
-from mlc.tuner.runner import LocalRunner
+from mlc.tuner.runner import LocalRunner, Runner
 from mlc.tuner.task import Task, extract_tasks
 from mlc.tuner.tune import Progress, TuneOptions, TuneReport, tune
 
@@ -39,6 +40,10 @@ class TuneModelOptions:
     tune: TuneOptions = field(default_factory=TuneOptions)
     compare_rounds: int = 4
     """Alternating rounds of the whole-model comparison (0: skip it)."""
+    runner: Literal["local", "ray"] = "local"
+    """Where candidates are built and timed: worker processes here, or Ray tasks."""
+    ray_address: str | None = None
+    """The Ray cluster (`ray.init`'s address); None starts a local Ray instance."""
 
 
 @dataclass
@@ -68,7 +73,7 @@ def tune_model(
     start = time.monotonic()  # the time budget covers the import and the extraction too
     with mlc_progress.stage(f"importing {model}"):
         module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
-    with LocalRunner(options.measure) as runner:
+    with make_runner(options) as runner:
         with mlc_progress.stage("extracting tasks, timing their default schedules"):
             with mlc_progress.suppressed():
                 tasks = extract_tasks(module, params, threads=options.threads, runner=runner)
@@ -84,6 +89,17 @@ def tune_model(
                     module, params, options.threads, str(records), options.compare_rounds
                 )
     return out
+
+
+def make_runner(options: TuneModelOptions) -> Runner:
+    if options.runner == "ray":
+        from mlc.tuner.ray_runner import RayRunner
+
+        with mlc_progress.stage(f"connecting to Ray ({options.ray_address or 'local instance'})"):
+            return RayRunner(options.measure, options.ray_address)
+    if options.ray_address is not None:
+        raise MlcError("a Ray address only applies to the Ray runner (--runner ray)")
+    return LocalRunner(options.measure)
 
 
 def compare_whole_model(

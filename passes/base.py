@@ -49,6 +49,9 @@ class ModulePass:
     """Base class of mlc passes. Subclasses are frozen dataclasses anchored on builtin.module."""
 
     name: ClassVar[str] = ""
+    symbolic_dims: ClassVar[bool] = False
+    """Whether the pass handles tensors with symbolic dims (`tensor<?x4xf32, ["n", 4]>`); the
+    pass manager refuses to run one that does not on IR holding them."""
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         raise NotImplementedError

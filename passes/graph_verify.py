@@ -18,6 +18,7 @@ class GraphVerifyPass(ModulePass):
     """Check shapes, dtypes and attributes of every graph op, reporting each violation at its op."""
 
     name: ClassVar[str] = "graph-verify"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_graph(module)

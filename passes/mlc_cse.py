@@ -22,6 +22,7 @@ class MlcCsePass(ModulePass):
     """Replace each graph op or tp read by an identical earlier one in the same block."""
 
     name: ClassVar[str] = "mlc-cse"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         self._blocks(module)

@@ -25,6 +25,7 @@ class MlcDcePass(ModulePass):
     """Erase graph ops and tp reads whose results are unused, until nothing changes."""
 
     name: ClassVar[str] = "mlc-dce"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         erase_dead(module)

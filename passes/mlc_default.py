@@ -75,6 +75,10 @@ class MlcDefaultPipeline(NamedPipeline):
     """exp scales by 2^k with one llvm.ldexp (lower-to-llvm's vector-ldexp); none: where the
     host has AVX-512 (vscalefps: exp 0.33 -> 0.25 ns per element on Zen 4, bench_math.py)."""
 
+    profile: bool = False
+    """Time every kernel call inside the run (tp-profile): `GraphModule.profile()`, `mlc run
+    --profile`."""
+
     def __post_init__(self) -> None:
         if self.threads < 1 or self.max_group_size < 1:
             raise ValueError("threads and max-group-size must be >= 1")
@@ -93,7 +97,7 @@ class MlcDefaultPipeline(NamedPipeline):
 
     @classmethod
     def for_target(
-        cls, target: TargetInfo, *, threads: int = 1, records: str = ""
+        cls, target: TargetInfo, *, threads: int = 1, records: str = "", profile: bool = False
     ) -> MlcDefaultPipeline:
         """The pipeline `mlc compile` and `mlc tune` use for a target, with its vector width and
         int8 dot product named: convolutions in NCHW16c where a 16-lane f32 vector is one register
@@ -106,6 +110,7 @@ class MlcDefaultPipeline(NamedPipeline):
             vector_bits=vector_unit_of(features).bits,
             vnni_bits=int8_dot_bits(features),
             vector_ldexp=has_vector_ldexp(features),
+            profile=profile,
         )
 
     def stages(self) -> tuple[str, str, str]:
@@ -140,7 +145,8 @@ class MlcDefaultPipeline(NamedPipeline):
         )
         return (
             GRAPH_STAGE % (widen, qdq, alter, self.max_group_size),
-            TP_STAGE % (records, self.threads, unit.bits, self.l2_bytes or host_l2_bytes()),
+            TP_STAGE % (records, self.threads, unit.bits, self.l2_bytes or host_l2_bytes())
+            + (",tp-profile" if self.profile else ""),
             LOOP_STAGE
             % (
                 self.threads,

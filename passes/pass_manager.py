@@ -139,6 +139,7 @@ class PassManager:
         if self.temps_dir is not None:
             self.save_temp("pipeline.txt", str(self) + "\n")
         steps = list(self.steps())
+        symbolic: list[object] = []  # [first symbolic (type, location) or None], found once
         try:
             for i, step in enumerate(steps, start=1):
                 t0 = time.perf_counter()
@@ -147,6 +148,7 @@ class PassManager:
                     with progress.step(i, len(steps), str(step)):
                         if isinstance(step, PassEntry) and step.kind == "mlc":
                             assert step.instance is not None
+                            _refuse_symbolic(op, step.instance, symbolic, filename)
                             self._run_mlc(op, step.instance, ctx, filename)
                         else:
                             self._run_upstream(op, step, filename)
@@ -321,3 +323,24 @@ def _print_timing(timings: list[tuple[str, float]], total: float) -> None:
     out.append(f"  {total:8.4f} (100.0%)  Total")
     sys.stderr.write("\n".join(out) + "\n\n")
     sys.stderr.flush()
+
+
+def _refuse_symbolic(
+    op: ir.Operation, mlc_pass: ModulePass, found: list[object], filename: str
+) -> None:
+    """PassFailedError when `mlc_pass` does not handle symbolic dims and the IR has some;
+    the IR is searched at most once per run (`found` caches the answer: no pass adds any)."""
+    if mlc_pass.symbolic_dims:
+        return
+    if not found:
+        from mlc.dialects.attrs import first_symbolic_value
+
+        found.append(first_symbolic_value(op))
+    if found[0] is None:
+        return
+    t, location = found[0]  # type: ignore[misc]
+    message = (
+        f"{mlc_pass.name} does not handle symbolic dims yet ({t}); give the inputs fixed "
+        "sizes (--input-shapes, shape_dict) to compile this model"
+    )
+    raise _failed(mlc_pass, [(message, location)], filename)

@@ -44,6 +44,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-chunk-rows": _lazy("tp_chunk_rows", "TpChunkRowsPass"),
     "tp-defer-row-scale": _lazy("tp_defer_row_scale", "TpDeferRowScalePass"),
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
+    "tp-profile": _lazy("tp_profile", "TpProfilePass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
     "omp-schedule": _lazy("omp_schedule", "OmpSchedulePass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),

@@ -29,6 +29,7 @@ _EXPORTS = {
     "time_function": "benchmark",
     "time_interleaved": "benchmark",
     "load_module": "package",
+    "verify_package": "package",
     "PackageError": "package",
     "UnsafePackageError": "package",
     "host_target": "target",

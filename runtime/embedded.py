@@ -109,3 +109,15 @@ def read_sealed(path: pathlib.Path, shown: str | None = None) -> Manifest:
             f"{symbol.name}"
         )
     return manifest
+
+
+def embedded_params_offset(path: pathlib.Path, manifest: Manifest) -> int | None:
+    """The file offset of the params blob a library built with --embed-params carries
+    (`<entry>_embedded_params`), None if it has none."""
+    try:
+        elf = read_elf(path)
+    except ElfError as e:
+        raise LibraryIntegrityError(f"{e}; it is not a loadable mlc library") from None
+    name = f"{manifest.entry}_embedded_params"
+    found = [s for s in elf.symbols(name) if s.name == name]
+    return found[0].offset if found else None

@@ -5,25 +5,33 @@
     gm.run()                             # or gm.run(data=x)
     y = gm.get_output(0)                 # a copy; later runs do not change it
     print(gm.benchmark(number=10, repeat=20))
+    print(gm.profile(number=10).table())  # compiled with kernel timers (profile=True)
 
 Buffers are allocated once per GraphModule: the params blob (packed from the params table at
-the manifest's offsets), the workspace blob, one buffer per input and per output, all 64-byte
-aligned. Their memref descriptors are built once and bound to the entry, so `run()` is a single
-foreign call; the GraphModule owns every array a descriptor points to.
+the manifest's offsets, or the module's own packed blob, shared and never copied), the
+workspace blob, one buffer per input and per output, all 64-byte aligned. Their memref
+descriptors are built once and bound to the entry, so `run()` is a single foreign call; the
+GraphModule owns (or shares) every array a descriptor points to.
 """
 
 from __future__ import annotations
 
+import ctypes
+import dataclasses
+import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import NamedTuple
+from functools import cache
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
-from mlir.runtime import get_ranked_memref_descriptor
 
-from mlc.contract import ALIGNMENT, Manifest, TensorSpec
-from mlc.errors import RuntimeInputError
+from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
+from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 from mlc.runtime.module import RuntimeModule
+
+if TYPE_CHECKING:
+    from mlc.runtime.profile import Profile
 
 
 class TensorInfo(NamedTuple):
@@ -42,6 +50,29 @@ def aligned_empty(
     raw = np.zeros(nbytes + align, dtype=np.uint8)
     start = (-raw.ctypes.data) % align
     return np.ndarray(shape, dt, buffer=raw, offset=start)  # aligned even when empty
+
+
+@cache
+def _descriptor_type(rank: int) -> type[ctypes.Structure]:
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.c_void_p)]
+    fields.append(("offset", ctypes.c_longlong))
+    if rank:
+        fields += [("shape", ctypes.c_longlong * rank), ("strides", ctypes.c_longlong * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def memref_descriptor(array: np.ndarray) -> ctypes.Structure:
+    """The memref descriptor compiled code reads for `array`: allocated and aligned pointers,
+    offset, sizes[rank], strides[rank] in elements (the layout `mlir.runtime` builds; made
+    here because importing that module imports ml_dtypes, seconds on a loaded host). It does
+    not keep `array` alive."""
+    d = _descriptor_type(array.ndim)()
+    d.allocated = d.aligned = array.ctypes.data
+    d.offset = 0
+    if array.ndim:
+        d.shape[:] = array.shape
+        d.strides[:] = [s // array.itemsize for s in array.strides]
+    return d
 
 
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -64,13 +95,14 @@ class GraphModule:
         m = module.manifest
         self.module = module
         self.manifest = m
-        self._params = pack_params(m, module.params)
+        blob = module.params_blob
+        self._params = blob if blob is not None else pack_params(m, module.params)
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
         self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
         self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = module.entry.bind([get_ranked_memref_descriptor(a) for a in arrays])
+        self._call = module.entry.bind([memref_descriptor(a) for a in arrays])
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
@@ -242,3 +274,46 @@ class GraphModule:
             np.copyto(buf, src)
         self._call()
         return [buf.copy() for buf in self._outputs]
+
+    def profile(self, *, number: int = 10, warmup: int = 1) -> Profile:
+        """Run `number` times after `warmup` untimed runs, reading the kernel timers compiled
+        into the module (`mlc.build(..., profile=True)`, `mlc compile --profile`): the mean
+        time of every kernel call, with the ONNX nodes it runs, and of the whole run."""
+        from mlc.runtime.profile import KernelTime, Profile, threads_of
+        from mlc.target import peak_gflops
+
+        calls = profiled_calls(self.manifest)
+        if calls is None:
+            raise MlcError(
+                "the module was compiled without kernel timers: compile it with "
+                "`mlc compile --profile` (or mlc.build(..., profile=True)) to profile it"
+            )
+        if number < 1 or warmup < 0:
+            raise MlcError(f"profile needs number >= 1 and warmup >= 0, got {number}, {warmup}")
+        self._require_inputs()
+        counters = aligned_empty((len(calls) + 1,), np.int64)
+        reader = dataclasses.replace(  # type: ignore[type-var]
+            self.module.entry, name=profile_symbol(self.manifest.entry)
+        )
+        read = reader.bind([memref_descriptor(counters)])
+        for _ in range(warmup):
+            self._call()
+        read()  # zeroes the counters
+        start = time.perf_counter()
+        for _ in range(number):
+            self._call()
+        seconds = time.perf_counter() - start
+        read()
+        runs = int(counters[-1])
+        if runs != number:
+            raise MlcError(f"the kernel timers counted {runs} runs, not {number}: a bug in mlc")
+        threads = threads_of(self.manifest)
+        return Profile(
+            kernels=tuple(
+                KernelTime(c, float(ns) / runs / 1e6) for c, ns in zip(calls, counters[:-1])
+            ),
+            runs=runs,
+            run_ms=seconds / runs * 1e3,
+            threads=threads,
+            peak_gflops=peak_gflops(threads),
+        )

@@ -35,6 +35,7 @@ from mlc.contract import (
     buffer_element_types,
     is_c_identifier,
     params_digest,
+    profile_symbol,
 )
 from mlc.errors import MlcError, ToolError
 from mlc.files import atomic_output
@@ -251,13 +252,17 @@ class CompiledLibrary:
         with self.module.context, ir.Location.unknown():
             body.append(ir.Operation.parse(embedded.record_global(self.manifest)))
 
-    def export_shared(self, path: str | pathlib.Path) -> pathlib.Path:
-        """Link a `.so` with `cc -shared`; it finds the MLIR runtime libraries where they are
-        installed now (absolute rpath). For a relocatable artifact use `export_library`."""
-        rpaths = [str(linker.installed_runtime_lib(n).parent) for n in self.manifest.runtime_libs]
+    def export_shared(
+        self, path: str | pathlib.Path, *, embed_params: bool = False
+    ) -> pathlib.Path:
+        """Link a `.so` with `cc -shared`, exporting the C API (`capi.py`; `embed_params` puts
+        the params blob inside it). It finds the runtime libraries beside itself first (rpath
+        $ORIGIN: copy libiomp5.so along with it), then where they are installed now."""
+        rpaths = ["$ORIGIN"]
+        rpaths += [str(linker.installed_runtime_lib(n).parent) for n in self.manifest.runtime_libs]
         path = pathlib.Path(path)
         with atomic_output(path, executable=True) as tmp:
-            self._link(tmp, rpaths)
+            self._link(tmp, rpaths, embed_params=embed_params)
         return path
 
     def export_library(self, path: str | pathlib.Path) -> pathlib.Path:
@@ -272,12 +277,23 @@ class CompiledLibrary:
                 write_package(path, so, self.manifest, self.params)
         return path
 
-    def _link(self, out: pathlib.Path, rpaths: list[str]) -> pathlib.Path:
-        """Link a sealed shared library at `out`."""
+    def _link(
+        self, out: pathlib.Path, rpaths: list[str], *, embed_params: bool = False
+    ) -> pathlib.Path:
+        """Link a sealed shared library at `out`, with the C API."""
+        from mlc.runtime import capi
+        from mlc.runtime.params_blob import write_params_blob
+
         with tempfile.TemporaryDirectory(prefix="mlc-link-") as tmp:
-            obj = self.export_object(pathlib.Path(tmp) / "model.o")
+            work = pathlib.Path(tmp)
+            obj = self.export_object(work / "model.o")
             with progress.stage("linking"):
-                linker.link_shared(obj, out, self.manifest.runtime_libs, rpaths)
+                blob = None
+                if embed_params:
+                    blob = work / "params.bin"
+                    write_params_blob(blob, self.manifest, self.params)
+                extra = capi.build_objects(linker.c_compiler(), self.manifest, work, blob)
+                linker.link_shared(obj, out, self.manifest.runtime_libs, rpaths, extra)
                 linker.require_symbol(out, CIFACE_PREFIX + self.manifest.entry)
                 embedded.seal(out)
         return out
@@ -294,7 +310,11 @@ def rename_entry(module: ir.Module, old: str, new: str) -> None:
     for name in (new, CIFACE_PREFIX + new):
         if name in funcs:
             raise MlcError(f"entry name '{new}' clashes with the module's function @{name}")
-    for before, after in ((old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)):
+    pairs = [(old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)]
+    if profile_symbol(old) in funcs:  # compiled with kernel timers: their reader follows
+        pairs += [(profile_symbol(old), profile_symbol(new))]
+        pairs += [(CIFACE_PREFIX + profile_symbol(old), CIFACE_PREFIX + profile_symbol(new))]
+    for before, after in pairs:
         for op in module.body.operations:
             attrs = op.operation.attributes
             if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == before:

@@ -2,7 +2,7 @@
 
 The link line is a pure function (`link_command`) so that it can be tested and shown to a user:
 
-    cc -shared -o model.so model.o -L<mlir/lib> -lmlir_async_runtime -lm
+    cc -shared -o model.so model.o mlc_main_capi.o -L<mlir/lib> -lmlir_async_runtime -lm
        -Wl,-rpath,$ORIGIN -Wl,-rpath-link,<mlir/lib>:<llvm/lib> -Wl,--no-undefined
 
 `--no-undefined` turns a missing runtime symbol into a link error instead of a failure at load
@@ -68,9 +68,10 @@ def link_command(
     runtime_libs: Sequence[str],
     rpaths: Sequence[str],
     lib_dirs: Sequence[pathlib.Path],
+    extra_objects: Sequence[pathlib.Path] = (),
 ) -> list[str]:
     """The `cc -shared` command line (pure: no file system access)."""
-    cmd = [cc, "-shared", "-o", str(out), str(obj)]
+    cmd = [cc, "-shared", "-o", str(out), str(obj), *map(str, extra_objects)]
     if runtime_libs:
         cmd += [f"-L{d}" for d in lib_dirs]
         cmd += [f"-l{name}" for name in runtime_libs]
@@ -82,14 +83,19 @@ def link_command(
 
 
 def link_shared(
-    obj: pathlib.Path, out: pathlib.Path, runtime_libs: Sequence[str], rpaths: Sequence[str]
+    obj: pathlib.Path,
+    out: pathlib.Path,
+    runtime_libs: Sequence[str],
+    rpaths: Sequence[str],
+    extra_objects: Sequence[pathlib.Path] = (),
 ) -> None:
-    """Link `obj` into the shared library `out`; ToolError with the linker's output on failure."""
+    """Link `obj` (and `extra_objects`: the C API) into the shared library `out`; ToolError
+    with the linker's output on failure."""
     for name in runtime_libs:
         installed_runtime_lib(name)
     dirs = wheel_lib_dirs()
     dirs += [p for p in {installed_runtime_lib(n).parent for n in runtime_libs} if p not in dirs]
-    cmd = link_command(c_compiler(), obj, out, runtime_libs, rpaths, dirs)
+    cmd = link_command(c_compiler(), obj, out, runtime_libs, rpaths, dirs, extra_objects)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolError(
@@ -126,7 +132,8 @@ def load_shared(path: pathlib.Path) -> ctypes.CDLL:
     attempted: set[str] = set()
     while True:
         try:
-            return ctypes.CDLL(str(path), mode=os.RTLD_LOCAL)
+            # absolute: dlopen looks a bare name like "m.so" up in the library path, not here
+            return ctypes.CDLL(str(path.absolute()), mode=os.RTLD_LOCAL)
         except OSError as e:
             m = _MISSING_LIB.search(str(e))
             if m is None or m.group(1) in attempted:

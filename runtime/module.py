@@ -19,7 +19,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
-from mlc.contract import Manifest, ManifestError
+from mlc.contract import ALIGNMENT, Manifest, ManifestError
 
 CIFACE_PREFIX = "_mlir_ciface_"
 
@@ -83,9 +83,22 @@ class RuntimeModule:
     kind: Literal["jit", "shared"]
     keepalive: tuple[object, ...] = field(default=(), repr=False)
     """Objects the entry depends on (the IR module, the loaded runtime libraries)."""
+    params_blob: np.ndarray | None = field(default=None, repr=False)
+    """The params already packed (a 64-byte aligned uint8 array of `params_size` bytes, e.g.
+    a package's params.bin mapped from disk); `params` are then views into it."""
 
     def __post_init__(self) -> None:
         check_params(self.manifest, self.params)
+        blob = self.params_blob
+        if blob is not None and (
+            blob.dtype != np.uint8
+            or blob.shape != (self.manifest.params_size,)
+            or blob.ctypes.data % ALIGNMENT
+        ):
+            raise ManifestError(
+                f"params blob must be {self.manifest.params_size} bytes (uint8) starting on a "
+                f"{ALIGNMENT}-byte boundary, got {blob.dtype}[{blob.size}]"
+            )
 
 
 def check_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> None:

@@ -5,16 +5,22 @@ Layout (flat, uncompressed tar):
     model.so                  position-independent shared library, RUNPATH $ORIGIN, carrying
                               its manifest and sealed with its digest (`embedded.py`)
     manifest.json             `Manifest.to_json()` (contract + build info): the same manifest
-    params.npz                one .npy per parameter, keyed by name (no pickle); their digest
-                              is the manifest's params_sha256
     libiomp5.so ...           each runtime library listed in manifest.runtime_libs
+    params.bin                the params blob exactly as the entry takes it (`params_size`
+                              bytes, each parameter at its manifest offset); last, so its data
+                              starts on a 512-byte tar block; its sha256 is params_sha256
 
 A package is written under a temporary name and renamed into place (never half-written); a
-bare `.so` or `.o` output has `<stem>.manifest.json` and `<stem>.params.npz` beside it.
+bare `.so` or `.o` output has `<stem>.manifest.json` and `<stem>.params.bin` beside it.
+
+Loading maps params.bin from the package file copy-on-write (`mmap`, nothing read up front):
+`load_module` costs the library's seal check and a dlopen, not a pass over the weights. The
+params digest recorded at build time is checked on request (`verify_params=True`,
+`verify_package`, `mlc run --verify-only`); the size is always checked.
 
 Extraction trusts nothing in the archive: every member must be a regular file with a plain
 name from that list (absolute paths, `..`, links, devices, FIFOs, directories other than `.`,
-duplicates and unknown names are rejected before anything is written), and the files are
+duplicates and unknown names are rejected before anything is written), and the libraries are
 written by this module (`O_EXCL | O_NOFOLLOW`, owner-only permissions) into a fresh private
 temporary directory, which is removed once the library is loaded.
 """
@@ -34,19 +40,22 @@ from collections.abc import Mapping
 import numpy as np
 
 from mlc.contract import Manifest, ManifestError, params_digest
-from mlc.errors import MlcError, ToolError
+from mlc.errors import ToolError
 from mlc.files import atomic_output
-from mlc.npz import NpzError, npz_bytes, read_npz
+from mlc.npz import NpzError, read_npz
 from mlc.runtime import embedded, linker
 from mlc.runtime.module import CIFACE_PREFIX, RuntimeModule, SharedEntry, check_params
+from mlc.runtime.params_blob import (
+    PackageError,
+    check_blob_digest,
+    map_params,
+    params_blob,
+    params_views,
+)
 from mlc.runtime.target import check_host
 
-LIBRARY, MANIFEST, PARAMS = "model.so", "manifest.json", "params.npz"
+LIBRARY, MANIFEST, PARAMS = "model.so", "manifest.json", "params.bin"
 _log = logging.getLogger(__name__)
-
-
-class PackageError(MlcError):
-    """A package that is not a readable mlc package (missing or unexpected members)."""
 
 
 class UnsafePackageError(PackageError):
@@ -68,32 +77,27 @@ def write_package(
     temporary name, renamed to `path` once complete."""
     with atomic_output(path) as tmp, tarfile.open(tmp, "w", format=tarfile.PAX_FORMAT) as tar:
         _add_bytes(tar, MANIFEST, manifest.to_json().encode(), 0o644)
-        _add_bytes(tar, PARAMS, params_to_npz(manifest, params), 0o644)
         _add_bytes(tar, LIBRARY, shared_lib.read_bytes(), 0o755)
         for name in manifest.runtime_libs:
             _add_bytes(
                 tar, runtime_member(name), linker.installed_runtime_lib(name).read_bytes(), 0o755
             )
+        _add_bytes(tar, PARAMS, params_blob(manifest, params), 0o644)
 
 
 def sidecar_files(library: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     """(manifest, params) files written beside a bare `.so` or `.o`: `<stem>.manifest.json`
-    and `<stem>.params.npz`, named after it so that several libraries can share a folder."""
+    and `<stem>.params.bin`, named after it so that several libraries can share a folder."""
     return (
         library.with_name(f"{library.stem}.{MANIFEST}"),
         library.with_name(f"{library.stem}.{PARAMS}"),
     )
 
 
-def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes, mode: int) -> None:
+def _add_bytes(tar: tarfile.TarFile, name: str, data: bytes | memoryview, mode: int) -> None:
     info = tarfile.TarInfo(name)
     info.size, info.mode, info.mtime = len(data), mode, 0
     tar.addfile(info, io.BytesIO(data))
-
-
-def params_to_npz(manifest: Manifest, params: Mapping[str, np.ndarray]) -> bytes:
-    """The params table as .npz bytes, one array per manifest param, in manifest order."""
-    return npz_bytes({spec.name: params[spec.name] for spec in manifest.params})
 
 
 def load_params(path: pathlib.Path, shown: str | None = None) -> dict[str, np.ndarray]:
@@ -163,8 +167,12 @@ def check_member(member: tarfile.TarInfo) -> str | None:
     return parts[0]
 
 
-def extract_package(path: pathlib.Path, dest: pathlib.Path) -> Manifest:
-    """Validate every member, read the manifest, then write the expected files into `dest`."""
+def extract_package(
+    path: pathlib.Path, dest: pathlib.Path, *, with_params: bool = True
+) -> tuple[Manifest, int]:
+    """Validate every member, read the manifest, then write the expected files into `dest`
+    (params.bin too unless `with_params` is False). Returns the manifest and the offset of
+    params.bin's data in the package file (where `map_params` maps it from)."""
     try:
         tar = tarfile.open(path, "r:")  # packages are never compressed
     except OSError as e:
@@ -180,12 +188,14 @@ def extract_package(path: pathlib.Path, dest: pathlib.Path) -> Manifest:
         ) from None
     try:
         with tar:
-            return _extract(path, tar, dest)
+            return _extract(path, tar, dest, with_params)
     except (tarfile.TarError, EOFError) as e:
         raise PackageError(f"{path} is damaged or truncated ({e}); write it again") from None
 
 
-def _extract(path: pathlib.Path, tar: tarfile.TarFile, dest: pathlib.Path) -> Manifest:
+def _extract(
+    path: pathlib.Path, tar: tarfile.TarFile, dest: pathlib.Path, with_params: bool
+) -> tuple[Manifest, int]:
     files: dict[str, tarfile.TarInfo] = {}
     for member in tar.getmembers():
         name = check_member(member)
@@ -207,12 +217,20 @@ def _extract(path: pathlib.Path, tar: tarfile.TarFile, dest: pathlib.Path) -> Ma
     missing = sorted(expected - set(files))
     if missing:
         raise PackageError(f"{path} lacks members: {', '.join(missing)}")
+    params = files[PARAMS]
+    if params.size != manifest.params_size:
+        raise PackageError(
+            f"{path} ({PARAMS}) holds {params.size} bytes of parameters; the library needs "
+            f"{manifest.params_size}: the package was edited or is damaged; write it again"
+        )
     for name, member in files.items():
+        if name == PARAMS and not with_params:
+            continue
         mode = 0o700 if name.endswith(".so") else 0o600
         fd = os.open(dest / name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, mode)
         with os.fdopen(fd, "wb") as out:
             out.write(_read(tar, member))
-    return manifest
+    return manifest, params.offset_data
 
 
 def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
@@ -225,18 +243,21 @@ def _read(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
 
 
 # -- loading ---------------------------------------------------------------------------------
+ParamsArg = Mapping[str, np.ndarray] | str | os.PathLike[str] | None
+
+
 def load_module(
-    path: str | os.PathLike[str],
-    *,
-    params: Mapping[str, np.ndarray] | str | os.PathLike[str] | None = None,
+    path: str | os.PathLike[str], *, params: ParamsArg = None, verify_params: bool = False
 ) -> RuntimeModule:
     """Load a package (a tar, whatever its suffix), or a bare `.so`, without compiling.
 
     Nothing is loaded before it is checked: the library against the digest it was sealed with
     and its embedded manifest against the package's `manifest.json` (or the `<stem>.manifest
-    .json` beside a bare `.so`), the params against the digest the manifest records. A bare
-    `.so` takes its params from `params` (a mapping or an .npz path), by default from
-    `<stem>.params.npz` beside it.
+    .json` beside a bare `.so`), the params' size against the manifest. params.bin is mapped,
+    not read; `verify_params=True` also checks it against the digest the manifest records
+    (one read of every byte; params given as a mapping or an .npz are always checked). A bare
+    `.so` takes its params from `params` (a mapping, a params .bin or an .npz path), by
+    default from `<stem>.params.bin` beside it.
     """
     path = pathlib.Path(path)
     if not path.exists():
@@ -246,24 +267,47 @@ def load_module(
     if path.suffix != ".so":
         if params is not None:
             raise ValueError("params= applies to a bare .so, not to a package")
-        return _load_package(path)
+        return _load_package(path, verify_params)
+    manifest, table, blob = _library_params(path, params, verify_params)
+    return _load(path, manifest, table, blob)
+
+
+def _library_params(
+    path: pathlib.Path, params: ParamsArg, verify_params: bool
+) -> tuple[Manifest, dict[str, np.ndarray], np.ndarray | None]:
+    """The sealed manifest of a bare `.so` and its params (a mapped blob, or a table)."""
     manifest = embedded.read_sealed(path)
     listed, default_params = sidecar_files(path)
     if listed.is_file():
         check_same_manifest(_read_manifest_file(listed), manifest, str(listed))
-    if params is None or isinstance(params, (str, os.PathLike)):
-        ppath = pathlib.Path(params) if params is not None else default_params
-        if not ppath.is_file() and manifest.params:
+    if params is not None and not isinstance(params, (str, os.PathLike)):
+        table = dict(params)
+        check_params_digest(manifest, table, "the params given")
+        return manifest, table, None
+    ppath = pathlib.Path(params) if params is not None else default_params
+    if params is None and not ppath.is_file():
+        at = embedded.embedded_params_offset(path, manifest)
+        if at is not None:  # --embed-params: inside the library, covered by its seal
+            shown = f"{path} (embedded params)"
+            blob = map_params(path, manifest, shown, offset=at)
+            if verify_params:
+                check_blob_digest(manifest, blob, shown)
+            return manifest, params_views(manifest, blob), blob
+    if not ppath.is_file():
+        if manifest.params:
             raise PackageError(
                 f"{path.name} needs its {len(manifest.params)} parameters: expected {ppath} "
                 "(written beside it by mlc compile)"
             )
-        table = load_params(ppath, shown=str(ppath)) if ppath.is_file() else {}
-        shown = str(ppath)
-    else:
-        table, shown = dict(params), "the params given"
-    check_params_digest(manifest, table, shown)
-    return _load(path, manifest, table)
+        return manifest, {}, None
+    if ppath.suffix == ".npz":
+        table = load_params(ppath, shown=str(ppath))
+        check_params_digest(manifest, table, str(ppath))
+        return manifest, table, None
+    blob = map_params(ppath, manifest, str(ppath))
+    if verify_params:
+        check_blob_digest(manifest, blob, str(ppath))
+    return manifest, params_views(manifest, blob), blob
 
 
 def _read_manifest_file(path: pathlib.Path) -> Manifest:
@@ -275,21 +319,53 @@ def _read_manifest_file(path: pathlib.Path) -> Manifest:
         raise PackageError(f"{path}: {e}") from None
 
 
-def _load_package(path: pathlib.Path) -> RuntimeModule:
+def _checked_package(
+    path: pathlib.Path, tmp: pathlib.Path, verify_params: bool
+) -> tuple[Manifest, np.ndarray]:
+    """Extract the libraries of a package into `tmp`, check them and map its params."""
+    listed, params_offset = extract_package(path, tmp, with_params=False)
+    manifest = embedded.read_sealed(tmp / LIBRARY, shown=f"{path} ({LIBRARY})")
+    check_same_manifest(listed, manifest, f"{path} ({MANIFEST})")
+    shown = f"{path} ({PARAMS})"
+    blob = map_params(path, manifest, shown, offset=params_offset)
+    if verify_params:
+        check_blob_digest(manifest, blob, shown)
+    return manifest, blob
+
+
+def _load_package(path: pathlib.Path, verify_params: bool) -> RuntimeModule:
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-pkg-"))  # mode 0700
     try:
-        listed = extract_package(path, tmp)
-        manifest = embedded.read_sealed(tmp / LIBRARY, shown=f"{path} ({LIBRARY})")
-        check_same_manifest(listed, manifest, f"{path} ({MANIFEST})")
-        shown = f"{path} ({PARAMS})"
-        table = load_params(tmp / PARAMS, shown=shown)
-        check_params_digest(manifest, table, shown)
-        return _load(tmp / LIBRARY, manifest, table)
+        manifest, blob = _checked_package(path, tmp, verify_params)
+        return _load(tmp / LIBRARY, manifest, params_views(manifest, blob), blob)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
 
 
-def _load(so: pathlib.Path, manifest: Manifest, params: dict[str, np.ndarray]) -> RuntimeModule:
+def verify_package(path: str | os.PathLike[str]) -> Manifest:
+    """Check a package or a bare `.so` completely without loading it (no dlopen): the library's
+    seal, its manifest against manifest.json, the params' size and digest. Returns the
+    manifest; PackageError / LibraryIntegrityError say what is wrong."""
+    path = pathlib.Path(path)
+    if not path.exists():
+        raise PackageError(f"{path} does not exist")
+    if path.is_dir():
+        raise PackageError(f"{path} is a directory, not a package (.tar) or library (.so)")
+    if path.suffix == ".so":
+        return _library_params(path, None, verify_params=True)[0]
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-verify-"))
+    try:
+        return _checked_package(path, tmp, verify_params=True)[0]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _load(
+    so: pathlib.Path,
+    manifest: Manifest,
+    params: dict[str, np.ndarray],
+    blob: np.ndarray | None = None,
+) -> RuntimeModule:
     check_host(manifest.target)
     from mlc.version import mlir_version
 
@@ -304,5 +380,10 @@ def _load(so: pathlib.Path, manifest: Manifest, params: dict[str, np.ndarray]) -
     except AttributeError:
         raise ToolError(f"{so.name} does not export {symbol}") from None
     return RuntimeModule(
-        manifest, params, SharedEntry(lib, manifest.entry), "shared", keepalive=(lib,)
+        manifest,
+        params,
+        SharedEntry(lib, manifest.entry),
+        "shared",
+        keepalive=(lib,),
+        params_blob=blob,
     )

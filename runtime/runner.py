@@ -21,6 +21,7 @@ from mlc.npz import NpzError, read_npz, write_npz
 from mlc.runtime.benchmark import BenchmarkResult
 from mlc.runtime.graph_module import GraphModule
 from mlc.runtime.package import load_module
+from mlc.runtime.profile import Profile
 from mlc.runtime.verify import VerifyReport
 
 
@@ -75,6 +76,8 @@ class RunOptions:
     verify_model: pathlib.Path | None = None
     verify_atol: float = 1e-4
     verify_rtol: float = 1e-3
+    profile: int = 0
+    """Read the kernel timers (a module compiled with them) over this many runs (0: do not)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fill_mode", FillMode.parse(self.fill_mode))
@@ -83,7 +86,7 @@ class RunOptions:
         for name in ("repeat", "number"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
-        for name in ("top", "min_repeat_ms", "verify_atol", "verify_rtol"):
+        for name in ("top", "profile", "min_repeat_ms", "verify_atol", "verify_rtol"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         if self.labels is not None and self.top == 0:
@@ -120,6 +123,7 @@ class RunResult:
     top: TopResult | None = None
     verify: VerifyReport | None = None
     written: pathlib.Path | None = field(default=None)
+    profile: Profile | None = None
 
 
 def run_module(options: RunOptions) -> RunResult:
@@ -145,6 +149,9 @@ def run_module(options: RunOptions) -> RunResult:
         with progress.stage("running"):
             gm.run()
     result.outputs = {s.name: gm.get_output(i) for i, s in enumerate(manifest.outputs)}
+    if options.profile:
+        with progress.stage("profiling the kernels"):
+            result.profile = gm.profile(number=options.profile)
     if options.output is not None:
         write_npz(options.output, result.outputs)
         result.written = options.output

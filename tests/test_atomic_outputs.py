@@ -28,7 +28,7 @@ _SLOW = {
         "mlc.runtime.package",
         "_add_bytes",
         "lambda real: lambda tar, name, *a: "
-        "(real(tar, name, *a), name == 'params.npz' and stall())",
+        "(real(tar, name, *a), name == 'params.bin' and stall())",
     ),
     "so": ("mlc.runtime.embedded", "seal", "lambda real: lambda path: (real(path), stall())"),
     "npz": (

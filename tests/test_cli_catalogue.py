@@ -91,7 +91,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc", ["run", "trunc.tar"], "trunc.tar"),
     ("mlc", ["run", "edited.tar"], "manifest.json"),
     ("mlc", ["run", "flipped.so"], "flipped.so"),
-    ("mlc", ["run", "lonely.so"], "lonely.params.npz"),
+    ("mlc", ["run", "lonely.so"], "lonely.params.bin"),
     ("mlc", ["run", "garbage.so"], "garbage.so"),
     # mlc run: inputs and outputs
     ("mlc", ["run", "m.tar", "--inputs", "x.npy"], "x.npy"),
@@ -109,6 +109,8 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc", ["run", "m.tar", "--print-time", "--repeat", "0"], "--repeat"),
     ("mlc", ["run", "m.tar", "--verify-atol", "0.1"], "--verify-atol"),
     ("mlc", ["run", "m.tar", "--fill-mode", "sevens"], "--fill-mode"),
+    ("mlc", ["run", "m.tar", "--profile"], "mlc compile --profile"),
+    ("mlc", ["run", "m.tar", "--profile-runs", "3"], "--profile-runs"),
     ("mlc", ["run", "m.tar", "--fill-mode", "ones", "--seed", "1"], "--seed"),
     (
         "mlc",
@@ -157,7 +159,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     _dynamic_model(d / "dyn.onnx")
     assert _main(["-q", "compile", str(d / "m.onnx"), "-o", str(d / "m.tar")]) == 0
     assert _main(["-q", "compile", str(d / "m.onnx"), "-o", str(d / "lonely.so")]) == 0
-    (d / "lonely.params.npz").unlink()
+    (d / "lonely.params.bin").unlink()
     assert _main(["-q", "import", str(d / "m.onnx"), "-o", str(d / "m.mlir")]) == 0
     (d / "noparams.mlir").write_text((d / "m.mlir").read_text())
     so = bytearray((d / "lonely.so").read_bytes())

@@ -132,7 +132,7 @@ def test_diagnostics_of_a_mlir_input_name_its_file(
             "argument --print-top: must be >= 0",
             "min_repeat_ms",
         ),
-        (["run", "{so}"], "m.params.npz (written beside it by mlc compile)", "manifest="),
+        (["run", "{so}"], "m.params.bin (written beside it by mlc compile)", "manifest="),
     ],
 )
 def test_messages_name_the_file_or_flag_and_nothing_internal(
@@ -148,7 +148,7 @@ def test_messages_name_the_file_or_flag_and_nothing_internal(
     so = tmp_path / "m.so"
     if "{so}" in argv:
         assert _main(["compile", str(model), "-o", str(so)]) == 0
-        (tmp_path / "m.params.npz").unlink()
+        (tmp_path / "m.params.bin").unlink()
     args = [a.format(model=model, package=package, text=text, so=so) for a in argv]
     proc = run_cli("mlc", *args)
     err = assert_clean_failure(proc, 1 if "--print-top" in argv else 4)

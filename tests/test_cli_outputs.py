@@ -58,11 +58,13 @@ def test_two_libraries_in_one_folder_each_run_with_their_own_files(
         )
         assert proc.returncode == 0, proc.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "b1.h",
         "b1.manifest.json",
-        "b1.params.npz",
+        "b1.params.bin",
         "b1.so",
+        "b2.h",
         "b2.manifest.json",
-        "b2.params.npz",
+        "b2.params.bin",
         "b2.so",
     ]
     x = np.random.default_rng(5).random((2, 3, 4, 4), dtype=np.float32)
@@ -265,6 +267,7 @@ def test_objects_of_two_models_link_into_one_program(
     from mlc.runtime import GraphModule, RuntimeModule
     from mlc.runtime.embedded import LibraryIntegrityError, read_sealed
     from mlc.runtime.module import SharedEntry
+    from mlc.runtime.params_blob import map_params, params_views
 
     objs = _two_objects(tmp_path, capsys)
     both = tmp_path / "both.so"
@@ -274,7 +277,8 @@ def test_objects_of_two_models_link_into_one_program(
     for obj, entry in zip(objs, ("mlc_alpha", "mlc_beta")):
         manifest = Manifest.from_json(obj.with_suffix(".manifest.json").read_text())
         assert manifest.entry == entry and read_sealed(obj) == manifest
-        params = read_npz(obj.with_suffix(".params.npz"))
+        blob = map_params(obj.with_suffix(".params.bin"), manifest, "params")
+        params = params_views(manifest, blob)
         gm = GraphModule(RuntimeModule(manifest, params, SharedEntry(lib, entry), "shared"))
         gm.run(x=x)
         from mlc.dialects.graph.reference import run_module

@@ -77,6 +77,7 @@ def test_non_editable_install_is_complete(tmp_path: pathlib.Path) -> None:
     )
     assert built.returncode == 0, built.stdout + built.stderr
     assert (target / "mlc" / "passes" / "upstream_passes.txt").is_file()
+    assert (target / "mlc" / "runtime" / "mlc_model_runtime.c").is_file()  # the C API
     example = target / "mlc" / "examples" / "conv_relu.mlir"
     code = (
         "import sys, mlc; from mlc.opt import _main;"

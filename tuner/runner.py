@@ -26,6 +26,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mlc.contract import TargetInfo
+
 from .measure import MeasureOptions
 from .pool import Worker, WorkerPool
 from .task import Task
@@ -75,6 +77,8 @@ class MeasureResult:
     index (empty when not timed in pairs)."""
     baseline: float = 0.0
     """The default schedule's latency (seconds) that paired costs are scaled to."""
+    target: TargetInfo | None = None
+    """The CPU that built and timed it when not this host's (a node of a Ray cluster)."""
 
     @property
     def ok(self) -> bool:
@@ -248,6 +252,20 @@ class LocalRunner(Runner):
             self._discard(built)
         offset = len(pending) - len(candidates)
         return [results.get(i + offset) for i in range(len(candidates))]
+
+    def measure_alone(self, task: Task, cand: Candidate, default: Candidate) -> MeasureResult:
+        """One candidate, its task's reference output made first from `default` (the task's
+        default schedule) when this runner has none yet: what a runner on another machine
+        (`RayRunner`'s nodes) is asked, given a task without its knob space."""
+        if task.workload not in self._references:
+            (built,) = self.build([(task, default)])
+            self._run_one(task, default, built, is_reference=True)
+            self._discard(built)
+        (built,) = self.build([(task, cand)])
+        try:
+            return self._run_one(task, cand, built, is_reference=False)
+        finally:
+            self._discard(built)
 
     def _run_one(
         self, task: Task, cand: Candidate, built: dict[str, Any], is_reference: bool

@@ -296,7 +296,7 @@ class _Session:
                 error=result.error,
                 default=cand.index == task.default_index,
                 remeasured=remeasured,
-                target=target,
+                target=target if result.target is None else target_dict(result.target),
                 threads=task.threads,
                 pipeline=task.pipeline,
                 mlc_version=__version__,

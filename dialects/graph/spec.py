@@ -11,7 +11,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-AttrKind = Literal["ints", "int", "float", "floats", "str", "strs", "any"]
+from .symbolic import Dim, unify
+from .symbolic import parse as parse_dim
+
+AttrKind = Literal["ints", "dims", "int", "float", "floats", "str", "strs", "any"]
 FusionKind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]
 """What an op may fuse with (TVM's pattern kinds): `compute` (conv, matmul, pool) and `reduce`
 ops start a kernel and take an elementwise epilogue; `elemwise` and `injective` (data movement)
@@ -20,6 +23,8 @@ ops chain into expressions; `opaque` ops (constants) are never part of a kernel.
 # IRDL base constraint per attribute kind; `any` is `irdl.any` (checked by graph-verify).
 IRDL_ATTR_BASE: dict[str, str | None] = {
     "ints": "#builtin.dense_array",
+    # sizes: `array<i64: ...>` when static, else an array of integers and expression strings
+    "dims": None,
     "int": "#builtin.integer",
     "float": "#builtin.float",
     "floats": "#builtin.dense_array",
@@ -37,9 +42,10 @@ class ShapeError(ValueError):
 
 @dataclass(frozen=True)
 class TensorT:
-    """A ranked tensor type as plain data: static shape and MLIR element type name (`f32`, `i1`)."""
+    """A ranked tensor type as plain data: its shape (ints, or `symbolic.Dim`s for sizes known
+    at run time) and MLIR element type name (`f32`, `i1`)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | Dim, ...]
     dtype: str
 
     @property
@@ -47,15 +53,22 @@ class TensorT:
         return len(self.shape)
 
     @property
-    def size(self) -> int:
-        n = 1
+    def size(self) -> int | Dim:
+        n: int | Dim = 1
         for d in self.shape:
             n *= d
         return n
 
+    @property
+    def is_static(self) -> bool:
+        return not any(isinstance(d, Dim) for d in self.shape)
+
     def __str__(self) -> str:
-        dims = "".join(f"{d}x" for d in self.shape)
-        return f"tensor<{dims}{self.dtype}>"
+        dims = "".join(f"{'?' if isinstance(d, Dim) else d}x" for d in self.shape)
+        if self.is_static:
+            return f"tensor<{dims}{self.dtype}>"
+        names = ", ".join(f'"{d}"' if isinstance(d, Dim) else str(d) for d in self.shape)
+        return f"tensor<{dims}{self.dtype}, [{names}]>"
 
 
 @dataclass(frozen=True)
@@ -133,18 +146,20 @@ def norm_axis(axis: int, rank: int, what: str = "axis") -> int:
     return axis + rank if axis < 0 else axis
 
 
-def broadcast_shapes(shapes: Sequence[tuple[int, ...]]) -> tuple[int, ...]:
-    """numpy broadcasting of static shapes."""
+def broadcast_shapes(shapes: Sequence[tuple[int | Dim, ...]]) -> tuple[int | Dim, ...]:
+    """numpy broadcasting; a symbolic size is never 1 (it does not stretch)."""
     rank = max(len(s) for s in shapes)
     out: list[int] = []
     for i in range(rank):
         dims = {s[i - rank + len(s)] for s in shapes if i - rank + len(s) >= 0}
         dims.discard(1)
+        # sizes known at run time broadcast when they may be equal (checked then)
+        one = unify(dims) if len(dims) > 1 and any(isinstance(d, Dim) for d in dims) else None
         need(
-            len(dims) <= 1,
+            len(dims) <= 1 or one is not None,
             "shapes " + ", ".join(str(list(s)) for s in shapes) + " are not broadcast-compatible",
         )
-        out.append(dims.pop() if dims else 1)
+        out.append(one if one is not None else dims.pop() if dims else 1)
     return tuple(out)
 
 
@@ -159,6 +174,16 @@ def same_dtype(ins: Sequence[TensorT | None]) -> str:
     dtypes = {t.dtype for t in ins if t is not None}
     need(len(dtypes) == 1, "operand element types differ: " + ", ".join(sorted(dtypes)))
     return dtypes.pop()
+
+
+def dims(attrs: dict[str, object], name: str) -> tuple[int | Dim, ...]:
+    """A `dims` attribute's sizes: ints, and `Dim`s for the expression strings."""
+    value = attrs[name]
+    assert isinstance(value, tuple)
+    return tuple(
+        parse_dim(v) if isinstance(v, str) else v if isinstance(v, Dim) else int(v)  # type: ignore[arg-type]
+        for v in value
+    )
 
 
 def ints(attrs: dict[str, object], name: str) -> tuple[int, ...]:

@@ -10,12 +10,14 @@ from .spec import (
     OpSpec,
     TensorT,
     broadcast_shapes,
+    dims,
     ints,
     layout_block,
     need,
     norm_axis,
     register,
 )
+from .symbolic import Dim, floordiv, maximum, minimum
 
 
 def _x(ins: list[TensorT | None]) -> TensorT:
@@ -30,11 +32,25 @@ def infer_constant(ins: list[TensorT | None], attrs: dict[str, object]) -> list[
 
 def infer_reshape(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
-    shape = ints(attrs, "shape")
+    shape = dims(attrs, "shape")
     out = TensorT(shape, x.dtype)
-    need(all(d >= 0 for d in shape), f"shape {list(shape)} must be static and non-negative")
+    need(all(d >= 0 for d in shape), f"shape {list(shape)} must be non-negative")
     need(out.size == x.size, f"cannot reshape {x} ({x.size} elements) to {list(shape)}")
     return [out]
+
+
+def infer_range(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    start, step = _x(ins), ins[1]
+    assert step is not None
+    need(start.rank == 0 and step.rank == 0, f"start {start} and step {step} must be scalars")
+    need(start.dtype == step.dtype, f"start {start} and step {step} differ in element type")
+    (size,) = dims(attrs, "size")
+    need(size >= 0, f"size {size} must be non-negative")
+    return [TensorT((size,), start.dtype)]
+
+
+def infer_dim_values(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    return [TensorT((len(dims(attrs, "values")),), "i64")]
 
 
 def infer_transpose(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
@@ -47,15 +63,28 @@ def infer_transpose(ins: list[TensorT | None], attrs: dict[str, object]) -> list
     return [TensorT(tuple(x.shape[p] for p in perm), x.dtype)]
 
 
-def slice_extent(dim: int, start: int, end: int, step: int) -> int:
-    """Number of elements of `range(start, end, step)` after ONNX clamping of a static dim."""
+def slice_extent(dim: int | Dim, start: int | Dim, end: int | Dim, step: int) -> int | Dim:
+    """Number of elements of `range(start, end, step)` after ONNX clamping of the dim."""
     need(step != 0, "slice step must not be 0")
-    return len(range(*slice(start, end, step).indices(dim)))
+    if not any(isinstance(v, Dim) for v in (dim, start, end)):
+        return len(range(*slice(start, end, step).indices(dim)))
+    # Python's slice.indices, on a size known at run time; |bounds| >= 2**62 mean "the end".
+    lo, hi = (0, dim) if step > 0 else (-1, dim - 1)
+
+    def clamp(i: int | Dim) -> int | Dim:
+        if isinstance(i, int) and abs(i) >= 2**62:
+            return hi if i > 0 else lo
+        return maximum(i + dim, lo) if i < 0 else minimum(i, hi)  # `i < 0` may be undecidable
+
+    first, last = clamp(start), clamp(end)
+    span = last - first if step > 0 else first - last
+    return maximum(floordiv(span + abs(step) - 1, abs(step)), 0)
 
 
 def infer_slice(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
-    starts, ends, axes, steps = (ints(attrs, k) for k in ("starts", "ends", "axes", "steps"))
+    starts, ends = dims(attrs, "starts"), dims(attrs, "ends")
+    axes, steps = ints(attrs, "axes"), ints(attrs, "steps")
     need(
         len(starts) == len(ends) == len(axes) == len(steps),
         "starts, ends, axes and steps must have the same length",
@@ -120,7 +149,7 @@ def infer_flatten(ins: list[TensorT | None], attrs: dict[str, object]) -> list[T
 
 def infer_expand(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
     x = _x(ins)
-    return [TensorT(broadcast_shapes([x.shape, ints(attrs, "shape")]), x.dtype)]
+    return [TensorT(broadcast_shapes([x.shape, dims(attrs, "shape")]), x.dtype)]
 
 
 def infer_tile(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
@@ -160,11 +189,29 @@ register(
     OpSpec(
         "reshape",
         ("input",),
-        (AttrSpec("shape", "ints"),),
-        "Same elements, new static shape.",
+        (AttrSpec("shape", "dims"),),
+        "Same elements, new shape.",
         "tensor",
         infer_reshape,
         "Reshape",
+    ),
+    OpSpec(
+        "dim_values",
+        (),
+        (AttrSpec("values", "dims"),),
+        "The sizes `values` as an i64 vector (shape arithmetic read as data, e.g. a length).",
+        "tensor",
+        infer_dim_values,
+        "Shape",
+    ),
+    OpSpec(
+        "range",
+        ("start", "step"),
+        (AttrSpec("size", "dims"),),
+        "The sequence start + i * step for i < size (ONNX Range of a run-time length).",
+        "tensor",
+        infer_range,
+        "Range",
     ),
     OpSpec(
         "transpose",
@@ -179,8 +226,8 @@ register(
         "slice",
         ("input",),
         (
-            AttrSpec("starts", "ints"),
-            AttrSpec("ends", "ints"),
+            AttrSpec("starts", "dims"),
+            AttrSpec("ends", "dims"),
             AttrSpec("axes", "ints"),
             AttrSpec("steps", "ints"),
         ),
@@ -241,7 +288,7 @@ register(
     OpSpec(
         "expand",
         ("input",),
-        (AttrSpec("shape", "ints"),),
+        (AttrSpec("shape", "dims"),),
         "Broadcast to `shape` (numpy rules, both ways).",
         "tensor",
         infer_expand,

@@ -12,6 +12,8 @@ from mlc.errors import DiagnosticError
 from ..attrs import from_attr, param_name, tensor_t
 from ..walk import ops_named
 from .spec import OPS, OpSpec, ShapeError
+from .symbolic import UndecidableError
+from .symbolic import parse as parse_dim
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
@@ -31,10 +33,18 @@ def check_op(op: ir.Operation) -> str | None:
     types = [tensor_t(v.type) for v in op.operands]
     for i, (v, t) in enumerate(zip(op.operands, types)):
         if t is None:
-            return f"operand #{i} must be a statically shaped ranked tensor, got {v.type}"
+            return (
+                f"operand #{i} must be a ranked tensor whose dynamic dims are named "
+                f'(tensor<?x4xf32, ["n", 4]>), got {v.type}'
+            )
     attrs: dict[str, object] = {}
     for a in spec.attrs:
         attr = op.attributes[a.name]
+        if a.kind == "dims" and not _is_dims(attr):
+            return (
+                f"attribute '{a.name}' must be array<i64: ...> or an array of integers and "
+                f'size expressions (["batch*seq", 64]), got {attr}'
+            )
         if a.kind in _KIND_CLASSES:
             cls, what = _KIND_CLASSES[a.kind]
             if not isinstance(attr, cls):
@@ -44,8 +54,13 @@ def check_op(op: ir.Operation) -> str | None:
         return _check_constant(op)
     try:
         inferred = spec.infer(types, attrs)  # type: ignore[arg-type]
-    except ShapeError as e:
+    except (ShapeError, UndecidableError) as e:
         return str(e)
+    except (TypeError, ValueError, ArithmeticError) as e:
+        if all(t is not None and t.is_static for t in types):
+            raise
+        # a shape rule written for static sizes met a symbolic one
+        return f"its shape rule does not handle symbolic dims yet ({type(e).__name__}: {e})"
     actual = [tensor_t(r.type) for r in op.results]
     for i, (want, got) in enumerate(zip(inferred, actual)):
         if want != got:
@@ -54,6 +69,22 @@ def check_op(op: ir.Operation) -> str | None:
                 f"give {want}"
             )
     return None
+
+
+def _is_dims(attr: ir.Attribute) -> bool:
+    if isinstance(attr, ir.DenseI64ArrayAttr):
+        return True
+    if not isinstance(attr, ir.ArrayAttr):
+        return False
+    for entry in attr:
+        if isinstance(entry, ir.StringAttr):
+            try:
+                parse_dim(entry.value)
+            except ValueError:
+                return False
+        elif not isinstance(entry, ir.IntegerAttr):
+            return False
+    return True
 
 
 def _check_constant(op: ir.Operation) -> str | None:

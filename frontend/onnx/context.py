@@ -79,6 +79,10 @@ class ImportContext:
         if name in self.values:
             return self.values[name]
         if name in self.constants:
+            if self.constants[name].dtype == object:  # sizes known at run time, as data
+                value = self.dim_values(self.constants[name])
+                self.values[name] = value
+                return value
             value = self.constant(self.constants[name], name, origin=self.origins.get(name, name))
             self.values[name] = value
             return value
@@ -121,6 +125,8 @@ class ImportContext:
     def type_of(self, name: str) -> TensorT:
         if name in self.constants:
             array = self.constants[name]
+            if array.dtype == object:  # sizes, some symbolic
+                return TensorT(tuple(array.shape), "i64")
             return TensorT(tuple(array.shape), mlir_type_of_array(array, f"value '{name}'"))
         t = tensor_t(self.value(name).type)
         assert t is not None, f"value '{name}' is not a static tensor"
@@ -133,6 +139,13 @@ class ImportContext:
             return builders.make(op, *operands, loc=self.loc, ip=self.ip, **attrs)
         except ShapeError as e:
             raise DiagnosticError(f"{self.where}: graph.{op}: {e}", self.loc) from None
+
+    def dim_values(self, sizes: np.ndarray) -> ir.Value:
+        """`graph.dim_values` of an object array of sizes, reshaped to its shape."""
+        flat = builders.make("dim_values", loc=self.loc, ip=self.ip, values=list(sizes.flat))
+        if sizes.shape == (sizes.size,):
+            return flat
+        return builders.make("reshape", flat, loc=self.loc, ip=self.ip, shape=list(sizes.shape))
 
     def literal(self, array: np.ndarray | np.generic) -> ir.Value:
         """A dense-literal `graph.constant` (for values a converter computes itself)."""

@@ -6,10 +6,13 @@ Every dynamic dimension left after the overrides is reported at once, with the f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mlc.dialects.graph.spec import TensorT
+from mlc.dialects.graph.symbolic import Dim, sym
+from mlc.dialects.graph.symbolic import parse as parse_dim
 from mlc.errors import InputShapeError, UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
@@ -19,9 +22,14 @@ if TYPE_CHECKING:
 
 
 def resolve_inputs(
-    graph: onnx.GraphProto, shape_dict: Mapping[str, Sequence[int]] | None, dtype: str
+    graph: onnx.GraphProto,
+    shape_dict: Mapping[str, Sequence[int]] | None,
+    dtype: str,
+    symbolic: bool = False,
 ) -> list[tuple[str, TensorT]]:
-    """(name, static type) of every true graph input, in model order.
+    """(name, type) of every true graph input, in model order. With `symbolic`, a dynamic dim
+    left after the overrides becomes a symbolic one named by its dim_param (the same name ties
+    dims across inputs), or `<input>_<axis>` when it has none.
 
     Raises:
         InputShapeError: `shape_dict` names something that is not a graph input, a rank
@@ -63,6 +71,11 @@ def resolve_inputs(
                     f"input '{value.name}' is given rank {len(shape)} {list(shape)}, but the "
                     f"model declares rank {len(declared)} {_show(declared)}"
                 )
+        elif declared is not None and symbolic:
+            shape = tuple(
+                _symbol(d, value.name, axis) if isinstance(d, str) else d
+                for axis, d in enumerate(declared)
+            )
         elif declared is None or any(isinstance(d, str) for d in declared):
             dynamic.append((value.name, _describe_dynamic(value.name, declared)))
             continue
@@ -78,6 +91,19 @@ def resolve_inputs(
             f'dimension with shape_dict={{name: [dims]}} or --input-shapes "{example}"'
         )
     return resolved
+
+
+def _symbol(dim_param: str, name: str, axis: int) -> int | Dim:
+    """A dim_param as a symbolic size: an expression of names (`past + 1`) as it reads, any
+    other text as one name made an identifier; no dim_param: `<input>_<axis>`."""
+    if dim_param != "?":
+        try:
+            return parse_dim(dim_param)
+        except ValueError:
+            pass
+    text = dim_param if dim_param != "?" else f"{name}_{axis}"
+    ident = re.sub(r"\W", "_", text)
+    return sym(ident if ident[:1].isalpha() or ident[:1] == "_" else f"d_{ident}")
 
 
 def _declared_dims(tensor: onnx.TypeProto.Tensor) -> list[int | str] | None:

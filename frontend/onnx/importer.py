@@ -8,6 +8,7 @@ inference and the module against `graph-verify`.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Mapping, Sequence
@@ -20,16 +21,19 @@ from mlir.dialects import func
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
+from mlc.dialects.graph.symbolic import UndecidableError, collect_checks
 from mlc.dialects.graph.verify import verify_graph
-from mlc.errors import DiagnosticError
+from mlc.errors import DiagnosticError, UnsupportedOpError
 
 from .context import ImportContext
+from .converters.registry import lookup
 from .dtypes import check_model_dtypes, mlir_type_of_dtype
 from .folding import Folder
 from .graph_inputs import resolve_inputs
 from .loader import load_model, opset_versions
 from .plan import PlannedNode, plan_graph
 from .shape_check import check_against_onnx
+from .symbolic_fold import fold_symbolic, is_symbolic
 
 if TYPE_CHECKING:
     import onnx
@@ -41,6 +45,7 @@ def from_onnx(
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,
+    symbolic_dims: bool = False,
 ) -> tuple[ir.Module, dict[str, np.ndarray]]:
     """Import an ONNX model into the graph dialect.
 
@@ -49,6 +54,9 @@ def from_onnx(
         shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not).
         dtype: element type (numpy name) of graph inputs whose ONNX type declares none.
         context: an `mlc.Context()` to build in; a new one by default.
+        symbolic_dims: keep dynamic input dims (not fixed by `shape_dict`) as symbolic dims
+            (`tensor<?x128xi64, ["batch", 128]>`) instead of refusing them. The graph passes
+            and the compiler do not handle them yet: they refuse such a module.
 
     Returns:
         The module (`func.func @main`, with `mlc.input_names` / `mlc.output_names`) and the
@@ -66,7 +74,7 @@ def from_onnx(
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
     check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
-    inputs = resolve_inputs(graph, shape_dict, dtype)
+    inputs = resolve_inputs(graph, shape_dict, dtype, symbolic_dims)
     context = context or make_context()
     with context, ir.Location.unknown():
         module = ir.Module.create()
@@ -80,7 +88,8 @@ def from_onnx(
             ctx.values[name] = arg
         for init in graph.initializer:
             ctx.constants[init.name] = numpy_helper.to_array(init)
-        _convert_nodes(ctx, planned)
+        with collect_checks() as checks:
+            _convert_nodes(ctx, planned)
         results = [ctx.graph_output(o.name) for o in graph.output]
         func.ReturnOp(results, ip=ctx.ip)
         main.attributes["function_type"] = ir.TypeAttr.get(
@@ -88,6 +97,8 @@ def from_onnx(
         )
         main.attributes["mlc.input_names"] = _names([n for n, _ in inputs])
         main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
+        if checks:  # equalities of sizes the shape rules assumed: to check at run time
+            main.attributes["mlc.shape_checks"] = _names([f"{a} == {b}" for a, b in checks])
     check_against_onnx(proto, dict(inputs), _types(ctx), planned)
     module.operation.verify()  # MLIR's own verifier (IRDL constraints)
     errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
@@ -101,15 +112,22 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
     for p in planned:
         node = p.node
         if p.fold:
-            inputs = [_fold_input(ctx, name) if name else None for name in node.input]
-            for out, array in zip(node.output, folder.fold(node, p.opset, p.name, inputs)):
-                if out:
-                    ctx.constants[out] = array
-                    ctx.origins[out] = p.name
-            continue
+            outputs = _fold(ctx, folder, p)
+            if outputs is not None:
+                for out, array in zip(node.output, outputs):
+                    if out:
+                        ctx.constants[out] = array
+                        ctx.origins[out] = p.name
+                continue
+            p = _demoted(p)
         ctx.begin(node, p.name, p.opset)
         assert p.entry is not None
-        results = list(p.entry.fn(ctx, node))
+        try:
+            results = list(p.entry.fn(ctx, node))
+        except UndecidableError as e:  # a rule written for sizes met a symbolic one
+            if os.environ.get("MLC_DEBUG"):
+                raise
+            raise ctx.unsupported(str(e)) from None
         assert all(r is None for r in results[len(node.output) :]), f"{ctx.where}: extra results"
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None
@@ -125,6 +143,31 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
                     f"output #{k} ('{out}') of {ctx.where}, which mlc does not "
                     "produce (only inference outputs are supported)"
                 )
+
+
+def _fold(ctx: ImportContext, folder: Folder, p: PlannedNode) -> list[np.ndarray] | None:
+    """The outputs of a node planned as folded, or None when it must be converted: with
+    symbolic dims, a "constant" may be data of a symbolic shape (a constant sliced to `seq`)."""
+    node = p.node
+    names = [n for n in node.input if n]
+    computed = [n for n in names if n in ctx.values and n not in ctx.constants]
+    if computed and node.op_type != "CastLike":  # CastLike folds on its target's type alone
+        return None  # an input became a graph value: a node demoted before it
+    inputs = [_fold_input(ctx, name) if name else None for name in node.input]
+    if not any(is_symbolic(x) for x in inputs):
+        return folder.fold(node, p.opset, p.name, inputs)
+    try:
+        return fold_symbolic(node, p.opset, p.name, inputs)  # type: ignore[arg-type]
+    except UnsupportedOpError:
+        if is_symbolic(inputs[0]) or lookup(p.domain, node.op_type, p.opset) is None:
+            raise
+        return None  # numeric data indexed by symbolic sizes: a graph op
+
+
+def _demoted(p: PlannedNode) -> PlannedNode:
+    entry = lookup(p.domain, p.node.op_type, p.opset)
+    assert entry is not None
+    return dataclasses.replace(p, fold=False, entry=entry)
 
 
 def _fold_input(ctx: ImportContext, name: str) -> np.ndarray | TensorT:

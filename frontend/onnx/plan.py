@@ -192,3 +192,8 @@ def _report(
         opset_error.args = (message,)
         return opset_error
     return UnsupportedOpError(message)
+
+
+def node_op_types(graph: onnx.GraphProto) -> dict[str, str]:
+    """Op type of each node of the graph, by the name its ops' locations carry."""
+    return dict(zip(_node_names(graph), (node.op_type for node in graph.node)))

@@ -39,7 +39,7 @@ def check_against_onnx(
     mismatches = []
     for name, (elem, dims) in inferred.items():
         mine = types.get(name)
-        if mine is None or dims is None:
+        if mine is None or dims is None or not mine.is_static:
             continue
         if tuple(dims) != mine.shape or (elem and elem != onnx_type_of(mine.dtype)):
             p = producers.get(name)
@@ -65,7 +65,9 @@ def _onnx_types(
     light.node.extend(graph.node)
     for name, t in inputs.items():
         light.input.append(
-            helper.make_tensor_value_info(name, onnx_type_of(t.dtype), list(t.shape))
+            helper.make_tensor_value_info(
+                name, onnx_type_of(t.dtype), [d if isinstance(d, int) else str(d) for d in t.shape]
+            )
         )
     for init in graph.initializer:
         size = 1

@@ -28,7 +28,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="compile a model to native code",
         description="Compile an ONNX model (or a graph-dialect .mlir with its parameters) "
         "into a package (.tar), or a shared library (.so) or object (.o) with "
-        "<name>.manifest.json and <name>.params.npz beside it.",
+        "<name>.manifest.json and <name>.params.bin beside it. A .so exports a C API "
+        "declared in <name>.h, written beside it.",
     )
     p.add_argument("model", type=pathlib.Path, help="an .onnx model, or a graph-dialect .mlir")
     p.add_argument(
@@ -75,6 +76,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "several models link into one program",
     )
     p.add_argument(
+        "--profile",
+        action="store_true",
+        help="compile per-kernel timers in, for `mlc run --profile` (the default pipeline)",
+    )
+    p.add_argument(
+        "--embed-params",
+        action="store_true",
+        help="put the parameters inside the .so (no <name>.params.bin; C API <entry>_create)",
+    )
+    p.add_argument(
         "--save-temps",
         type=pathlib.Path,
         metavar="DIR",
@@ -107,6 +118,8 @@ def drive(args: argparse.Namespace) -> int:
         save_temps=str(args.save_temps) if args.save_temps else None,
         print_ir_after_all=args.print_ir_after_all,
         entry_name=args.entry_name,
+        profile=args.profile,
+        embed_params=args.embed_params,
     )
     if args.tp_ops:
         from mlc.tp import run_ops_file
@@ -136,7 +149,7 @@ def drive(args: argparse.Namespace) -> int:
             f"({len(m.inputs)} inputs, {len(m.outputs)} outputs, {len(m.params)} params, "
             f"workspace {m.workspace_size} bytes)\n"
         )
-    for path in output_files(args.output):
+    for path in output_files(args.output, args.embed_params):
         _log.info("wrote %s (%d bytes)", path, path.stat().st_size)
     _log.info("entry symbol %s, signature %s", m.entry, m.signature())
     return 0

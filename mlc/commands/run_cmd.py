@@ -28,7 +28,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "run",
         help="run a compiled module",
         description="Run a package written by `mlc compile` (or a .so it wrote, with its "
-        "<name>.params.npz beside it) on given or generated inputs.",
+        "<name>.params.bin beside it) on given or generated inputs.",
     )
     p.add_argument("package", type=pathlib.Path, help="a package .tar, or a .so")
     p.add_argument(
@@ -95,7 +95,38 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         default=None,
         help="relative tolerance (default: 1e-3)",
     )
+    p.add_argument(
+        "--profile",
+        action="store_true",
+        help="time every kernel inside the run, mapped to the model's ONNX nodes (a package "
+        "compiled with `mlc compile --profile`)",
+    )
+    p.add_argument(
+        "--profile-runs",
+        type=positive_int,
+        default=None,
+        help="runs the kernel times are averaged over (default: 10)",
+    )
+    p.add_argument(
+        "--profile-top",
+        type=non_negative_int,
+        default=None,
+        metavar="N",
+        help="print the N slowest kernel calls (default: 25; 0: all)",
+    )
+    p.add_argument(
+        "--plot",
+        type=pathlib.Path,
+        metavar="PNG",
+        help="draw the profile (time per kernel, labelled by ONNX nodes) to this PNG",
+    )
     p.add_argument("--json", action="store_true", help="print everything as one JSON object")
+    p.add_argument(
+        "--verify-only",
+        action="store_true",
+        help="check the library's seal, its manifest and the params digest without loading "
+        "or running it (exit 0 if intact, 4 if not)",
+    )
     p.set_defaults(drive=drive)
 
 
@@ -103,6 +134,7 @@ _NEEDS = (
     (("repeat", "number", "min_repeat_ms", "end_to_end"), "print_time", "--print-time"),
     (("verify_model", "verify_atol", "verify_rtol"), "verify", "--verify onnxruntime"),
     (("labels",), "print_top", "--print-top N"),
+    (("profile_runs", "profile_top", "plot"), "profile", "--profile"),
 )
 """Flags that only mean something together with another one: alone they are refused."""
 
@@ -144,6 +176,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         labels=args.labels,
         verify=args.verify,
         verify_model=args.verify_model,
+        profile=(args.profile_runs or 10) if args.profile else 0,
         **{k: v for k, v in given.items() if v is not None},
     )
 
@@ -151,17 +184,32 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
 def drive(args: argparse.Namespace) -> int:
     from mlc.runtime.runner import run_module
 
+    if args.verify_only:
+        return _verify_only(args)
     check_flags(args)
+    if args.plot is not None:
+        from mlc.files import check_output_file
+        from mlc.plot import require_matplotlib
+
+        require_matplotlib()  # before the run, not after it
+        check_output_file(args.plot, "plot")
     try:
         options = options_from_args(args)
     except ValueError as e:
         raise UsageError(str(e)) from None
     result = run_module(options)
+    if args.plot is not None and result.profile is not None:
+        from mlc.plot import plot_profile
+
+        plot_profile(result.profile, args.plot, title=f"mlc profile: {args.package.name}")
     if args.json:
         json.dump(result_to_json(result), sys.stdout, indent=2)
         sys.stdout.write("\n")
     elif args.verbosity >= progress.NORMAL:
         print_text(result, sys.stdout)
+        if result.profile is not None:
+            top = 25 if args.profile_top is None else args.profile_top
+            sys.stdout.write(result.profile.table(top=top or None) + "\n")
     if result.verify is not None and not result.verify.ok:
         bad = ", ".join(o.name for o in result.verify.outputs if not o.ok)
         sys.stderr.write(
@@ -169,6 +217,27 @@ def drive(args: argparse.Namespace) -> int:
             f"{bad} (atol={result.verify.atol}, rtol={result.verify.rtol})\n"
         )
         return EXIT_VERIFY_FAILED
+    return 0
+
+
+def _verify_only(args: argparse.Namespace) -> int:
+    """`--verify-only`: no other flag applies; mlc errors (damage, mismatch) exit 4."""
+    from mlc.runtime.package import verify_package
+
+    run_flags = ("inputs", "output", "fill_mode", "seed", "print_time", "print_top", "verify")
+    run_flags += tuple(d for dests, _, _ in _NEEDS for d in dests)
+    others = [_flag(d) for d in run_flags if getattr(args, d) not in (None, False, 0)]
+    if others:
+        raise UsageError(f"--verify-only takes no other run flags; drop {', '.join(others)}")
+    m = verify_package(args.package)
+    if args.json:
+        json.dump({"package": str(args.package), "ok": True, "entry": m.entry}, sys.stdout)
+        sys.stdout.write("\n")
+    elif args.verbosity >= progress.NORMAL:
+        sys.stdout.write(
+            f"{args.package}: intact (library seal, manifest and {len(m.params)} params "
+            f"checked; entry {m.entry} {m.signature()})\n"
+        )
     return 0
 
 
@@ -238,6 +307,8 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
         "top": None,
         "verify": None if result.verify is None else result.verify.to_dict(),
     }
+    if result.profile is not None:
+        doc["profile"] = result.profile.to_dict()
     if result.top is not None:
         doc["top"] = {
             "output": result.top.output,

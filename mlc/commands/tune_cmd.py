@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from mlc import progress
 from mlc.commands.common import (
+    UsageError,
     blaming_input_shapes,
     non_negative_float,
     parse_input_shapes,
@@ -114,6 +115,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="records of other runs to warm-start the cost model (repeatable)",
     )
     p.add_argument("--seed", type=int, default=0, help="seed of the search (default 0)")
+    p.add_argument(
+        "--runner",
+        choices=["local", "ray"],
+        default="local",
+        help="build and time candidates in worker processes here (default), or as Ray tasks "
+        "on a Ray cluster's nodes (mlc[distributed])",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="the Ray cluster for --runner ray (e.g. ray://head:10001; default: start a local "
+        "Ray instance)",
+    )
+    p.add_argument(
+        "--plot",
+        type=pathlib.Path,
+        metavar="PNG",
+        help="draw best-so-far GFLOP/s per task against trials and wall time to this PNG",
+    )
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
     p.set_defaults(drive=drive)
 
@@ -128,6 +148,17 @@ def drive(args: argparse.Namespace) -> int:
     check_output_file(args.output, "output (-o)")
     for prior in args.prior_records:
         check_input_file(prior, "--prior-records")
+    if args.ray_address is not None and args.runner != "ray":
+        raise UsageError("--ray-address only applies with --runner ray")
+    if args.runner == "ray":
+        from mlc.tuner.ray_runner import import_ray
+
+        import_ray()  # missing: exit 5 before the model is imported
+    if args.plot is not None:
+        from mlc.plot import require_matplotlib
+
+        require_matplotlib()  # before the tuning, not after it
+        check_output_file(args.plot, "plot (--plot)")
     options = TuneModelOptions(
         target=args.target,
         threads=args.threads,
@@ -141,6 +172,8 @@ def drive(args: argparse.Namespace) -> int:
             flush_cache=args.enable_cpu_cache_flush,
             cold_weights=args.cold_weights,
         ),
+        runner=args.runner,
+        ray_address=args.ray_address,
         tune=TuneOptions(
             tuner=args.tuner,
             trials=args.trials,
@@ -162,6 +195,13 @@ def drive(args: argparse.Namespace) -> int:
         )
     for problem in report.tuning.problems:
         sys.stderr.write(f"mlc tune: warning: {problem}; the line was left alone\n")
+    if args.plot is not None:
+        from mlc.plot import plot_tuning, tuning_curves
+        from mlc.tuner.records import read_records
+
+        tasks = [r.task for r in report.tuning.tasks]
+        curves = tuning_curves(read_records(args.output).records, tasks)
+        plot_tuning(curves, args.plot, title=f"mlc tune: {args.model.name}")
     if args.json:
         out.write(json.dumps(report_dict(report, args.output), indent=2) + "\n")
     else:

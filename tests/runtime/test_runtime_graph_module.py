@@ -160,3 +160,22 @@ def test_params_blob_packing_and_alignment() -> None:
     for shape, dtype in [((3, 5), "float64"), ((0,), "int8"), ((), "int32")]:
         a = aligned_empty(shape, dtype)
         assert a.ctypes.data % 64 == 0 and a.shape == shape and a.flags.c_contiguous
+
+
+@pytest.mark.parametrize("shape", [(), (5,), (2, 3, 4), (0, 3), (1, 1, 1, 1, 1, 1)])
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool", "float16"])
+def test_memref_descriptors_are_those_mlir_runtime_builds(shape, dtype) -> None:
+    """GraphModule builds descriptors itself (importing mlir.runtime costs seconds): the same
+    bytes as mlir.runtime.get_ranked_memref_descriptor, for every rank."""
+    import ctypes
+
+    from mlir.runtime import get_ranked_memref_descriptor
+
+    from mlc.runtime.graph_module import aligned_empty, memref_descriptor
+
+    a = aligned_empty(shape, dtype)
+    ours, theirs = memref_descriptor(a), get_ranked_memref_descriptor(a)
+    assert ctypes.sizeof(ours) == ctypes.sizeof(theirs)
+    assert ctypes.string_at(ctypes.addressof(ours), ctypes.sizeof(ours)) == ctypes.string_at(
+        ctypes.addressof(theirs), ctypes.sizeof(theirs)
+    )

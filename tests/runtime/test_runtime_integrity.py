@@ -17,17 +17,18 @@ import pytest
 
 from helpers import contract_module as cm
 from helpers.cli import assert_clean_failure, run_cli
-from mlc.npz import npz_bytes
 from mlc.runtime import CompiledLibrary, GraphModule, PackageError, load_module
 from mlc.runtime.embedded import MAGIC, LibraryIntegrityError, read_sealed, record_symbol
 from mlc.runtime.linker import defined_symbols
+from mlc.runtime.package import verify_package
+from mlc.runtime.params_blob import params_blob, write_params_blob
 
 
 @pytest.fixture(scope="module")
 def so1(lib1: CompiledLibrary, tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
     d = tmp_path_factory.mktemp("sealed")
     so = lib1.export_shared(d / "m.so")
-    (d / "m.params.npz").write_bytes(npz_bytes(cm.make_params()))
+    write_params_blob(d / "m.params.bin", lib1.manifest, cm.make_params())
     return so
 
 
@@ -73,7 +74,7 @@ def test_damaged_libraries_fail_cleanly_in_a_new_process(
         damaged = bytearray(data)
         damaged[offset] ^= 0xFF
         (tmp_path / f"{name}.so").write_bytes(damaged)
-        shutil.copy(so1.with_name("m.params.npz"), tmp_path / f"{name}.params.npz")
+        shutil.copy(so1.with_name("m.params.bin"), tmp_path / f"{name}.params.bin")
         err = assert_clean_failure(run_cli("mlc", "run", tmp_path / f"{name}.so"))
         assert f"{name}.so" in err and ("is damaged" in err or "not a loadable" in err), err
     (tmp_path / "cut.so").write_bytes(data[: len(data) // 3])
@@ -118,11 +119,49 @@ def test_an_edited_package_manifest_is_refused(pkg1: pathlib.Path, tmp_path: pat
     assert "edited.tar (manifest.json) does not match the manifest embedded" in err
 
 
-def test_params_of_another_build_are_refused(pkg1: pathlib.Path, tmp_path: pathlib.Path) -> None:
+def test_params_of_another_build_are_refused(
+    lib1: CompiledLibrary, pkg1: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    """The digest is checked on request (load_module(verify_params=True), verify_package,
+    mlc run --verify-only), not on every load: loading maps the params without reading them."""
     other = {k: v * 2 for k, v in cm.make_params().items()}  # same names, shapes and dtypes
-    swapped = _repack(pkg1, tmp_path / "swapped.tar", {"params.npz": npz_bytes(other)})
-    with pytest.raises(PackageError, match=r"\(params.npz\) holds other parameter values"):
-        load_module(swapped)
+    blob = bytes(params_blob(lib1.manifest, other))
+    swapped = _repack(pkg1, tmp_path / "swapped.tar", {"params.bin": blob})
+    with pytest.raises(PackageError, match=r"\(params.bin\) holds other parameter values"):
+        load_module(swapped, verify_params=True)
+    with pytest.raises(PackageError, match=r"swapped.tar \(params.bin\) holds other parameter"):
+        verify_package(swapped)
+    err = assert_clean_failure(run_cli("mlc", "run", swapped, "--verify-only"))
+    assert "swapped.tar (params.bin) holds other parameter values" in err
+    assert verify_package(pkg1) == lib1.manifest
+    ok = run_cli("mlc", "run", pkg1, "--verify-only")
+    assert ok.returncode == 0 and "intact" in ok.stdout, ok.stderr
+    load_module(swapped)  # unverified: mapped, not read
+
+
+def test_verify_only_checks_a_bare_library_and_refuses_other_flags(
+    so1: pathlib.Path, tmp_path: pathlib.Path
+) -> None:
+    assert run_cli("mlc", "run", so1, "--verify-only").returncode == 0
+    bad = tmp_path / "m.so"
+    shutil.copy(so1, bad)
+    blob = bytearray(so1.with_name("m.params.bin").read_bytes())
+    blob[-1] ^= 1
+    (tmp_path / "m.params.bin").write_bytes(blob)
+    err = assert_clean_failure(run_cli("mlc", "run", bad, "--verify-only"))
+    assert "m.params.bin holds other parameter values" in err
+    (tmp_path / "m.params.bin").write_bytes(blob[:-1])
+    err = assert_clean_failure(run_cli("mlc", "run", bad, "--verify-only"))
+    assert f"m.params.bin holds {len(blob) - 1} bytes of parameters; the library needs" in err
+    with pytest.raises(PackageError, match="truncated"):
+        load_module(bad)
+    data = bytearray(so1.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    bad.write_bytes(data)
+    err = assert_clean_failure(run_cli("mlc", "run", bad, "--verify-only"))
+    assert "m.so is damaged" in err or "not a loadable" in err
+    usage = run_cli("mlc", "run", so1, "--verify-only", "--print-time")
+    assert usage.returncode == 1 and "--verify-only takes no other run flags" in usage.stderr
 
 
 def test_the_library_of_another_build_is_refused(

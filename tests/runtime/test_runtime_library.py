@@ -20,6 +20,7 @@ from mlc.runtime import CompiledLibrary, GraphModule, ManifestError, load_module
 from mlc.runtime.library import _LIVE_ENGINES
 from mlc.runtime.linker import defined_symbols, link_command
 from mlc.runtime.package import PackageError
+from mlc.runtime.params_blob import write_params_blob
 from mlc.runtime.target import host_target
 from mlc.version import __version__, mlir_version
 
@@ -152,13 +153,17 @@ def test_export_shared_and_load_the_bare_so(
 ) -> None:
     so = lib2.export_shared(tmp_path / "m.so")
     assert "_mlir_ciface_mlc_main" in defined_symbols(so)
-    # the library carries its manifest; its params are m.params.npz beside it, or given
-    with pytest.raises(PackageError, match=r"m.so needs its 2 parameters: expected .*m.params.npz"):
+    # the library carries its manifest; its params are m.params.bin beside it, or given
+    with pytest.raises(PackageError, match=r"m.so needs its 2 parameters: expected .*m.params.bin"):
         load_module(so)
     rt = load_module(so, params=params)
     assert rt.kind == "shared" and rt.manifest == lib2.manifest
     assert_matches_reference(_run(GraphModule(rt), inputs), inputs, params)
-    (tmp_path / "m.params.npz").write_bytes(npz_bytes(params))
+    (tmp_path / "p.npz").write_bytes(npz_bytes(params))  # an .npz given explicitly still loads
+    assert_matches_reference(
+        _run(GraphModule(load_module(so, params=tmp_path / "p.npz")), inputs), inputs, params
+    )
+    write_params_blob(tmp_path / "m.params.bin", lib2.manifest, params)
     (tmp_path / "m.manifest.json").write_text(lib2.manifest.to_json())
     assert_matches_reference(_run(GraphModule(load_module(so)), inputs), inputs, params)
 
@@ -201,6 +206,19 @@ def test_link_command_is_pure_and_complete(tmp_path: pathlib.Path) -> None:
             "cc", tmp_path / "a.o", tmp_path / "a.so", [], [], [pathlib.Path("/m")]
         )
     )
+    capi = tmp_path / "a_capi.o"  # the C API object follows the model's
+    with_capi = link_command("cc", tmp_path / "a.o", tmp_path / "a.so", [], [], [], [capi])
+    assert with_capi[4:6] == [str(tmp_path / "a.o"), str(capi)]
+
+
+def test_shared_libraries_export_the_c_api_and_find_runtime_libraries_beside_them(
+    lib2: CompiledLibrary, tmp_path: pathlib.Path
+) -> None:
+    so = lib2.export_shared(tmp_path / "m.so")
+    names = ("create_from_file", "create_from_memory", "create", "run", "set_input", "free")
+    assert {f"mlc_main_{n}" for n in names} <= defined_symbols(so)
+    runpath = subprocess.run(["readelf", "-d", str(so)], capture_output=True, text=True).stdout
+    assert "[$ORIGIN:" in runpath  # $ORIGIN first: a libiomp5.so copied beside it wins
 
 
 def test_missing_compiler_is_a_tool_error(

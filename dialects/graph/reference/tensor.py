@@ -29,6 +29,18 @@ def reshape(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None
     return ins[0].reshape(_ints(attrs, "shape"))
 
 
+@reference("dim_values")
+def dim_values(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+    return np.array(_ints(attrs, "values"), np.int64)
+
+
+@reference("range")
+def range_(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+    (size,) = _ints(attrs, "size")
+    start, step = ins
+    return (start + step * np.arange(size).astype(start.dtype)).astype(start.dtype)
+
+
 @reference("transpose")
 def transpose(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
     return np.ascontiguousarray(np.transpose(ins[0], _ints(attrs, "perm")))

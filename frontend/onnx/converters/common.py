@@ -5,6 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from mlc.dialects.graph.symbolic import Dim
+
 from ..dtypes import numpy_dtype_of
 from .registry import ConverterFn, converter
 
@@ -23,6 +27,11 @@ def as_dtype(ctx: ImportContext, node: onnx.NodeProto, i: int, dtype: str) -> ir
     value = ctx.operand(node, i)
     assert value is not None, f"{ctx.where}: input {i} is absent"
     return value if ctx.type(node, i).dtype == dtype else ctx.emit("cast", value, to=dtype)
+
+
+def sizes(array: np.ndarray) -> list[int | Dim]:
+    """The entries of a constant shape input: ints, or `Dim`s where they are symbolic."""
+    return [v if isinstance(v, Dim) else int(v) for v in array.reshape(-1)]
 
 
 def norm_axis(ctx: ImportContext, axis: int, rank: int) -> int:

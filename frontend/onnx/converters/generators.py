@@ -17,11 +17,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mlc.dialects.graph.symbolic import floordiv, maximum
+
 from ..dtypes import mlir_type_of, numpy_dtype_of
+from ..symbolic_fold import dims_array
 from .registry import ConverterFn, converter
 
 if TYPE_CHECKING:
     import onnx
+    from mlir import ir
+
+    from mlc.dialects.graph.symbolic import Dim
 
     from ..context import ImportContext
 
@@ -40,7 +46,7 @@ def _versions(op_type: str, *versions: int) -> Callable[[ConverterFn], Converter
     return register
 
 
-def _static_shape(ctx: ImportContext, node: onnx.NodeProto) -> tuple[int, ...]:
+def _static_shape(ctx: ImportContext, node: onnx.NodeProto) -> tuple[int | Dim, ...]:
     array = ctx.const(node, 0)  # a constant of any element type has a shape
     return tuple(array.shape) if array is not None else ctx.type(node, 0).shape
 
@@ -106,7 +112,7 @@ def constant_of_shape(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarr
 @_versions("Shape", 1, 13)
 def shape_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """The input's static shape as int64."""
-    return [np.array(_static_shape(ctx, node), np.int64)]
+    return [dims_array(_static_shape(ctx, node))]
 
 
 @_versions("Shape", 15, 19, 21, 23, 24, 25)
@@ -115,13 +121,13 @@ def shape_v15(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     to [0, rank], exactly as Python slicing does."""
     shape = _static_shape(ctx, node)
     start, end = ctx.attrs.int("start", 0), ctx.attrs.int("end", len(shape))
-    return [np.array(shape[start:end], np.int64)]
+    return [dims_array(shape[start:end])]
 
 
 @_versions("Size", 1, 13, 19, 21, 23, 24, 25)
 def size(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """The input's static element count as an int64 scalar."""
-    return [np.array(math.prod(_static_shape(ctx, node)), np.int64)]
+    return [dims_array([math.prod(_static_shape(ctx, node))]).reshape(())]
 
 
 @_versions("EyeLike", 9, 22)
@@ -147,13 +153,13 @@ def _scalar(ctx: ImportContext, node: onnx.NodeProto, i: int, what: str) -> np.n
 
 
 @converter("Range", since=11)
-def range_v11(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
+def range_v11(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray | ir.Value]:
     """start + i * delta for i < max(ceil((limit - start) / delta), 0), in the inputs' type."""
     return [_range(ctx, node, stash_f32=False)]
 
 
 @converter("Range", since=27)
-def range_v27(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
+def range_v27(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray | ir.Value]:
     """As Range-11; a half-precision range with stash_type 1 (the default) is computed in f32
     and rounded once."""
     stash = ctx.attrs.int("stash_type", 1)
@@ -162,9 +168,11 @@ def range_v27(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     return [_range(ctx, node, stash_f32=stash == 1)]
 
 
-def _range(ctx: ImportContext, node: onnx.NodeProto, stash_f32: bool) -> np.ndarray:
+def _range(ctx: ImportContext, node: onnx.NodeProto, stash_f32: bool) -> np.ndarray | ir.Value:
     names = ("start", "limit", "delta")
     start, limit, delta = (_scalar(ctx, node, i, w) for i, w in enumerate(names))
+    if limit.dtype == object:
+        return _symbolic_range(ctx, start, limit, delta)
     dtype = start.dtype
     if delta == 0:
         raise ctx.unsupported("delta is 0")
@@ -176,6 +184,22 @@ def _range(ctx: ImportContext, node: onnx.NodeProto, stash_f32: bool) -> np.ndar
     work = np.dtype(np.float32) if stash_f32 and dtype == np.float16 else dtype
     steps = np.arange(count).astype(work) * delta.astype(work)
     return (steps + start.astype(work)).astype(dtype)
+
+
+def _symbolic_range(
+    ctx: ImportContext, start: np.ndarray, limit: np.ndarray, delta: np.ndarray
+) -> ir.Value:
+    """`graph.range` over a length known at run time (`arange(seq)`: position ids, masks)."""
+    if start.dtype == object or delta.dtype == object:
+        raise ctx.unsupported("start and delta must be static when the limit is symbolic")
+    first, step, last = int(start), int(delta), limit.item()
+    if step == 0:
+        raise ctx.unsupported("delta is 0")
+    span = last - first if step > 0 else first - last
+    count = maximum(floordiv(span + abs(step) - 1, abs(step)), 0)
+    # the limit is a size (int64 here); start and delta keep their own type
+    start_v, step_v = ctx.literal(start), ctx.literal(delta.astype(start.dtype))
+    return ctx.emit("range", start_v, step_v, size=[count])
 
 
 def _window_dtype(ctx: ImportContext) -> np.dtype:

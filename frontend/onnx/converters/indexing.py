@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from mlc.dialects.graph.symbolic import Dim, maximum, minimum
+
 from .common import norm_axis
 from .registry import converter
 
@@ -34,21 +36,31 @@ def gather(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     ]
 
 
-def _clamped(start: int, end: int, step: int, dim: int) -> tuple[int, int]:
-    """ONNX clamping, written so that Python slicing reads the same range."""
+Size = int | Dim
+
+
+def _clamped(start: Size, end: Size, step: int, dim: Size) -> tuple[Size, Size]:
+    """ONNX clamping, written so that Python slicing reads the same range. Sizes may be
+    symbolic; a bound of magnitude >= 2**62 means past that end (INT64_MAX / INT64_MIN)."""
+    huge = 2**62
+    if isinstance(start, int) and abs(start) >= huge:
+        start = dim if start > 0 else -1 - dim
+    if isinstance(end, int) and abs(end) >= huge:
+        end = dim if end > 0 else -1 - dim
     start = start + dim if start < 0 else start
     end = end + dim if end < 0 else end
     if step > 0:
-        return min(max(start, 0), dim), min(max(end, 0), dim)
-    start, end = min(max(start, 0), dim - 1), min(max(end, -1), dim - 1)
-    return start, -(dim + 1) if end == -1 else end  # -(dim + 1): before index 0, for Python too
+        return minimum(maximum(start, 0), dim), minimum(maximum(end, 0), dim)
+    start, end = minimum(maximum(start, 0), dim - 1), minimum(maximum(end, -1), dim - 1)
+    # -(dim + 1): before index 0, for Python too
+    return start, -(dim + 1) if isinstance(end, int) and end == -1 else end
 
 
 def _slice(
     ctx: ImportContext,
     node: onnx.NodeProto,
-    starts: list[int],
-    ends: list[int],
+    starts: list[Size],
+    ends: list[Size],
     axes: list[int] | None,
     steps: list[int] | None,
 ) -> ir.Value:
@@ -89,7 +101,11 @@ def slice_v10(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
         array = ctx.const_input(node, i, what)
         return None if array is None else [int(v) for v in array.reshape(-1)]
 
-    starts, ends = ints(1, "starts"), ints(2, "ends")
+    def sizes(i: int, what: str) -> list[Size] | None:  # may be symbolic
+        array = ctx.const_input(node, i, what)
+        return None if array is None else [v if isinstance(v, Dim) else int(v) for v in array.flat]
+
+    starts, ends = sizes(1, "starts"), sizes(2, "ends")
     assert starts is not None and ends is not None
     return [_slice(ctx, node, starts, ends, ints(3, "axes"), ints(4, "steps"))]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
-from .common import norm_axis
+from .common import norm_axis, sizes
 from .registry import converter
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def _reshape(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     target = reshape_target(
         ctx,
         ctx.type(node, 0).shape,
-        [int(d) for d in shape.reshape(-1)],
+        sizes(shape),
         bool(ctx.attrs.int("allowzero", 0)),
     )
     return [ctx.emit("reshape", ctx.operand(node, 0), shape=target)]
@@ -151,7 +151,7 @@ def expand(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Broadcast to a constant shape (numpy rules in both directions)."""
     shape = ctx.const_input(node, 1, "the shape input")
     assert shape is not None
-    return [ctx.emit("expand", ctx.operand(node, 0), shape=[int(d) for d in shape.reshape(-1)])]
+    return [ctx.emit("expand", ctx.operand(node, 0), shape=sizes(shape))]
 
 
 @converter("Tile", since=6)

@@ -69,7 +69,7 @@ func.func @not_a_tensor(%a: memref<2xf32>) {
 // -----
 
 func.func @dynamic_shape(%a: tensor<?xf32>) {
-  // expected-error @+1 {{'graph.relu' op operand #0 must be a statically shaped ranked tensor, got tensor<?xf32>}}
+  // expected-error @+1 {{'graph.relu' op operand #0 must be a ranked tensor whose dynamic dims are named (tensor<?x4xf32, ["n", 4]>), got tensor<?xf32>}}
   %0 = "graph.relu"(%a) : (tensor<?xf32>) -> tensor<?xf32>
   return
 }

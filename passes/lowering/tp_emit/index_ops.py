@@ -1,5 +1,6 @@
 """Inline lowering of elementwise ops whose value depends on the element's position: `trilu`
-compares the last two indices (`tp.index`, which vectorizes to a lane sequence)."""
+compares the last two indices (`tp.index`, which vectorizes to a lane sequence); `range` is
+start + index * step; `dim_values` selects its value by index."""
 
 from __future__ import annotations
 
@@ -33,3 +34,52 @@ def _trilu(kb: KernelBuilder, op: ir.Operation) -> Expr:
     same = lambda idx: idx  # noqa: E731
     mask = Computed(out.shape, "i1", keep)
     return Elementwise(out.shape, out.dtype, [kb.expr(op.operands[0]), mask], select, [same, same])
+
+
+@inline("range")
+def _range(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    """start + i * step, i the element's index, in the start's element type."""
+    out = kb.type_of(op.results[0])
+    elem = ir.Type.parse(out.dtype)
+    floating = out.dtype in ("f16", "bf16", "f32", "f64")
+
+    def position(axes: Sequence[str], idx: Index) -> ir.Value:
+        i = affine_value(axes, idx[0])
+        if not floating:
+            return arith.IndexCastOp(elem, i).result
+        as_int = arith.IndexCastOp(ir.IntegerType.get_signless(64), i).result
+        return arith.SIToFPOp(elem, as_int).result
+
+    def combine(xs: list[ir.Value]) -> ir.Value:
+        start, step, i = xs
+        if floating:
+            return arith.AddFOp(start, arith.MulFOp(i, step).result).result
+        return arith.AddIOp(start, arith.MulIOp(i, step).result).result
+
+    scalar = lambda idx: []  # noqa: E731
+    same = lambda idx: idx  # noqa: E731
+    operands = [kb.expr(op.operands[0]), kb.expr(op.operands[1])]
+    return Elementwise(
+        out.shape,
+        out.dtype,
+        [*operands, Computed(out.shape, out.dtype, position)],
+        combine,
+        [scalar, scalar, same],
+    )
+
+
+@inline("dim_values")
+def _dim_values(kb: KernelBuilder, op: ir.Operation) -> Expr:
+    """values[i], chosen by comparing the index with each position (a handful of sizes)."""
+    values = [int(v) for v in kb.attrs(op)["values"]]  # type: ignore[union-attr]
+    i64 = ir.IntegerType.get_signless(64)
+
+    def pick(axes: Sequence[str], idx: Index) -> ir.Value:
+        i = affine_value(axes, idx[0])
+        result = arith.ConstantOp(i64, values[-1]).result
+        for k in range(len(values) - 1):
+            at = arith.CmpIOp(arith.CmpIPredicate.eq, i, index_const(k)).result
+            result = arith.SelectOp(at, arith.ConstantOp(i64, values[k]).result, result).result
+        return result
+
+    return Computed((len(values),), "i64", pick)

@@ -1,0 +1,289 @@
+/* The C API of an mlc model library (see the generated <name>.h for the functions).
+ *
+ * Not compiled alone: `mlc.runtime.capi` generates, per model, a C file that includes the
+ * model's header, defines MLC_PREFIX, the tensor tables (mlc_inputs_, mlc_outputs_), the sizes
+ * and `mlc_call_entry_` (the call of _mlir_ciface_<entry> with one descriptor per argument),
+ * then includes this file; the linker compiles it into the model's shared library. Every
+ * function checks its arguments and returns an mlc_status; the message of the last failure of
+ * the calling thread is <prefix>_last_error(). Nothing here needs Python.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MLC_CAT2(a, b) a##_##b
+#define MLC_CAT(a, b) MLC_CAT2(a, b)
+#define MLC_FN(name) MLC_CAT(MLC_PREFIX, name)
+#define MLC_MODEL MLC_FN(model)
+#define MLC_API __attribute__((visibility("default")))
+#define MLC_ALIGN 64
+
+struct MLC_MODEL {
+  unsigned char *params;   /* the blob the entry reads */
+  size_t mapped_size;      /* > 0: params is an mmap of this many bytes */
+  int owns_params;         /* params was malloc'ed here */
+  unsigned char *workspace;
+  unsigned char *inputs[MLC_NUM_INPUTS + 1];
+  unsigned char *outputs[MLC_NUM_OUTPUTS + 1];
+  int input_set[MLC_NUM_INPUTS + 1];
+  int64_t *descriptors[MLC_NUM_INPUTS + MLC_NUM_OUTPUTS + 2];
+};
+
+static __thread char mlc_error_[512];
+
+static int mlc_fail_(int status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(mlc_error_, sizeof mlc_error_, fmt, ap);
+  va_end(ap);
+  return status;
+}
+
+MLC_API const char *MLC_FN(last_error)(void) { return mlc_error_; }
+
+static void *mlc_alloc_(size_t nbytes) {
+  size_t rounded = (nbytes + MLC_ALIGN - 1) / MLC_ALIGN * MLC_ALIGN;
+  void *p = aligned_alloc(MLC_ALIGN, rounded ? rounded : MLC_ALIGN);
+  if (p) memset(p, 0, rounded ? rounded : MLC_ALIGN);
+  return p;
+}
+
+/* A memref descriptor laid out as the entry reads it: allocated and aligned pointers, offset,
+ * sizes[rank], strides[rank] (row-major); every field is 8 bytes wide. */
+static int64_t *mlc_descriptor_(void *data, int rank, const int64_t *shape) {
+  int64_t *d = calloc(3 + 2 * (size_t)(rank > 0 ? rank : 0), sizeof(int64_t));
+  if (!d) return NULL;
+  d[0] = d[1] = (int64_t)(intptr_t)data;
+  int64_t stride = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    d[3 + i] = shape[i];
+    d[3 + rank + i] = stride;
+    stride *= shape[i];
+  }
+  return d;
+}
+
+MLC_API void MLC_FN(free)(struct MLC_MODEL *m) {
+  if (!m) return;
+  if (m->mapped_size) munmap(m->params, m->mapped_size);
+  if (m->owns_params) free(m->params);
+  free(m->workspace);
+  for (int i = 0; i < MLC_NUM_INPUTS; ++i) free(m->inputs[i]);
+  for (int i = 0; i < MLC_NUM_OUTPUTS; ++i) free(m->outputs[i]);
+  for (int i = 0; i < MLC_NUM_INPUTS + MLC_NUM_OUTPUTS + 2; ++i) free(m->descriptors[i]);
+  free(m);
+}
+
+static int mlc_check_threads_(int num_threads) {
+  if (num_threads < 0)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "num_threads must be >= 0 (0: as compiled), got %d",
+                     num_threads);
+  if (num_threads != 0 && num_threads != MLC_COMPILED_THREADS)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT,
+                     "this model was compiled for %d thread(s), not %d: its parallel loops are "
+                     "split at compile time; pass 0, or recompile with mlc compile --threads %d",
+                     MLC_COMPILED_THREADS, num_threads, num_threads);
+  return MLC_OK;
+}
+
+/* The model's buffers around a params blob (taken over by the model, freed by _free). */
+static int mlc_finish_(struct MLC_MODEL *m, struct MLC_MODEL **out) {
+  int n = 0;
+  m->workspace = mlc_alloc_(MLC_WORKSPACE_SIZE);
+  if (!m->workspace) goto oom;
+  for (int i = 0; i < MLC_NUM_INPUTS; ++i) {
+    if (!(m->inputs[i] = mlc_alloc_(mlc_inputs_[i].nbytes))) goto oom;
+    m->descriptors[n++] = mlc_descriptor_(m->inputs[i], mlc_inputs_[i].rank, mlc_inputs_[i].shape);
+  }
+  for (int i = 0; i < MLC_NUM_OUTPUTS; ++i) {
+    if (!(m->outputs[i] = mlc_alloc_(mlc_outputs_[i].nbytes))) goto oom;
+    m->descriptors[n++] =
+        mlc_descriptor_(m->outputs[i], mlc_outputs_[i].rank, mlc_outputs_[i].shape);
+  }
+  int64_t params_shape = (int64_t)MLC_PARAMS_SIZE, workspace_shape = (int64_t)MLC_WORKSPACE_SIZE;
+  m->descriptors[n++] = mlc_descriptor_(m->params, 1, &params_shape);
+  m->descriptors[n++] = mlc_descriptor_(m->workspace, 1, &workspace_shape);
+  for (int i = 0; i < n; ++i)
+    if (!m->descriptors[i]) goto oom;
+  *out = m;
+  return MLC_OK;
+oom:
+  MLC_FN(free)(m);
+  return mlc_fail_(MLC_ERR_OUT_OF_MEMORY, "out of memory allocating the model's buffers");
+}
+
+static struct MLC_MODEL *mlc_new_(void) { return calloc(1, sizeof(struct MLC_MODEL)); }
+
+MLC_API int MLC_FN(create_from_file)(const char *params_path, int num_threads,
+                                     struct MLC_MODEL **out) {
+  if (!out) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "create_from_file: out is NULL");
+  *out = NULL;
+  if (!params_path) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "create_from_file: params_path is NULL");
+  int status = mlc_check_threads_(num_threads);
+  if (status) return status;
+  int fd = open(params_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return mlc_fail_(MLC_ERR_IO, "cannot open params file '%s': %s", params_path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return mlc_fail_(MLC_ERR_IO, "params file '%s' is not a regular file", params_path);
+  }
+  if ((unsigned long long)st.st_size != (unsigned long long)MLC_PARAMS_SIZE) {
+    close(fd);
+    return mlc_fail_(MLC_ERR_PARAMS,
+                     "params file '%s' holds %lld bytes; the model needs %llu (truncated, or "
+                     "written for another build: use the <name>.params.bin mlc compile wrote)",
+                     params_path, (long long)st.st_size, (unsigned long long)MLC_PARAMS_SIZE);
+  }
+  struct MLC_MODEL *m = mlc_new_();
+  if (!m) {
+    close(fd);
+    return mlc_fail_(MLC_ERR_OUT_OF_MEMORY, "out of memory");
+  }
+  if (MLC_PARAMS_SIZE > 0) {
+    /* copy-on-write: pages are read from disk when the model first touches them */
+    void *p = mmap(NULL, MLC_PARAMS_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED) {
+      close(fd);
+      free(m);
+      return mlc_fail_(MLC_ERR_IO, "cannot map params file '%s': %s", params_path,
+                       strerror(errno));
+    }
+    m->params = p;
+    m->mapped_size = MLC_PARAMS_SIZE;
+  } else {
+    m->params = mlc_alloc_(0);
+    m->owns_params = 1;
+  }
+  close(fd);
+  return mlc_finish_(m, out);
+}
+
+MLC_API int MLC_FN(create_from_memory)(const void *params, size_t size, int num_threads,
+                                       struct MLC_MODEL **out) {
+  if (!out) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "create_from_memory: out is NULL");
+  *out = NULL;
+  if (!params && size) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "create_from_memory: params is NULL");
+  if (size != (size_t)MLC_PARAMS_SIZE)
+    return mlc_fail_(MLC_ERR_PARAMS, "params blob of %zu bytes given; the model needs %llu", size,
+                     (unsigned long long)MLC_PARAMS_SIZE);
+  int status = mlc_check_threads_(num_threads);
+  if (status) return status;
+  struct MLC_MODEL *m = mlc_new_();
+  if (!m) return mlc_fail_(MLC_ERR_OUT_OF_MEMORY, "out of memory");
+  if (!((uintptr_t)params % MLC_ALIGN)) {
+    m->params = (unsigned char *)params; /* used in place: the caller keeps it alive */
+  } else {
+    if (!(m->params = mlc_alloc_(size))) {
+      free(m);
+      return mlc_fail_(MLC_ERR_OUT_OF_MEMORY, "out of memory copying the params blob");
+    }
+    memcpy(m->params, params, size);
+    m->owns_params = 1;
+  }
+  return mlc_finish_(m, out);
+}
+
+MLC_API int MLC_FN(create)(int num_threads, struct MLC_MODEL **out) {
+  if (!out) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "create: out is NULL");
+  *out = NULL;
+#if MLC_EMBEDDED_PARAMS
+  return MLC_FN(create_from_memory)(MLC_FN(embedded_params), (size_t)MLC_PARAMS_SIZE, num_threads,
+                                    out);
+#else
+  (void)num_threads;
+  return mlc_fail_(MLC_ERR_NO_EMBEDDED_PARAMS,
+                   "this library does not embed its parameters (compiled without "
+                   "--embed-params): use create_from_file with its .params.bin");
+#endif
+}
+
+static int mlc_info_(const mlc_tensor_info *table, int count, const char *kind, int index,
+                     mlc_tensor_info *info) {
+  if (!info) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "%s_info: info is NULL", kind);
+  if (index < 0 || index >= count)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "%s index %d out of range: the model has %d",
+                     kind, index, count);
+  *info = table[index];
+  return MLC_OK;
+}
+
+static int mlc_find_(const mlc_tensor_info *table, int count, const char *kind, const char *name,
+                     int *index) {
+  if (!name || !index) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "find_%s: NULL argument", kind);
+  for (int i = 0; i < count; ++i)
+    if (strcmp(table[i].name, name) == 0) {
+      *index = i;
+      return MLC_OK;
+    }
+  return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "the model has no %s named '%s'", kind, name);
+}
+
+MLC_API int MLC_FN(num_inputs)(void) { return MLC_NUM_INPUTS; }
+MLC_API int MLC_FN(num_outputs)(void) { return MLC_NUM_OUTPUTS; }
+
+MLC_API int MLC_FN(input_info)(int index, mlc_tensor_info *info) {
+  return mlc_info_(mlc_inputs_, MLC_NUM_INPUTS, "input", index, info);
+}
+
+MLC_API int MLC_FN(output_info)(int index, mlc_tensor_info *info) {
+  return mlc_info_(mlc_outputs_, MLC_NUM_OUTPUTS, "output", index, info);
+}
+
+MLC_API int MLC_FN(find_input)(const char *name, int *index) {
+  return mlc_find_(mlc_inputs_, MLC_NUM_INPUTS, "input", name, index);
+}
+
+MLC_API int MLC_FN(find_output)(const char *name, int *index) {
+  return mlc_find_(mlc_outputs_, MLC_NUM_OUTPUTS, "output", name, index);
+}
+
+static int mlc_check_buffer_(const mlc_tensor_info *t, const char *kind, int index,
+                             const void *data, size_t nbytes) {
+  if (!data && t->nbytes) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "%s %d: data is NULL", kind, index);
+  if (nbytes != t->nbytes)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT,
+                     "%s %d ('%s', %s, %zu bytes) given a buffer of %zu bytes", kind, index,
+                     t->name, t->dtype, t->nbytes, nbytes);
+  return MLC_OK;
+}
+
+MLC_API int MLC_FN(set_input)(struct MLC_MODEL *m, int index, const void *data, size_t nbytes) {
+  if (!m) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "set_input: model is NULL");
+  if (index < 0 || index >= MLC_NUM_INPUTS)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "input index %d out of range: the model has %d",
+                     index, MLC_NUM_INPUTS);
+  int status = mlc_check_buffer_(&mlc_inputs_[index], "input", index, data, nbytes);
+  if (status) return status;
+  if (nbytes) memcpy(m->inputs[index], data, nbytes);
+  m->input_set[index] = 1;
+  return MLC_OK;
+}
+
+MLC_API int MLC_FN(run)(struct MLC_MODEL *m) {
+  if (!m) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "run: model is NULL");
+  for (int i = 0; i < MLC_NUM_INPUTS; ++i)
+    if (!m->input_set[i])
+      return mlc_fail_(MLC_ERR_INPUT_NOT_SET, "input %d ('%s') is not set", i, mlc_inputs_[i].name);
+  mlc_call_entry_((void **)m->descriptors);
+  return MLC_OK;
+}
+
+MLC_API int MLC_FN(get_output)(struct MLC_MODEL *m, int index, void *data, size_t nbytes) {
+  if (!m) return mlc_fail_(MLC_ERR_NULL_ARGUMENT, "get_output: model is NULL");
+  if (index < 0 || index >= MLC_NUM_OUTPUTS)
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "output index %d out of range: the model has %d",
+                     index, MLC_NUM_OUTPUTS);
+  int status = mlc_check_buffer_(&mlc_outputs_[index], "output", index, data, nbytes);
+  if (status) return status;
+  if (nbytes) memcpy(data, m->outputs[index], nbytes);
+  return MLC_OK;
+}
