@@ -31,6 +31,11 @@ SCHEMA_VERSION = 1
 ENTRY = "mlc_main"
 """The model entry `graph-to-tp` emits: `mlc_main(inputs..., outputs..., params, workspace)`."""
 
+LIBRARIES_ATTR = "mlc.libraries"
+"""Module attribute: the user's shared libraries a module calls into (library kernels), a
+dictionary short name -> path of `lib<name>.so`; the runtime links and bundles them like its own
+runtime libraries (manifest `runtime_libs`)."""
+
 ALIGNMENT = 64
 """Byte alignment of every parameter in the params blob, of every planned buffer in the workspace
 and kernel scratch, and of the blobs themselves (a cache line; AVX-512-safe)."""

@@ -85,6 +85,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="list mlc passes (summary, options) and named pipelines, then exit",
     )
+    p.add_argument(
+        "--print-tp-script",
+        action="store_true",
+        help="print the tp kernels (after the passes) as tp script, mlc.tp's Python DSL",
+    )
     p.add_argument("--version", action="store_true", help="print mlc and MLIR versions")
     return p
 
@@ -138,11 +143,40 @@ def _process_chunk(
                 sys.stderr.write(pipeline.internal_error)
             return _ChunkResult(None, collected + pipeline.diagnostics + e.diags)
         collected += pipeline.diagnostics
+    if args.print_tp_script:
+        return _tp_script(module, collected)
     out = module.operation.get_asm(
         print_generic_op_form=args.mlir_print_op_generic,
         enable_debug_info=args.mlir_print_debuginfo,
     )
     return _ChunkResult(out, collected)
+
+
+def _tp_script(module: object, collected: list) -> _ChunkResult:  # type: ignore[type-arg]
+    """--print-tp-script: every tp kernel as tp script, or an error naming the kernel."""
+    from mlc.dialects import tp
+    from mlc.frontend.tp_script import PrintError, to_script
+    from mlc.passes.diagnostics import Diag
+
+    kernels = tp.kernels(module)  # type: ignore[arg-type]
+    if not kernels:
+        message = (
+            "--print-tp-script: the module has no tp kernels (func.func with tp.kernel); "
+            "lower a graph module first, e.g. "
+            "--pass-pipeline='builtin.module(graph-fuse,graph-to-tp)'"
+        )
+        return _ChunkResult(
+            None, collected + [Diag.at("error", message, module.operation.location)]
+        )  # type: ignore[attr-defined]
+    scripts = []
+    for fn in kernels:
+        try:
+            scripts.append(to_script(fn).split("\n", 3)[3])
+        except PrintError as e:
+            return _ChunkResult(
+                None, collected + [Diag.at("error", f"--print-tp-script: {e}", fn.location)]
+            )
+    return _ChunkResult("from mlc import tp as T\n\n\n" + "\n\n".join(scripts), collected)
 
 
 def _chunks(text: str, split: bool) -> list[str]:

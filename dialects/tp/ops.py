@@ -33,6 +33,9 @@ operand the result is unspecified (x86's maxps: one instruction, where NaN-propa
 takes four on AVX2). For reductions whose result does not matter once a NaN is present: a
 softmax's row maximum (a NaN element makes the row's sum NaN whatever the maximum is)."""
 KERNEL_ATTR = "tp.kernel"
+IMPL_ATTR = "tp.impl"
+"""On a graph kernel: the hand-written tp function that implements it (mlc.tp's call_tp); the
+graph kernel's body is a placeholder that graph-to-tp replaces by that function."""
 
 
 def axis_map(axes: Sequence[str], exprs: str) -> ir.AffineMap:

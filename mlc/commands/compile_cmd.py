@@ -95,6 +95,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument(
         "--print-ir-after-all", action="store_true", help="print the IR after every pass (stderr)"
     )
+    p.add_argument(
+        "--tp-ops",
+        type=pathlib.Path,
+        action="append",
+        default=[],
+        metavar="FILE.py",
+        help="a Python file run before the import; its mlc.tp.register_onnx_op / "
+        "register_onnx_library_op calls implement ONNX ops by your kernels (repeatable)",
+    )
     p.set_defaults(drive=drive)
 
 
@@ -112,6 +121,11 @@ def drive(args: argparse.Namespace) -> int:
         profile=args.profile,
         embed_params=args.embed_params,
     )
+    if args.tp_ops:
+        from mlc.tp import run_ops_file
+
+        for path in args.tp_ops:
+            run_ops_file(path)
     start = time.perf_counter()
     diagnostics: list[Diag] = []
     with blaming_input_shapes():

@@ -9,6 +9,7 @@ from mlir import ir
 from mlir.dialects import func
 
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
+from mlc.dialects.tp import IMPL_ATTR
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
 from mlc.dialects.walk import top_level_funcs
 from mlc.errors import DiagnosticError
@@ -28,6 +29,13 @@ def _sym(op: ir.Operation) -> str:
 def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
     """Replace one graph kernel by its tp program; returns its scratch size in bytes."""
     name = _sym(graph_fn)
+    if IMPL_ATTR in graph_fn.attributes:
+        impl = ir.FlatSymbolRefAttr(graph_fn.attributes[IMPL_ATTR]).value
+        tp_fn = next(f for f in top_level_funcs(module) if _sym(f) == impl)
+        graph_fn.erase()
+        tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
+        tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
+        return 0
     ins, out = kernel_signature(graph_fn)
     with ir.InsertionPoint(graph_fn), graph_fn.location:
         tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")

@@ -91,6 +91,11 @@ def converter(
     return register
 
 
+OVERRIDES: dict[tuple[str, str], ConverterEntry] = {}
+"""Converters registered at run time (`mlc.tp.register_onnx_op`: a user's tp kernel for an op of
+any domain); they take precedence over the table at every opset."""
+
+
 @lru_cache(maxsize=1)
 def load_converters() -> dict[tuple[str, str], dict[int, ConverterEntry]]:
     """The full table (imports every category module once)."""
@@ -116,6 +121,8 @@ def lookup(domain: str, op_type: str, opset: int) -> ConverterEntry | None:
         UnsupportedOpsetError: `opset` is below every registered version.
         NotImplementedVersion: ONNX picks a newer version than the largest registered `since`.
     """
+    if (domain, op_type) in OVERRIDES:
+        return OVERRIDES[(domain, op_type)]
     versions = load_converters().get((domain, op_type))
     if not versions:
         return None
