@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import builtins
 import json
 import pathlib
 
@@ -12,6 +11,7 @@ import pytest
 
 import mlc
 from helpers.cli import conv_model
+from helpers.imports import block_import
 from helpers.png import png_info
 from mlc.driver import _main
 from mlc.errors import MissingDependencyError, MlcError
@@ -102,14 +102,7 @@ def test_profile_plot_is_a_titled_png(packages, tmp_path) -> None:
 
 
 def test_missing_matplotlib_is_exit_5(packages, tmp_path, monkeypatch, capsys) -> None:
-    real_import = builtins.__import__
-
-    def no_matplotlib(name: str, *args: object, **kwargs: object) -> object:
-        if name.split(".")[0] == "matplotlib":
-            raise ImportError(f"No module named '{name}'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    block_import(monkeypatch, "matplotlib")
     from mlc.plot import require_matplotlib
 
     with pytest.raises(MissingDependencyError, match=r"pip install 'mlc\[plot\]'"):

@@ -5,7 +5,6 @@ without ray the command is exit 5."""
 
 from __future__ import annotations
 
-import builtins
 import os
 import pathlib
 import sys
@@ -15,6 +14,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from helpers.imports import block_import
 from helpers.tuner_models import dense_net, save
 from mlc.driver import _main
 from mlc.frontend import from_onnx
@@ -117,14 +117,7 @@ def test_a_killed_worker_loses_no_record(local_ray, tmp_path) -> None:
 
 
 def test_ray_runner_without_ray_is_exit_5(tmp_path, monkeypatch, capsys) -> None:
-    real_import = builtins.__import__
-
-    def no_ray(name: str, *args: object, **kwargs: object) -> object:
-        if name.split(".")[0] == "ray":
-            raise ImportError(f"No module named '{name}'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_ray)
+    block_import(monkeypatch, "ray")
     records = tmp_path / "r.jsonl"
     argv = ["tune", str(save(dense_net(), tmp_path, "d")), "-o", str(records), "--runner", "ray"]
     assert _main(argv) == 5

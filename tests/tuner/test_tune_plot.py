@@ -3,12 +3,12 @@ time, the default schedule as a baseline) drawn from the records, as a titled PN
 
 from __future__ import annotations
 
-import builtins
 import pathlib
 from types import SimpleNamespace
 
 import pytest
 
+from helpers.imports import block_import
 from helpers.png import png_info
 from helpers.tuner_models import dense_net, save
 from mlc.driver import _main
@@ -61,14 +61,7 @@ def test_tune_plot_writes_a_titled_png(tmp_path: pathlib.Path) -> None:
 def test_tune_plot_without_matplotlib_is_exit_5_before_tuning(
     tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    real_import = builtins.__import__
-
-    def no_matplotlib(name: str, *args: object, **kwargs: object) -> object:
-        if name.split(".")[0] == "matplotlib":
-            raise ImportError(f"No module named '{name}'")
-        return real_import(name, *args, **kwargs)
-
-    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    block_import(monkeypatch, "matplotlib")
     model = save(dense_net(), tmp_path, "dense")
     records = tmp_path / "r.jsonl"
     argv = ["tune", str(model), "-o", str(records), "--plot", str(tmp_path / "t.png")]
