@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from mlc.errors import ModelLoadError
 
+from .tensors import tensor_array
+
 if TYPE_CHECKING:
     import numpy as np
     import onnx
@@ -53,10 +55,12 @@ class Attrs:
 
     def tensor(self, name: str, default: np.ndarray | None = _REQUIRED) -> np.ndarray | None:
         """A TENSOR attribute as a numpy array."""
-        from onnx import TensorProto, numpy_helper
+        from onnx import TensorProto
 
         value = self._get(name, default)
-        return numpy_helper.to_array(value) if isinstance(value, TensorProto) else value
+        if isinstance(value, TensorProto):
+            return tensor_array(value, f"attribute '{name}'")
+        return value
 
     def strs(self, name: str, default: list[str] | None = _REQUIRED) -> list[str] | None:
         value = self._get(name, default)

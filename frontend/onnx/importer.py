@@ -30,6 +30,7 @@ from .graph_inputs import resolve_inputs
 from .loader import load_model, opset_versions
 from .plan import PlannedNode, plan_graph
 from .shape_check import check_against_onnx
+from .tensors import tensor_array
 
 if TYPE_CHECKING:
     import onnx
@@ -60,8 +61,6 @@ def from_onnx(
             dynamic input dimensions.
         DiagnosticError: a node whose shapes do not satisfy the op's rules.
     """
-    from onnx import numpy_helper
-
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
@@ -79,7 +78,7 @@ def from_onnx(
         for (name, _), arg in zip(inputs, block.arguments):
             ctx.values[name] = arg
         for init in graph.initializer:
-            ctx.constants[init.name] = numpy_helper.to_array(init)
+            ctx.constants[init.name] = tensor_array(init, f"initializer '{init.name}'")
         _convert_nodes(ctx, planned)
         results = [ctx.graph_output(o.name) for o in graph.output]
         func.ReturnOp(results, ip=ctx.ip)

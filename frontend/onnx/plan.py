@@ -18,6 +18,7 @@ from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
 
 from .converters.registry import ConverterEntry, NotImplementedVersion, lookup
 from .loader import DEFAULT_DOMAINS
+from .node_schema import check_node_schemas
 
 if TYPE_CHECKING:
     import onnx
@@ -104,6 +105,7 @@ def plan_graph(
             problems.setdefault((domain, node.op_type, opset), (*found, []))[2].append(name)
     if problems:
         raise _report(problems)
+    check_node_schemas([(p.node, p.name, p.domain) for p in planned], opsets)
     return planned
 
 

@@ -1,0 +1,116 @@
+"""Regression tests of the fuzzer's findings: each input once made mlc fail with an internal
+error (exit 70) and is now a clear error naming what is wrong (exit 4, no traceback)."""
+
+from __future__ import annotations
+
+import io
+import pathlib
+
+import numpy as np
+import pytest
+
+from mlc.driver import _main
+from mlc.npz import NpzError, read_npz
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper, numpy_helper  # noqa: E402
+
+
+def _model(nodes, inputs, initializers=()) -> onnx.ModelProto:  # type: ignore[no-untyped-def]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in inputs],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        list(initializers),
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _import(model: onnx.ModelProto, tmp_path: pathlib.Path, capsys) -> str:  # type: ignore[no-untyped-def]
+    path = tmp_path / "m.onnx"
+    path.write_bytes(model.SerializeToString())
+    assert _main(["import", str(path), "-o", str(tmp_path / "m.mlir")]) == 4
+    err = capsys.readouterr().err
+    assert "internal error" not in err and "Traceback" not in err
+    return err
+
+
+def _weight(dims: list[int], raw: bytes) -> TensorProto:
+    w = numpy_helper.from_array(np.ones((2, 2), np.float32), "w")
+    del w.dims[:]
+    w.dims.extend(dims)
+    w.raw_data = raw
+    return w
+
+
+@pytest.mark.parametrize(
+    "dims, raw, message",
+    [
+        ([2, 2], bytes(15), "initializer 'w' does not hold the data its shape [2, 2]"),
+        ([2, 3], bytes(16), "initializer 'w' does not hold the data its shape [2, 3]"),
+        ([2**62, 4], bytes(16), "whose element count overflows int64"),
+        ([2**40, 1], bytes(16), "more than mlc handles"),
+        ([-1, 4], bytes(16), "has a negative dimension"),
+    ],
+)
+def test_an_initializer_whose_data_does_not_fit_its_dims(
+    dims: list[int], raw: bytes, message: str, tmp_path: pathlib.Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    model = _model(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="mm")],
+        [("x", [2, 2])],
+        [_weight(dims, raw)],
+    )
+    assert message in _import(model, tmp_path, capsys)
+
+
+def test_a_node_with_an_input_missing(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = _model([helper.make_node("MatMul", ["x"], ["y"], name="mm")], [("x", [2, 2])])
+    err = _import(model, tmp_path, capsys)
+    assert "node 'mm' (MatMul): Node(mm) with schema(::MatMul:13) has input size 1" in err
+
+
+def test_a_required_attribute_missing(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = _model([helper.make_node("Cast", ["x"], ["y"], name="c")], [("x", [2])])
+    assert "node 'c' (Cast): Required attribute 'to' is missing" in _import(model, tmp_path, capsys)
+
+
+def test_a_conv_weight_of_another_rank_than_its_input(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    w = numpy_helper.from_array(np.ones((4, 3, 3), np.float32), "w")
+    model = _model(
+        [helper.make_node("Conv", ["x", "w"], ["y"], name="conv")], [("x", [1, 3, 8, 8])], [w]
+    )
+    err = _import(model, tmp_path, capsys)
+    assert "conv" in err and "the weight has rank 3, the input rank 4" in err
+
+
+def _npz_with_header(tmp_path: pathlib.Path, shape: tuple[int, ...], data: bytes) -> pathlib.Path:
+    header = repr({"descr": "<f4", "fortran_order": False, "shape": shape}).encode()
+    header += b" " * (63 - (10 + len(header)) % 64) + b"\n"
+    npy = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header + data
+    buf = io.BytesIO()
+    import zipfile
+
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("x.npy", npy)
+    path = tmp_path / "in.npz"
+    path.write_bytes(buf.getvalue())
+    return path
+
+
+@pytest.mark.parametrize(
+    "shape", [(2**38, 2**38), (1 << 40,), (3, 5)], ids=["overflow", "huge", "short"]
+)
+def test_an_npz_header_declaring_more_than_it_holds(tmp_path: pathlib.Path, shape) -> None:  # type: ignore[no-untyped-def]
+    path = _npz_with_header(tmp_path, shape, bytes(16))
+    with pytest.raises(NpzError, match=r"entry 'x.npy' declares shape .* but holds 16"):
+        read_npz(path, "--inputs")
+
+
+def test_an_npz_written_by_numpy_still_reads(tmp_path: pathlib.Path) -> None:
+    arrays = {"a": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.array(7, np.int64)}
+    np.savez(tmp_path / "ok.npz", **arrays)
+    got = read_npz(tmp_path / "ok.npz")
+    for name, want in arrays.items():
+        np.testing.assert_array_equal(got[name], want)
