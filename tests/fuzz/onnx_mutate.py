@@ -12,6 +12,8 @@ from onnx import AttributeProto, TensorProto
 from .mutate import INTERESTING_INTS, mutate_bytes
 
 DIMS = (0, 1, 2, 3, -1, -7, 2**31, 2**40, 2**62, 2**63 - 1)
+INT64S = tuple(v for v in INTERESTING_INTS if -(2**63) <= v < 2**63)
+"""Protobuf int64 fields take these (the others raise in the setter)."""
 OP_TYPES = (
     "Add", "Mul", "Relu", "Conv", "MatMul", "Gemm", "Reshape", "Transpose", "Concat", "Slice",
     "Gather", "Softmax", "MaxPool", "AveragePool", "BatchNormalization", "Flatten", "Squeeze",
@@ -67,19 +69,19 @@ def _attributes(rng: random.Random, model: onnx.ModelProto) -> None:
         attr = node.attribute.add()
         attr.name = rng.choice(("axis", "perm", "pads", "strides", "group", "kernel_shape", "x"))
         attr.type = AttributeProto.INTS
-        attr.ints.extend(rng.choice(INTERESTING_INTS) for _ in range(rng.randint(0, 5)))
+        attr.ints.extend(rng.choice(INT64S) for _ in range(rng.randint(0, 5)))
         return
     attr = rng.choice(node.attribute)
     move = rng.randrange(6)
     if move == 0 and attr.ints:
-        attr.ints[rng.randrange(len(attr.ints))] = rng.choice(INTERESTING_INTS)
+        attr.ints[rng.randrange(len(attr.ints))] = rng.choice(INT64S)
     elif move == 1:
         if attr.ints and rng.random() < 0.5:
             del attr.ints[rng.randrange(len(attr.ints))]
         else:
-            attr.ints.append(rng.choice(INTERESTING_INTS))
+            attr.ints.append(rng.choice(INT64S))
     elif move == 2:
-        attr.i = rng.choice(INTERESTING_INTS)
+        attr.i = rng.choice(INT64S)
         attr.f = rng.choice((float("nan"), float("inf"), -1.0, 0.0, 1e30))
     elif move == 3:
         attr.type = rng.choice(list(AttributeProto.AttributeType.values()))
