@@ -3,7 +3,7 @@ resumed several times, the records file hitting the file size limit (a full disk
 appending to one file. The tuner goes on or stops with a clear error; no record is lost, torn,
 interleaved or measured twice. (The candidate that never returns: test_measure.py.)
 
-Loop check: `for i in $(seq 20); do pytest -q -p no:randomly tests/tuner/test_faults.py || break; done`
+Loop check: `for i in $(seq 20); do pytest -q tests/tuner/test_faults.py || break; done`
 """
 
 from __future__ import annotations
