@@ -230,7 +230,5 @@ def test_a_member_declaring_a_size_past_the_limit_is_refused(
         load_module(_tar(tmp_path / "huge.tar", [*members, huge]))
     monkeypatch.setattr(package, "MAX_MEMBER_BYTES", 1000)
     path = _tar(tmp_path / "big.tar", valid_members)
-    with pytest.raises(
-        UnsafePackageError, match=r"'model.so' declares \d+ bytes, more than the 1000"
-    ):
+    with pytest.raises(UnsafePackageError, match=r"declares \d+ bytes, more than the 1000"):
         load_module(path)
