@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import math
 import os
+import tokenize
 import zipfile
 from collections.abc import Mapping
 from typing import BinaryIO
@@ -79,7 +80,7 @@ def _check_sizes(path: PathLike, where: str) -> None:
                         else np.lib.format.read_array_header_2_0
                     )
                     shape, _, dtype = read(f)
-                except (ValueError, TypeError, SyntaxError) as e:
+                except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as e:
                     raise NpzError(f"{where}: entry '{info.filename}': {e}") from None
                 header = f.tell()
             if dtype.hasobject:

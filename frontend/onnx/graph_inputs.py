@@ -6,6 +6,7 @@ Every dynamic dimension left after the overrides is reported at once, with the f
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -13,6 +14,7 @@ from mlc.dialects.graph.spec import TensorT
 from mlc.errors import InputShapeError, UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
+from .tensors import INT64_MAX
 
 if TYPE_CHECKING:
     import onnx
@@ -68,6 +70,11 @@ def resolve_inputs(
             continue
         else:
             shape = tuple(int(d) for d in declared)  # type: ignore[arg-type]
+        if any(d < 0 for d in shape) or math.prod(shape) > INT64_MAX:
+            raise InputShapeError(
+                f"input '{value.name}' has shape {list(shape)}: a dim below 0, or more elements "
+                "than int64 can count; give its real shape with --input-shapes"
+            )
         resolved.append((value.name, TensorT(shape, elem)))
     if dynamic:
         example = " ".join(f"{name}:[...]" for name, _ in dynamic)

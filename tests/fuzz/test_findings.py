@@ -114,3 +114,46 @@ def test_an_npz_written_by_numpy_still_reads(tmp_path: pathlib.Path) -> None:
     got = read_npz(tmp_path / "ok.npz")
     for name, want in arrays.items():
         np.testing.assert_array_equal(got[name], want)
+
+
+def test_an_input_shape_past_int64_elements(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    model = _model([helper.make_node("Relu", ["x"], ["y"], name="r")], [("x", [2**40, 2**40])])
+    err = _import(model, tmp_path, capsys)
+    assert "input 'x' has shape [1099511627776, 1099511627776]" in err
+    assert "more elements than int64 can count" in err
+
+
+def test_a_result_shape_past_int64_elements(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Flatten of a tensor whose dims are fine one by one but not their product (fuzzer: the
+    MLIR type builder raised TypeError); here Expand makes [2**32, 2**32]."""
+    shape = numpy_helper.from_array(np.array([2**32, 2**32], np.int64), "s")
+    model = _model(
+        [helper.make_node("Expand", ["x", "s"], ["y"], name="grow")], [("x", [2**32])], [shape]
+    )
+    err = _import(model, tmp_path, capsys)
+    assert "grow" in err and "graph.expand: the result shape [4294967296, 4294967296]" in err
+
+
+def test_a_manifest_param_whose_size_overflows_int64() -> None:
+    """The manifest beside a bare .so, edited: a param of 2**80 elements (fuzzer: an
+    OverflowError from numpy while validating it)."""
+    from helpers import contract_module as cm
+    from mlc.contract import Manifest, ManifestError
+
+    data = cm.manifest_dict()
+    data["params"][0]["shape"] = [2**40, 2**40]
+    with pytest.raises(
+        ManifestError, match=r"float32\[1099511627776,1099511627776\].* ends beyond"
+    ):
+        Manifest.from_dict(data)
+
+
+def test_an_npz_header_that_does_not_tokenize(tmp_path: pathlib.Path) -> None:
+    header = b"{'descr': '<f4', 'fortran_order': False, 'shape': (3,\n"
+    npy = b"\x93NUMPY\x01\x00" + len(header).to_bytes(2, "little") + header
+    import zipfile
+
+    with zipfile.ZipFile(tmp_path / "p.npz", "w") as z:
+        z.writestr("x.npy", npy)
+    with pytest.raises(NpzError, match="entry 'x.npy'"):
+        read_npz(tmp_path / "p.npz", "parameters")
