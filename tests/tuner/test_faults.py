@@ -22,7 +22,7 @@ import time
 import pytest
 
 from helpers.tuner_models import dense_net, save
-from mlc.tuner.records import load_records, read_records
+from mlc.tuner.records import load_records, read_records, workload_table_path
 
 pytest.importorskip("xgboost")
 FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2"]
@@ -76,9 +76,12 @@ def test_a_full_disk_leaves_no_half_record(tmp_path: pathlib.Path) -> None:
     assert [int(r.block) for r in records] == list(range(len(records)))
 
 
-def _tune(model: pathlib.Path, records: pathlib.Path, **kwargs) -> subprocess.Popen[str]:  # type: ignore[no-untyped-def]
+def _tune(  # type: ignore[no-untyped-def]
+    model: pathlib.Path, records: pathlib.Path, seed: int = 0, trials: int = TRIALS, **kwargs
+) -> subprocess.Popen[str]:
     argv = [sys.executable, "-m", "mlc.driver", "tune", str(model), "-o", str(records),
-            "--tuner", "random", "--trials", str(TRIALS), "--json", *FAST]  # fmt: skip
+            "--tuner", "random", "--trials", str(trials), "--seed", str(seed),
+            "--json", *FAST]  # fmt: skip
     return subprocess.Popen(
         argv, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         **kwargs,
@@ -165,3 +168,28 @@ def test_killed_workers_killed_runs_and_a_full_disk_lose_and_repeat_nothing(
     assert sum(r.default and not r.remeasured for r in log) == 1
     killed = [r for r in trials if "crashed with SIGKILL" in r.error]
     assert len(killed) <= len(kills)  # a killed worker is an error record, the search went on
+
+
+def test_two_tunes_appending_to_one_records_file(tmp_path: pathlib.Path) -> None:
+    """Both runs' records arrive whole (none interleaved or torn), and a third run finds every
+    trial it needs in the file and measures nothing."""
+    model = save(dense_net(), tmp_path, "dense")
+    records = tmp_path / "r.jsonl"
+    procs = [_tune(model, records, seed=seed, trials=6) for seed in (1, 2)]
+    for p in procs:
+        _, err = p.communicate(timeout=600)
+        assert p.returncode == 0, err
+    log = read_records(records)
+    assert not log.problems  # every line a whole record
+    trials = [r for r in log.records if not r.default and not r.remeasured]
+    assert len(trials) == 12 and sorted({r.seed for r in trials}) == [1, 2]
+    for seed in (1, 2):  # neither run measured a point twice
+        mine = [r.schedule for r in trials if r.seed == seed]
+        assert len(set(mine)) == 6
+    table = workload_table_path(records).read_text().splitlines()
+    assert table and all(json.loads(line)["workload"] for line in table)
+    again = _tune(model, records, seed=3, trials=6)
+    out, err = again.communicate(timeout=600)
+    assert again.returncode == 0, err
+    (task,) = json.loads(out)["tasks"]
+    assert task["trials"] == 0 and task["resumed"] >= 6
