@@ -28,6 +28,7 @@ from .dtypes import check_model_dtypes, mlir_type_of_dtype
 from .folding import Folder
 from .graph_inputs import resolve_inputs
 from .loader import load_model, opset_versions
+from .node_schema import raise_if_malformed
 from .plan import PlannedNode, plan_graph
 from .shape_check import check_against_onnx
 from .tensors import tensor_array
@@ -108,7 +109,11 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
             continue
         ctx.begin(node, p.name, p.opset)
         assert p.entry is not None
-        results = list(p.entry.fn(ctx, node))
+        try:
+            results = list(p.entry.fn(ctx, node))
+        except (ValueError, TypeError, IndexError, KeyError):
+            raise_if_malformed(node, p.name, p.domain, ctx.opsets)
+            raise
         assert all(r is None for r in results[len(node.output) :]), f"{ctx.where}: extra results"
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None

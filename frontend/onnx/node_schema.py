@@ -1,9 +1,10 @@
-"""Nodes checked against their ONNX operator schema before any converter reads them.
+"""Nodes checked against their ONNX operator schema when their converter fails.
 
 A converter trusts what the schema guarantees: the number of inputs and outputs, required
-attributes present and of the declared type. A node that breaks it (an edge lost, an
-attribute of the wrong kind) is reported here, naming the node, instead of failing inside
-the converter as an internal error.
+attributes present and of the declared type. When a converter fails with a Python error on a
+node that breaks it (an edge lost, an attribute of the wrong kind), the node is reported,
+by name, instead of an internal error. Converters keep their own, more specific messages
+for what they check themselves (Gemm's C before opset 11, ...).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ if TYPE_CHECKING:
 
 # The converters read the attributes they know and ignore the others, as onnxruntime does not;
 # an extra attribute is harmless, so only what breaks the schema's guarantees is reported.
-_TOLERATED = ("Unrecognized attribute",)
+# Deprecated operators (Scatter, Upsample) are converted on purpose.
+_TOLERATED = ("Unrecognized attribute", "Op registered for")
 
 
 def schema_problem(node: onnx.NodeProto, domain: str, opsets: dict[str, int]) -> str | None:
@@ -40,17 +42,15 @@ def schema_problem(node: onnx.NodeProto, domain: str, opsets: dict[str, int]) ->
     return None
 
 
-def check_node_schemas(
-    nodes: list[tuple[onnx.NodeProto, str, str]], opsets: dict[str, int]
+def raise_if_malformed(
+    node: onnx.NodeProto, name: str, domain: str, opsets: dict[str, int]
 ) -> None:
-    """ModelLoadError listing every (node, name, domain) that breaks its schema."""
-    problems = []
-    for node, name, domain in nodes:
-        problem = schema_problem(node, domain, opsets)
-        if problem is not None:
-            problems.append(f"  node '{name}' ({node.op_type}): {problem}")
-    if problems:
+    """ModelLoadError if `node` breaks its schema: called when its converter failed with a
+    Python error, which is then the model's fault (a converter may trust the schema), not a
+    bug of mlc. Returns if the node is well-formed (the error is a bug: let it through)."""
+    problem = schema_problem(node, domain, opsets)
+    if problem is not None:
         raise ModelLoadError(
-            f"{len(problems)} node(s) do not match their ONNX operator definition (the model "
-            "is corrupt or was edited by hand):\n" + "\n".join(problems[:20])
+            f"node '{name}' ({node.op_type}) does not match its ONNX operator definition: "
+            f"{problem.rstrip('.')}. The model is corrupt or was edited by hand"
         )

@@ -18,7 +18,6 @@ from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
 
 from .converters.registry import ConverterEntry, NotImplementedVersion, lookup
 from .loader import DEFAULT_DOMAINS
-from .node_schema import check_node_schemas
 
 if TYPE_CHECKING:
     import onnx
@@ -105,7 +104,6 @@ def plan_graph(
             problems.setdefault((domain, node.op_type, opset), (*found, []))[2].append(name)
     if problems:
         raise _report(problems)
-    check_node_schemas([(p.node, p.name, p.domain) for p in planned], opsets)
     return planned
 
 

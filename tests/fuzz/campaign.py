@@ -197,12 +197,13 @@ def run_campaign(
     executions: int | None = None,
     seconds: float | None = None,
 ) -> dict[str, TargetStats]:
-    return {
-        name: run_target(
-            TARGETS[name](name, SUFFIX[name]), seed, out, executions=executions, seconds=seconds
-        )  # fmt: skip
-        for name in names
-    }
+    """Run the targets one after the other; the figures so far are in out/report.md after each."""
+    results: dict[str, TargetStats] = {}
+    for name in names:
+        target = TARGETS[name](name, SUFFIX[name])
+        results[name] = run_target(target, seed, out, executions=executions, seconds=seconds)
+        (out / "report.md").write_text(report(results) + "\n")
+    return results
 
 
 def report(results: dict[str, TargetStats]) -> str:

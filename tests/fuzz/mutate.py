@@ -69,6 +69,8 @@ def mutate_mlir(rng: random.Random, text: str) -> str:
     words = [t for t in tokens if t[:1].isalpha() or t[:1] in "%@#^!"]
     numbers = [i for i, t in enumerate(tokens) if _is_number(t)]
     for _ in range(rng.randint(1, 3)):
+        if not tokens:
+            return mutate_bytes(rng, text.encode()).decode("utf-8", "replace")
         move = rng.randrange(6)
         if move <= 1 and numbers:
             i = rng.choice(numbers)
