@@ -23,6 +23,7 @@ from mlir.runtime import get_ranked_memref_descriptor
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec
 from mlc.errors import RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
+from mlc.runtime.memory import check_fits
 from mlc.runtime.module import RuntimeModule
 
 
@@ -62,6 +63,7 @@ class GraphModule:
 
     def __init__(self, module: RuntimeModule) -> None:
         m = module.manifest
+        check_fits(m, f"the module '{m.entry}'")  # before any buffer is allocated
         self.module = module
         self.manifest = m
         self._params = pack_params(m, module.params)
