@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from mlc.dialects.graph.spec import TensorT
 
 from .dtypes import onnx_type_of
+from .loader import opset_versions
+from .node_schema import raise_if_malformed
 
 if TYPE_CHECKING:
     import onnx
@@ -48,6 +50,8 @@ def check_against_onnx(
                 f"{where}: value '{name}' is {mine} in mlc but ONNX infers "
                 f"shape {list(dims)} (element type {elem})"
             )
+            if p is not None:  # a node outside its schema: the model's fault, not a converter's
+                raise_if_malformed(p.node, p.name, p.domain, opset_versions(proto))
     assert not mismatches, (
         "mlc's types disagree with ONNX shape inference (a converter bug):\n  "
         + "\n  ".join(mismatches[:10])

@@ -159,3 +159,24 @@ def test_an_npz_header_that_does_not_tokenize(tmp_path: pathlib.Path) -> None:
         z.writestr("x.npy", npy)
     with pytest.raises(NpzError, match="entry 'x.npy'"):
         read_npz(tmp_path / "p.npz", "parameters")
+
+
+def test_a_node_whose_converter_asserts_on_an_absent_input(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """BatchNormalization with 3 of its 5 inputs; TopK without K (converters asserted)."""
+    stats = [numpy_helper.from_array(np.ones(3, np.float32), n) for n in ("s", "b")]
+    bn = helper.make_node("BatchNormalization", ["x", "s", "b"], ["y"], name="bn")
+    err = _import(_model([bn], [("x", [1, 3, 2, 2])], stats), tmp_path, capsys)
+    assert "node 'bn' (BatchNormalization) does not match its ONNX operator definition" in err
+    topk = helper.make_node("TopK", ["x"], ["y", "i"], name="top")
+    err = _import(_model([topk], [("x", [4])]), tmp_path, capsys)
+    assert "node 'top' (TopK)" in err and "has input size 1 not in range [min=2, max=2]" in err
+
+
+def test_an_attribute_whose_type_is_not_its_data(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Conv pads tagged FLOATS holding ints: mlc read the ints, ONNX's shape inference did not,
+    and the cross-check called it a converter bug."""
+    w = numpy_helper.from_array(np.ones((8, 3, 3, 3), np.float32), "w")
+    conv = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", pads=[1, 1, 1, 1])
+    conv.attribute[0].type = onnx.AttributeProto.FLOATS
+    err = _import(_model([conv], [("x", [1, 3, 8, 8])], [w]), tmp_path, capsys)
+    assert "node 'conv' (Conv) does not match its ONNX operator definition: type field and " in err
