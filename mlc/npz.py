@@ -59,7 +59,8 @@ def read_npz(
                 "load; store plain numeric arrays"
             ) from None
         raise NpzError(f"{where}: {e}") from None
-    except (OSError, zipfile.BadZipFile, EOFError) as e:
+    # NotImplementedError: zipfile on entry flags it does not support (encryption, patches)
+    except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as e:
         raise NpzError(f"{where}: a damaged archive ({e})") from None
 
 

@@ -180,3 +180,22 @@ def test_an_attribute_whose_type_is_not_its_data(tmp_path: pathlib.Path, capsys)
     conv.attribute[0].type = onnx.AttributeProto.FLOATS
     err = _import(_model([conv], [("x", [1, 3, 8, 8])], [w]), tmp_path, capsys)
     assert "node 'conv' (Conv) does not match its ONNX operator definition: type field and " in err
+
+
+@pytest.mark.parametrize("flag", [0x1 << 6, 0x1 << 5], ids=["strong-encryption", "patched"])
+def test_an_npz_entry_with_zip_flags_zipfile_does_not_support(
+    tmp_path: pathlib.Path, flag: int
+) -> None:
+    """zipfile raised NotImplementedError (exit 70) on these general-purpose flag bits."""
+    path = tmp_path / "in.npz"
+    np.savez(path, x=np.zeros(3, np.float32))
+    data = bytearray(path.read_bytes())
+    for sig in (b"PK\x03\x04", b"PK\x01\x02"):  # the local header and the central directory
+        at = data.find(sig)
+        pos = at + (6 if sig == b"PK\x03\x04" else 8)
+        data[pos : pos + 2] = (int.from_bytes(data[pos : pos + 2], "little") | flag).to_bytes(
+            2, "little"
+        )
+    path.write_bytes(bytes(data))
+    with pytest.raises(NpzError, match="cannot read --inputs"):
+        read_npz(path, "--inputs")
