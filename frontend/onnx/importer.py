@@ -111,10 +111,12 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
         assert p.entry is not None
         try:
             results = list(p.entry.fn(ctx, node))
+            assert all(r is None for r in results[len(node.output) :]), (
+                f"{ctx.where}: extra results"
+            )
         except (AssertionError, ValueError, TypeError, IndexError, KeyError):
             raise_if_malformed(node, p.name, p.domain, ctx.opsets)
             raise
-        assert all(r is None for r in results[len(node.output) :]), f"{ctx.where}: extra results"
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None
             if not out:

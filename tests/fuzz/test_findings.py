@@ -199,3 +199,24 @@ def test_an_npz_entry_with_zip_flags_zipfile_does_not_support(
     path.write_bytes(bytes(data))
     with pytest.raises(NpzError, match="cannot read --inputs"):
         read_npz(path, "--inputs")
+
+
+def test_a_value_with_two_producers(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A duplicated node rewired: ONNX's shape inference then disagreed with mlc's types and
+    the cross-check called it a converter bug."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+        helper.make_node("Shape", ["x"], ["y"], name="shape"),
+    ]
+    err = _import(_model(nodes, [("x", [2, 3])]), tmp_path, capsys)
+    assert "value 'y' is produced by both node 'relu' (Relu) and node 'shape' (Shape)" in err
+
+
+def test_a_node_without_outputs(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    value = numpy_helper.from_array(np.ones(2, np.float32), "v")
+    nodes = [
+        helper.make_node("Constant", [], [], name="c", value=value),
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+    ]
+    err = _import(_model(nodes, [("x", [2])]), tmp_path, capsys)
+    assert "node 'c' (Constant) does not match its ONNX operator definition" in err
