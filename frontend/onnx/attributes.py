@@ -43,7 +43,10 @@ class Attrs:
 
     def str(self, name: str, default: str = _REQUIRED) -> str:
         value = self._get(name, default)
-        return value.decode() if isinstance(value, bytes) else str(value)
+        try:
+            return value.decode() if isinstance(value, bytes) else str(value)
+        except UnicodeDecodeError:
+            raise ModelLoadError(f"{self._where}: attribute '{name}' is not UTF-8 text") from None
 
     def ints(self, name: str, default: list[int] | None = _REQUIRED) -> list[int] | None:
         value = self._get(name, default)

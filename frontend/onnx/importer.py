@@ -114,8 +114,10 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
             assert all(r is None for r in results[len(node.output) :]), (
                 f"{ctx.where}: extra results"
             )
-        except (AssertionError, ValueError, TypeError, IndexError, KeyError):
-            raise_if_malformed(node, p.name, p.domain, ctx.opsets)
+        except (AssertionError, AttributeError, ValueError, TypeError, IndexError, KeyError):
+            # the node itself, then the others (a malformed producer of one of its inputs)
+            for q in [p, *planned]:
+                raise_if_malformed(q.node, q.name, q.domain, ctx.opsets)
             raise
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None

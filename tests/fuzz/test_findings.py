@@ -220,3 +220,21 @@ def test_a_node_without_outputs(tmp_path: pathlib.Path, capsys) -> None:  # type
     ]
     err = _import(_model(nodes, [("x", [2])]), tmp_path, capsys)
     assert "node 'c' (Constant) does not match its ONNX operator definition" in err
+
+
+def test_a_string_attribute_that_is_not_utf8(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    pads = numpy_helper.from_array(np.array([1, 1], np.int64), "p")
+    pad = helper.make_node("Pad", ["x", "p"], ["y"], name="pad", mode=b"\xff\xfe")
+    err = _import(_model([pad], [("x", [2])], [pads]), tmp_path, capsys)
+    assert "Pad node 'pad' (opset 13): attribute 'mode' is not UTF-8 text" in err
+
+
+def test_a_tensor_attribute_whose_type_is_not_its_data(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """ConstantOfShape's value tagged INT holding a tensor (converter: AttributeError)."""
+    shape = numpy_helper.from_array(np.array([2], np.int64), "s")
+    value = numpy_helper.from_array(np.ones(1, np.float32), "v")
+    node = helper.make_node("ConstantOfShape", ["s"], ["c"], name="cos", value=value)
+    node.attribute[0].type = onnx.AttributeProto.INT
+    add = helper.make_node("Add", ["x", "c"], ["y"], name="add")
+    err = _import(_model([node, add], [("x", [2])], [shape]), tmp_path, capsys)
+    assert "node 'cos' (ConstantOfShape) does not match its ONNX operator definition" in err
