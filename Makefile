@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.mlc-installed
 JOBS   ?= 2
 
-.PHONY: install demo test lint pytest lit bench clean
+.PHONY: install demo test lint pytest lit bench fuzz clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "mlc needs Python 3.11 (the MLIR wheels are cp311); set PYTHON=..."'
@@ -34,6 +34,12 @@ pytest: $(STAMP)
 
 lit: $(STAMP)
 	$(BIN)/lit -sv -j $(JOBS) lit_tests
+
+# make fuzz FUZZ_SECONDS=3600 [FUZZ_SEED=1]: the fuzz targets of tests/fuzz for that long in all
+FUZZ_SECONDS ?= 600
+FUZZ_SEED    ?= 0
+fuzz: $(STAMP)
+	cd tests && ../$(BIN)/python -m fuzz.campaign --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 bench: $(STAMP)
 	$(BIN)/python bench/bench_models.py

@@ -123,6 +123,9 @@ def _main(argv: list[str]) -> int:
         except OSError:
             pass
         return 0
+    except MemoryError:  # the environment too: data larger than this machine's memory
+        return _fail(args, "out of memory: the data does not fit in the memory available here",
+                     EXIT_ERROR)  # fmt: skip
     except OSError as e:  # the environment (disk full, permissions), not a bug of mlc
         where = f" '{e.filename}'" if e.filename else ""
         return _fail(args, f"{e.strerror or e}{where}", EXIT_ERROR)

@@ -8,7 +8,9 @@ the frontend, the runtime and the CLIs all read and write parameters through it.
 from __future__ import annotations
 
 import io
+import math
 import os
+import tokenize
 import zipfile
 from collections.abc import Mapping
 from typing import BinaryIO
@@ -47,6 +49,7 @@ def read_npz(
             "write one with numpy.savez(path, name=array)"
         )
     try:
+        _check_sizes(path, where)
         with np.load(path, allow_pickle=False) as data:
             return {name: data[name] for name in data.files}
     except ValueError as e:
@@ -56,8 +59,40 @@ def read_npz(
                 "load; store plain numeric arrays"
             ) from None
         raise NpzError(f"{where}: {e}") from None
-    except (OSError, zipfile.BadZipFile, EOFError) as e:
+    # NotImplementedError: zipfile on entry flags it does not support (encryption, patches)
+    except (OSError, zipfile.BadZipFile, EOFError, NotImplementedError) as e:
         raise NpzError(f"{where}: a damaged archive ({e})") from None
+
+
+def _check_sizes(path: PathLike, where: str) -> None:
+    """Every entry holds the bytes its .npy header declares: a header one edit away from the
+    real one (a dim of 2**40, a product past int64) is an error here, before numpy allocates
+    what it declares."""
+    with zipfile.ZipFile(path) as archive:
+        for info in archive.infolist():
+            if not info.filename.endswith(".npy"):
+                continue
+            with archive.open(info) as f:
+                try:
+                    version = np.lib.format.read_magic(f)
+                    read = (
+                        np.lib.format.read_array_header_1_0
+                        if version == (1, 0)
+                        else np.lib.format.read_array_header_2_0
+                    )
+                    shape, _, dtype = read(f)
+                except (ValueError, TypeError, SyntaxError, tokenize.TokenError) as e:
+                    raise NpzError(f"{where}: entry '{info.filename}': {e}") from None
+                header = f.tell()
+            if dtype.hasobject:
+                continue  # refused by np.load without pickle, with its own message
+            declared = math.prod(shape) * dtype.itemsize
+            if header + declared != info.file_size:
+                raise NpzError(
+                    f"{where}: entry '{info.filename}' declares shape {tuple(shape)} of "
+                    f"{dtype} ({declared} bytes) but holds {info.file_size - header}: "
+                    "damaged or truncated; write it again"
+                )
 
 
 def write_npz(target: PathLike | BinaryIO, arrays: Mapping[str, np.ndarray]) -> None:

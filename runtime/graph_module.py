@@ -28,6 +28,7 @@ import numpy as np
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
+from mlc.runtime.memory import check_fits
 from mlc.runtime.module import RuntimeModule
 
 if TYPE_CHECKING:
@@ -93,6 +94,7 @@ class GraphModule:
 
     def __init__(self, module: RuntimeModule) -> None:
         m = module.manifest
+        check_fits(m, f"the module '{m.entry}'")  # before any buffer is allocated
         self.module = module
         self.manifest = m
         blob = module.params_blob

@@ -55,6 +55,8 @@ from mlc.runtime.params_blob import (
 from mlc.runtime.target import check_host
 
 LIBRARY, MANIFEST, PARAMS = "model.so", "manifest.json", "params.bin"
+MAX_MEMBER_BYTES = 64 << 30
+"""A member declaring more (a forged tar header) is refused before anything is extracted."""
 _log = logging.getLogger(__name__)
 
 
@@ -163,6 +165,11 @@ def check_member(member: tarfile.TarInfo) -> str | None:
     if len(parts) != 1:
         raise UnsafePackageError(
             f"package member '{name}' is in a sub-directory; the package layout is flat"
+        )
+    if member.size > MAX_MEMBER_BYTES:
+        raise UnsafePackageError(
+            f"package member '{name}' declares {member.size} bytes, more than the "
+            f"{MAX_MEMBER_BYTES} a package member may hold"
         )
     return parts[0]
 

@@ -35,6 +35,7 @@ This module stays light (no cost model, no runtime): the `tp-apply-records` pass
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import math
@@ -303,16 +304,32 @@ def drop_incomplete_line(path: str | pathlib.Path) -> bool:
 
 
 def append_records(path: str | pathlib.Path, records: Iterable[Record]) -> None:
-    """Append whole lines and force them to disk: one O_APPEND write of all of them, so an
-    interrupt (Ctrl-C between two writes) never leaves half a record, concurrent writers never
-    interleave lines, and a run killed later loses none of them."""
-    data = "".join(r.to_json() + "\n" for r in records).encode()
+    """Append whole lines and force them to disk (`append_lines`)."""
+    append_lines(path, "".join(r.to_json() + "\n" for r in records).encode())
+
+
+def append_lines(path: str | pathlib.Path, data: bytes) -> None:
+    """Append `data` (whole lines) all or nothing: under an exclusive lock, so that two runs
+    appending to one file never interleave, and cut back to where it started if a write fails
+    (disk full, the file size limit), so that a record is never left half-written; forced to
+    disk, so a run killed later loses none of it."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
-        written = 0
-        while written < len(data):  # a short write (signal, disk full) continues where it stopped
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
+        fcntl.flock(fd, fcntl.LOCK_EX)  # released by close
+        start = os.fstat(fd).st_size
+        try:
+            written = 0
+            while written < len(data):  # a short write (a signal) continues where it stopped
+                written += os.write(fd, data[written:])
+            os.fsync(fd)
+        except BaseException as e:
+            os.ftruncate(fd, start)
+            if isinstance(e, OSError):
+                raise RecordError(
+                    f"cannot append to '{path}': {e.strerror or e}; the records written so "
+                    "far are intact: make room and run the same command again to resume"
+                ) from None
+            raise
     finally:
         os.close(fd)
 
@@ -341,7 +358,5 @@ def read_workloads(path: str | pathlib.Path) -> dict[str, tuple[str, str]]:
 
 
 def append_workload(path: str | pathlib.Path, key: str, kernel: str, text: str) -> None:
-    with open(path, "a") as f:
-        f.write(json.dumps({"workload": key, "kernel": kernel, "ir": text}) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
+    line = json.dumps({"workload": key, "kernel": kernel, "ir": text}) + "\n"
+    append_lines(path, line.encode())

@@ -188,6 +188,15 @@ class LocalRunner(Runner):
         for task, cand, built in zip(tasks, candidates, builds):
             result = self._run_one(task, cand, built, is_reference=True)
             best.append(result.cost if result.ok else None)
+        # A default that failed is built and run once more before its task is given up: its
+        # worker may have been killed from outside (the OOM killer, a user), which the next
+        # attempt, in a new worker, does not meet; a default that is really broken fails again.
+        failed = [i for i, b in enumerate(best) if b is None]
+        for i, built in zip(failed, self.build([(tasks[i], candidates[i]) for i in failed])):
+            self._discard(builds[i])
+            builds[i] = built
+            result = self._run_one(tasks[i], candidates[i], built, is_reference=True)
+            best[i] = result.cost if result.ok else None
         for i, (task, cand, built) in enumerate(zip(tasks, candidates, builds)):
             if best[i] is not None:
                 again = self._run_one(task, cand, built, is_reference=False)

@@ -8,12 +8,14 @@ its docstring. Builders take keyword-only `loc=` and `ip=` like upstream builder
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 from mlir import ir
 
 from ..attrs import from_attr, tensor_t, to_attr, to_type
 from .spec import OPS, REQUIRED, ShapeError, TensorT
+from .symbolic import Dim
 
 
 def make(
@@ -48,6 +50,7 @@ def make(
         if any(t is None for t in types):
             raise ShapeError(f"graph.{name}: operands must be static ranked tensors")
         inferred = spec.infer(types, {k: _plain(v) for k, v in full.items()})
+        check_size(name, inferred[0])
         result = to_type(inferred[0])
     op = ir.Operation.create(
         spec.full_name,
@@ -58,6 +61,21 @@ def make(
         ip=ip,
     )
     return op.result
+
+
+INT64_MAX = (1 << 63) - 1
+
+
+def check_size(name: str, t: TensorT) -> None:
+    """A result whose element count does not fit int64 (every index and size computed in the
+    generated code is an i64) is a ShapeError, not a type MLIR cannot build or code that
+    overflows silently."""
+    static = [d for d in t.shape if not isinstance(d, Dim)]  # symbolic: checked at run time
+    if math.prod(static) > INT64_MAX or any(not 0 <= d <= INT64_MAX for d in static):
+        raise ShapeError(
+            f"graph.{name}: the result shape {list(t.shape)} has more elements than int64 "
+            "can count; the input shapes or attributes are far too large"
+        )
 
 
 def _plain(value: object) -> object:

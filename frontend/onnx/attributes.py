@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 from mlc.errors import ModelLoadError
 
+from .tensors import tensor_array
+
 if TYPE_CHECKING:
     import numpy as np
     import onnx
@@ -41,7 +43,10 @@ class Attrs:
 
     def str(self, name: str, default: str = _REQUIRED) -> str:
         value = self._get(name, default)
-        return value.decode() if isinstance(value, bytes) else str(value)
+        try:
+            return value.decode() if isinstance(value, bytes) else str(value)
+        except UnicodeDecodeError:
+            raise ModelLoadError(f"{self._where}: attribute '{name}' is not UTF-8 text") from None
 
     def ints(self, name: str, default: list[int] | None = _REQUIRED) -> list[int] | None:
         value = self._get(name, default)
@@ -53,10 +58,12 @@ class Attrs:
 
     def tensor(self, name: str, default: np.ndarray | None = _REQUIRED) -> np.ndarray | None:
         """A TENSOR attribute as a numpy array."""
-        from onnx import TensorProto, numpy_helper
+        from onnx import TensorProto
 
         value = self._get(name, default)
-        return numpy_helper.to_array(value) if isinstance(value, TensorProto) else value
+        if isinstance(value, TensorProto):
+            return tensor_array(value, f"attribute '{name}'")
+        return value
 
     def strs(self, name: str, default: list[str] | None = _REQUIRED) -> list[str] | None:
         value = self._get(name, default)

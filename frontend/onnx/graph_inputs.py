@@ -6,6 +6,7 @@ Every dynamic dimension left after the overrides is reported at once, with the f
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +17,7 @@ from mlc.dialects.graph.symbolic import parse as parse_dim
 from mlc.errors import InputShapeError, UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
+from .tensors import INT64_MAX
 
 if TYPE_CHECKING:
     import onnx
@@ -81,6 +83,12 @@ def resolve_inputs(
             continue
         else:
             shape = tuple(int(d) for d in declared)  # type: ignore[arg-type]
+        static = [d for d in shape if not isinstance(d, Dim)]  # sizes known at run time: then
+        if any(d < 0 for d in static) or math.prod(static) > INT64_MAX:
+            raise InputShapeError(
+                f"input '{value.name}' has shape {list(shape)}: a dim below 0, or more elements "
+                "than int64 can count; give its real shape with --input-shapes"
+            )
         resolved.append((value.name, TensorT(shape, elem)))
     if dynamic:
         example = " ".join(f"{name}:[...]" for name, _ in dynamic)

@@ -31,9 +31,11 @@ from .dtypes import check_model_dtypes, mlir_type_of_dtype
 from .folding import Folder
 from .graph_inputs import resolve_inputs
 from .loader import load_model, opset_versions
+from .node_schema import raise_if_malformed
 from .plan import PlannedNode, plan_graph
 from .shape_check import check_against_onnx
 from .symbolic_fold import fold_symbolic, is_symbolic
+from .tensors import tensor_array
 
 if TYPE_CHECKING:
     import onnx
@@ -68,8 +70,6 @@ def from_onnx(
             dynamic input dimensions.
         DiagnosticError: a node whose shapes do not satisfy the op's rules.
     """
-    from onnx import numpy_helper
-
     proto = load_model(model)
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
@@ -87,7 +87,7 @@ def from_onnx(
         for (name, _), arg in zip(inputs, block.arguments):
             ctx.values[name] = arg
         for init in graph.initializer:
-            ctx.constants[init.name] = numpy_helper.to_array(init)
+            ctx.constants[init.name] = tensor_array(init, f"initializer '{init.name}'")
         with collect_checks() as checks:
             _convert_nodes(ctx, planned)
         results = [ctx.graph_output(o.name) for o in graph.output]
@@ -124,11 +124,18 @@ def _convert_nodes(ctx: ImportContext, planned: list[PlannedNode]) -> None:
         assert p.entry is not None
         try:
             results = list(p.entry.fn(ctx, node))
+            assert all(r is None for r in results[len(node.output) :]), (
+                f"{ctx.where}: extra results"
+            )
         except UndecidableError as e:  # a rule written for sizes met a symbolic one
             if os.environ.get("MLC_DEBUG"):
                 raise
             raise ctx.unsupported(str(e)) from None
-        assert all(r is None for r in results[len(node.output) :]), f"{ctx.where}: extra results"
+        except (AssertionError, AttributeError, ValueError, TypeError, IndexError, KeyError):
+            # the node itself, then the others (a malformed producer of one of its inputs)
+            for q in [p, *planned]:
+                raise_if_malformed(q.node, q.name, q.domain, ctx.opsets)
+            raise
         for k, out in enumerate(node.output):
             result = results[k] if k < len(results) else None
             if not out:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mlc.errors import UnsupportedOpError, UnsupportedOpsetError
+from mlc.errors import ModelLoadError, UnsupportedOpError, UnsupportedOpsetError
 
 from .converters.registry import ConverterEntry, NotImplementedVersion, lookup
 from .loader import DEFAULT_DOMAINS
@@ -86,6 +86,7 @@ def plan_graph(
     `outer_constants`: names of constants a sub-graph can read from its enclosing graphs."""
     constants = {init.name for init in graph.initializer} | set(outer_constants)
     kept = {init.name: init.data_type for init in graph.initializer}
+    _check_single_producers(graph)
     planned: list[PlannedNode] = []
     problems: dict[tuple[str, str, int], tuple[str, Exception | None, list[str]]] = {}
     for node, name in zip(graph.node, _node_names(graph)):
@@ -105,6 +106,20 @@ def plan_graph(
     if problems:
         raise _report(problems)
     return planned
+
+
+def _check_single_producers(graph: onnx.GraphProto) -> None:
+    """Every value has one producer (ONNX graphs are in SSA form); ModelLoadError if not."""
+    seen: dict[str, str] = {}
+    for node, name in zip(graph.node, _node_names(graph)):
+        for out in node.output:
+            if out and out in seen:
+                raise ModelLoadError(
+                    f"value '{out}' is produced by both node {seen[out]} and node '{name}' "
+                    f"({node.op_type}); an ONNX graph gives every value one producer: the "
+                    "model is corrupt"
+                )
+            seen[out] = f"'{name}' ({node.op_type})"
 
 
 def _converter(

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING
 from mlc.dialects.graph.spec import TensorT
 
 from .dtypes import onnx_type_of
+from .loader import opset_versions
+from .node_schema import raise_if_malformed
 
 if TYPE_CHECKING:
     import onnx
@@ -48,10 +50,20 @@ def check_against_onnx(
                 f"{where}: value '{name}' is {mine} in mlc but ONNX infers "
                 f"shape {list(dims)} (element type {elem})"
             )
+    if mismatches:  # a node outside its schema is the model's fault, not a converter's
+        _raise_if_model_invalid(proto, planned)
     assert not mismatches, (
         "mlc's types disagree with ONNX shape inference (a converter bug):\n  "
         + "\n  ".join(mismatches[:10])
     )
+
+
+def _raise_if_model_invalid(proto: onnx.ModelProto, planned: list[PlannedNode]) -> None:
+    """ModelLoadError if a node breaks its schema, which makes ONNX's inference disagree with
+    mlc's without a converter being wrong."""
+    opsets = opset_versions(proto)
+    for p in planned:
+        raise_if_malformed(p.node, p.name, p.domain, opsets)
 
 
 def _onnx_types(

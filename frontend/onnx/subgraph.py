@@ -18,6 +18,7 @@ import numpy as np
 from mlc.errors import UnsupportedOpError
 
 from .plan import plan_graph
+from .tensors import tensor_array
 
 if TYPE_CHECKING:
     import onnx
@@ -72,8 +73,6 @@ def inline(
     input); its outputs (numpy for constants). `opsets`: the graph's own (a function body's),
     by default the model's. The node being converted (`ctx.where`) is the same afterwards.
     """
-    from onnx import numpy_helper
-
     if len(inputs) != len(graph.input):
         raise UnsupportedOpError(
             f"{ctx.where}: the {what} takes {len(graph.input)} inputs, {len(inputs)} are given"
@@ -90,7 +89,7 @@ def inline(
         else:
             ctx.values[info.name] = value
     for init in g.initializer:
-        ctx.constants[init.name] = numpy_helper.to_array(init)
+        ctx.constants[init.name] = tensor_array(init, f"initializer '{init.name}'")
     saved = (ctx.node_name, ctx.op_type, ctx.opset, ctx.loc, ctx.attrs)
     try:
         ctx.convert_nodes(plan_graph(g, dict(opsets or ctx.opsets), ctx.constants))

@@ -240,3 +240,21 @@ def test_package_for_another_architecture_is_refused(lib1, tmp_path: pathlib.Pat
     pkg = _built_for(lib1, tmp_path / "rv.tar", triple="riscv64-unknown-linux-gnu")
     with pytest.raises(TargetMismatchError, match="compiled for riscv64-unknown-linux-gnu"):
         load_module(pkg)
+
+
+def test_a_member_declaring_a_size_past_the_limit_is_refused(
+    valid_members, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Checked on the header, before anything is read or written; a forged header whose data
+    is not there is a damaged package."""
+    from mlc.runtime import package
+
+    huge = tarfile.TarInfo("params.npz")
+    huge.size = package.MAX_MEMBER_BYTES + 1
+    members = [m for m in valid_members if m[0] != "params.npz"]
+    with pytest.raises(package.PackageError, match="damaged or truncated"):
+        load_module(_tar(tmp_path / "huge.tar", [*members, huge]))
+    monkeypatch.setattr(package, "MAX_MEMBER_BYTES", 1000)
+    path = _tar(tmp_path / "big.tar", valid_members)
+    with pytest.raises(UnsafePackageError, match=r"declares \d+ bytes, more than the 1000"):
+        load_module(path)

@@ -87,6 +87,11 @@ def conv(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     xt, wt = ctx.type(node, 0), ctx.type(node, 1)
     spatial = _spatial_rank(ctx, xt.rank)
     kernel = list(wt.shape[2:])
+    if len(kernel) != spatial:
+        raise ctx.unsupported(
+            f"the weight has rank {wt.rank}, the input rank {xt.rank}: they must be equal "
+            "(N, C, spatial... and M, C/group, kernel...)"
+        )
     given = ctx.attrs.ints("kernel_shape", None)
     if given is not None and given != kernel:
         raise ctx.unsupported(

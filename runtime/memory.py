@@ -1,0 +1,62 @@
+"""Memory a compiled module needs, checked against what this machine can give before any
+buffer is allocated: a model whose parameters or intermediates do not fit fails with one
+message saying how much it needs and how much there is, not with a MemoryError (or the
+kernel's OOM killer) half-way through setting up."""
+
+from __future__ import annotations
+
+import resource
+
+from mlc.contract import Manifest
+from mlc.errors import MlcError
+
+
+class MemoryLimitError(MlcError):
+    """A module whose buffers need more memory than this machine or process can have."""
+
+
+def available_bytes() -> int | None:
+    """Memory this process can still allocate: the kernel's MemAvailable plus free swap,
+    capped by the address-space limit (RLIMIT_AS) left; None if unknown."""
+    avail: int | None = None
+    try:
+        with open("/proc/meminfo") as f:
+            info = {k: int(v.split()[0]) * 1024 for k, v in (ln.split(":", 1) for ln in f)}
+        avail = info["MemAvailable"] + info.get("SwapFree", 0)
+    except (OSError, KeyError, ValueError):
+        pass
+    soft, _ = resource.getrlimit(resource.RLIMIT_AS)
+    if soft != resource.RLIM_INFINITY:
+        avail = soft if avail is None else min(avail, soft)
+    return avail
+
+
+def needed_bytes(manifest: Manifest) -> dict[str, int]:
+    """Bytes of each buffer kind a GraphModule allocates for `manifest`."""
+    return {
+        "parameters": manifest.params_size,
+        "intermediates": manifest.workspace_size,
+        "inputs and outputs": sum(s.nbytes for s in (*manifest.inputs, *manifest.outputs)),
+    }
+
+
+def check_fits(manifest: Manifest, shown: str = "the module") -> None:
+    """MemoryLimitError if the buffers of `manifest` cannot fit in the memory available."""
+    need = needed_bytes(manifest)
+    total, avail = sum(need.values()), available_bytes()
+    if avail is None or total <= avail:
+        return
+    parts = ", ".join(f"{k} {_size(v)}" for k, v in need.items() if v)
+    raise MemoryLimitError(
+        f"{shown} needs {_size(total)} of memory ({parts}), more than the {_size(avail)} "
+        "available here; run it on a machine with more memory, or compile it for smaller "
+        "input shapes (--input-shapes)"
+    )
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024  # type: ignore[assignment]
+    return f"{n} B"

@@ -1,0 +1,1 @@
+"""mlc's own seeded mutational fuzzer: see `fuzz.campaign` (make fuzz) and docs/reliability.md."""
