@@ -20,7 +20,7 @@ import numpy as np
 
 from mlc.dialects.graph.reference import evaluate
 from mlc.dialects.graph.spec import TensorT
-from mlc.errors import UnsupportedOpError
+from mlc.errors import ModelLoadError, UnsupportedOpError
 
 from .dtypes import numpy_dtype_of
 
@@ -57,6 +57,7 @@ class Folder:
         ]
         arrays = [x for x in inputs if x is not None]
         assert all(isinstance(x, np.ndarray) for x in arrays), "folded inputs must be constants"
+        _check_type_constraints(node, opset, name, inputs)
         try:
             if node.op_type in GRAPH_REFERENCE:
                 return [_graph_reference(node, arrays)]  # type: ignore[arg-type]
@@ -100,6 +101,43 @@ class Folder:
             evaluator = ReferenceEvaluator(graph, opsets={"": opset})
             self._evaluators[key] = evaluator
         return evaluator
+
+
+def _check_type_constraints(
+    node: onnx.NodeProto, opset: int, name: str, inputs: list[np.ndarray | None]
+) -> None:
+    """ModelLoadError when inputs that the op's schema binds to one type variable differ
+    (Concat of int64 and float32): numpy would fold them by promoting to a third type."""
+    from onnx import defs
+
+    domain = "" if node.domain in ("", "ai.onnx") else node.domain
+    try:
+        schema = defs.get_schema(node.op_type, opset, domain)
+    except defs.SchemaError:
+        return
+    formal = list(schema.inputs)
+    if not formal:
+        return
+    bound: dict[str, np.dtype] = {}
+    for k, x in enumerate(inputs):
+        param = formal[min(k, len(formal) - 1)]  # the last formal input may be variadic
+        if x is None or k >= len(formal) and not _variadic(param):
+            continue
+        if _variadic(param) and not param.is_homogeneous:
+            continue
+        seen = bound.setdefault(param.type_str, x.dtype)
+        if seen != x.dtype:
+            raise ModelLoadError(
+                f"{node.op_type} node '{name}' (opset {opset}): inputs bound to one element "
+                f"type ({param.type_str}) are {seen} and {x.dtype}; the model is corrupt or "
+                "was edited by hand"
+            )
+
+
+def _variadic(param: Any) -> bool:
+    from onnx import defs
+
+    return bool(param.option == defs.OpSchema.FormalParameterOption.Variadic)
 
 
 def _graph_reference(node: onnx.NodeProto, inputs: list[np.ndarray]) -> np.ndarray:

@@ -238,3 +238,20 @@ def test_a_tensor_attribute_whose_type_is_not_its_data(tmp_path: pathlib.Path, c
     add = helper.make_node("Add", ["x", "c"], ["y"], name="add")
     err = _import(_model([node, add], [("x", [2])], [shape]), tmp_path, capsys)
     assert "node 'cos' (ConstantOfShape) does not match its ONNX operator definition" in err
+
+
+def test_folded_inputs_of_one_type_variable_that_differ(tmp_path: pathlib.Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    """Fuzz run C, seed 3, mutant 4071: Concat(int64 constant, ConstantOfShape's float zeros)
+    folded by numpy into float64, which ONNX's inference types int64: it was an internal error
+    (exit 70) blaming a converter."""
+    ints = numpy_helper.from_array(np.ones(4, np.int64), "ints")
+    four = numpy_helper.from_array(np.array([4], np.int64), "four")
+    nodes = [
+        helper.make_node("ConstantOfShape", ["four"], ["zeros"], name="zeros"),
+        helper.make_node("Concat", ["ints", "zeros"], ["shape"], name="cat", axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape"),
+    ]
+    err = _import(_model(nodes, [("x", [1])], [ints, four]), tmp_path, capsys)
+    assert (
+        "Concat node 'cat' (opset 13): inputs bound to one element type (T) are int64 and " in err
+    )
