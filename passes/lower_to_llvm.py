@@ -82,5 +82,7 @@ class LowerToLlvmPipeline(NamedPipeline):
             head += [f"convert-scf-to-openmp{{num-threads={self.threads}}}", "canonicalize"]
             if self.schedule != "static":
                 head.append(f"omp-schedule{{kind={self.schedule}}}")
+            # the count is read at run time from a global (the C API's num_threads sets it)
+            head.append(f"omp-threads{{threads={self.threads}}}")
             tail = tail.replace("convert-cf-to-llvm,", "convert-cf-to-llvm,convert-openmp-to-llvm,")
         return ",".join(head + [tail])

@@ -47,6 +47,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-profile": _lazy("tp_profile", "TpProfilePass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
     "omp-schedule": _lazy("omp_schedule", "OmpSchedulePass"),
+    "omp-threads": _lazy("omp_threads", "OmpThreadsPass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),
 }
 

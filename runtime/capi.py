@@ -79,9 +79,10 @@ def header_text(manifest: Manifest) -> str:
  *   {p}_get_output(m, 0, out, out_nbytes);
  *   {p}_free(m);
  *
- * num_threads: 0 runs with the thread count the model was compiled for (any other value must
- * equal it: the parallel loops are split at compile time). A model may be used by one thread
- * at a time; create one per thread to run in parallel. Link with -l<library> (and keep
+ * num_threads: how many threads run the model's parallel loops (0: the count it was compiled
+ * for; a model compiled for 1 thread has none and takes only 0 or 1). Models created with
+ * different counts may run one after the other; a model may be used by one thread at a time
+ * (create one per thread to run in parallel). Link with -l<library> (and keep
  * libiomp5.so beside it if the model is threaded); no Python is needed.
  */
 {_COMMON}

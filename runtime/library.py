@@ -311,6 +311,8 @@ def rename_entry(module: ir.Module, old: str, new: str) -> None:
         if name in funcs:
             raise MlcError(f"entry name '{new}' clashes with the module's function @{name}")
     pairs = [(old, new), (CIFACE_PREFIX + old, CIFACE_PREFIX + new)]
+    if _has_symbol(module, f"{old}_num_threads"):  # the thread count (passes/omp_threads.py)
+        pairs += [(f"{old}_num_threads", f"{new}_num_threads")]
     if profile_symbol(old) in funcs:  # compiled with kernel timers: their reader follows
         pairs += [(profile_symbol(old), profile_symbol(new))]
         pairs += [(CIFACE_PREFIX + profile_symbol(old), CIFACE_PREFIX + profile_symbol(new))]
@@ -320,6 +322,14 @@ def rename_entry(module: ir.Module, old: str, new: str) -> None:
             if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == before:
                 ir.SymbolTable.set_symbol_name(op.operation, after)
         ir.SymbolTable.replace_all_symbol_uses(before, after, module.operation)
+
+
+def _has_symbol(module: ir.Module, name: str) -> bool:
+    for op in module.body.operations:
+        attrs = op.operation.attributes
+        if "sym_name" in attrs and ir.StringAttr(attrs["sym_name"]).value == name:
+            return True
+    return False
 
 
 def read_manifest(module: ir.Module) -> Manifest:

@@ -34,7 +34,12 @@ struct MLC_MODEL {
   unsigned char *outputs[MLC_NUM_OUTPUTS + 1];
   int input_set[MLC_NUM_INPUTS + 1];
   int64_t *descriptors[MLC_NUM_INPUTS + MLC_NUM_OUTPUTS + 2];
+  int threads;             /* the parallel regions' thread count for this model's runs */
 };
+
+/* Read by every OpenMP parallel region of the entry (passes/omp_threads.py), set before each
+ * run. Weak: a model without such regions (1 thread, or the async runtime) does not define it. */
+extern int32_t MLC_FN(num_threads) __attribute__((weak));
 
 static __thread char mlc_error_[512];
 
@@ -85,17 +90,23 @@ static int mlc_check_threads_(int num_threads) {
   if (num_threads < 0)
     return mlc_fail_(MLC_ERR_INVALID_ARGUMENT, "num_threads must be >= 0 (0: as compiled), got %d",
                      num_threads);
-  if (num_threads != 0 && num_threads != MLC_COMPILED_THREADS)
+  if (num_threads > 1 && MLC_COMPILED_THREADS == 1)
     return mlc_fail_(MLC_ERR_INVALID_ARGUMENT,
-                     "this model was compiled for %d thread(s), not %d: its parallel loops are "
-                     "split at compile time; pass 0, or recompile with mlc compile --threads %d",
-                     MLC_COMPILED_THREADS, num_threads, num_threads);
+                     "this model was compiled for 1 thread and has no parallel loops, so it "
+                     "cannot run on %d; recompile with mlc compile --threads %d",
+                     num_threads, num_threads);
+  if (num_threads && num_threads != MLC_COMPILED_THREADS && !&MLC_FN(num_threads))
+    return mlc_fail_(MLC_ERR_INVALID_ARGUMENT,
+                     "this model's parallel loops run on a fixed %d threads (compiled for the "
+                     "async runtime); pass 0 or %d",
+                     MLC_COMPILED_THREADS, MLC_COMPILED_THREADS);
   return MLC_OK;
 }
 
 /* The model's buffers around a params blob (taken over by the model, freed by _free). */
-static int mlc_finish_(struct MLC_MODEL *m, struct MLC_MODEL **out) {
+static int mlc_finish_(struct MLC_MODEL *m, int num_threads, struct MLC_MODEL **out) {
   int n = 0;
+  m->threads = num_threads ? num_threads : MLC_COMPILED_THREADS;
   m->workspace = mlc_alloc_(MLC_WORKSPACE_SIZE);
   if (!m->workspace) goto oom;
   for (int i = 0; i < MLC_NUM_INPUTS; ++i) {
@@ -164,7 +175,7 @@ MLC_API int MLC_FN(create_from_file)(const char *params_path, int num_threads,
     m->owns_params = 1;
   }
   close(fd);
-  return mlc_finish_(m, out);
+  return mlc_finish_(m, num_threads, out);
 }
 
 MLC_API int MLC_FN(create_from_memory)(const void *params, size_t size, int num_threads,
@@ -189,7 +200,7 @@ MLC_API int MLC_FN(create_from_memory)(const void *params, size_t size, int num_
     memcpy(m->params, params, size);
     m->owns_params = 1;
   }
-  return mlc_finish_(m, out);
+  return mlc_finish_(m, num_threads, out);
 }
 
 MLC_API int MLC_FN(create)(int num_threads, struct MLC_MODEL **out) {
@@ -273,6 +284,7 @@ MLC_API int MLC_FN(run)(struct MLC_MODEL *m) {
   for (int i = 0; i < MLC_NUM_INPUTS; ++i)
     if (!m->input_set[i])
       return mlc_fail_(MLC_ERR_INPUT_NOT_SET, "input %d ('%s') is not set", i, mlc_inputs_[i].name);
+  if (&MLC_FN(num_threads)) MLC_FN(num_threads) = m->threads;
   mlc_call_entry_((void **)m->descriptors);
   return MLC_OK;
 }

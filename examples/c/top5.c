@@ -3,8 +3,10 @@
  *   mlc compile squeezenet.onnx -o squeezenet.so --entry-name squeezenet
  *   cc -O2 -DMODEL=squeezenet -DMODEL_HEADER='"squeezenet.h"' -I. top5.c \
  *      -o top5 ./squeezenet.so -Wl,-rpath,'$ORIGIN'
- *   ./top5 squeezenet.params.bin input.bin      # input.bin: the raw bytes of input 0
+ *   ./top5 squeezenet.params.bin input.bin [THREADS]  # input.bin: the raw bytes of input 0
  *
+ * THREADS (default 0: as compiled) is the thread count given to create: a model compiled
+ * with --threads N runs its parallel loops on any count.
  * Prints one line per class, "index value" (value with 9 significant digits: a float32 read
  * back from the text is the same float32), best first. Exit 0 on success, 1 on a usage error,
  * 2 when the model reports an error (its message on stderr).
@@ -47,10 +49,11 @@ static void *read_file(const char *path, size_t *size) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: %s PARAMS.bin INPUT.bin\n", argv[0]);
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: %s PARAMS.bin INPUT.bin [THREADS]\n", argv[0]);
     return 1;
   }
+  int threads = argc == 4 ? atoi(argv[3]) : 0;
   size_t input_size = 0;
   void *input = read_file(argv[2], &input_size);
   if (!input) {
@@ -59,7 +62,7 @@ int main(int argc, char **argv) {
   }
   CAT(MODEL, model) *model = NULL;
   mlc_tensor_info out_info;
-  int status = check(FN(create_from_file)(argv[1], 0, &model), "create");
+  int status = check(FN(create_from_file)(argv[1], threads, &model), "create");
   if (!status) status = check(FN(set_input)(model, 0, input, input_size), "set_input");
   if (!status) status = check(FN(run)(model), "run");
   if (!status) status = check(FN(output_info)(0, &out_info), "output_info");

@@ -120,6 +120,23 @@ def test_the_c_example_matches_the_python_runtime(
     assert proc.stdout.splitlines() == _top5_lines(expected)
 
 
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_a_thread_count_chosen_at_create_gives_the_same_top5(
+    built: pathlib.Path, example: pathlib.Path, image: np.ndarray, threads: str
+) -> None:
+    """SqueezeNet compiled for 2 threads, created for 1 or 3: every parallel region reads the
+    count from `sq_num_threads` (passes/omp_threads.py), which run sets."""
+    proc = subprocess.run(
+        [str(example), str(built / "sq.params.bin"), str(built / "input.bin"), threads],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == _top5_lines(_python_outputs(built / "sq.so", image))
+    symbols = subprocess.run(["nm", "-D", str(built / "sq.so")], capture_output=True, text=True)
+    assert " sq_num_threads" in symbols.stdout  # the global the regions read, renamed
+
+
 def test_the_files_copied_to_a_fresh_folder_run_without_python(
     built: pathlib.Path, example: pathlib.Path, image: np.ndarray, tmp_path: pathlib.Path
 ) -> None:
@@ -299,7 +316,7 @@ def test_bad_calls_return_error_codes(built: pathlib.Path, tmp_path: pathlib.Pat
         "null_path": (1, "params_path is NULL"),
         "missing_file": (3, "cannot open params file 'no/such/file.bin'"),
         "truncated": (4, f"holds {len(params) - 1} bytes; the model needs {len(params)}"),
-        "threads": (2, "compiled for 1 thread(s), not 3"),
+        "threads": (2, "compiled for 1 thread and has no parallel loops, so it cannot run on 3"),
         "negative_threads": (2, "num_threads must be >= 0"),
         "not_embedded": (7, "does not embed its parameters"),
         "memory_size": (4, f"params blob of 7 bytes given; the model needs {len(params)}"),
