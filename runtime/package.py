@@ -276,7 +276,16 @@ def load_module(
             raise ValueError("params= applies to a bare .so, not to a package")
         return _load_package(path, verify_params)
     manifest, table, blob = _library_params(path, params, verify_params)
-    return _load(path, manifest, table, blob)
+    # dlopen a private copy: the loader hands back an already-loaded library for a path it has
+    # seen (a rebuilt m.so loaded again in one process would run the old code), and a file
+    # rewritten in place under a loaded library crashes the process
+    tmp = pathlib.Path(tempfile.mkdtemp(prefix="mlc-so-"))  # mode 0700
+    try:
+        copy = tmp / path.name
+        shutil.copyfile(path, copy)
+        return _load(copy, manifest, table, blob)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)  # the loaded library stays mapped
 
 
 def _library_params(

@@ -196,7 +196,7 @@ class LibraryLoad(Target):
 
     def prepare(self, work: pathlib.Path) -> None:
         so = _compile(work, "m.so")
-        files = [so, so.with_name("m.manifest.json"), so.with_name("m.params.npz")]
+        files = [so, so.with_name("m.manifest.json"), so.with_name("m.params.bin")]
         self.extra["files"] = {p.name: p.read_bytes() for p in files}
 
     def mutant(self, rng: random.Random, cwd: pathlib.Path) -> tuple[str, list[str], bytes]:

@@ -258,3 +258,28 @@ def test_a_member_declaring_a_size_past_the_limit_is_refused(
     path = _tar(tmp_path / "big.tar", valid_members)
     with pytest.raises(UnsafePackageError, match=r"declares \d+ bytes, more than the 1000"):
         load_module(path)
+
+
+def test_a_rebuilt_library_loaded_again_runs_its_new_code(tmp_path: pathlib.Path) -> None:
+    """dlopen returns the library it already has for a path it has seen: load_module loads a
+    private copy, so a model rebuilt at the same path runs its own code (here Relu, then
+    Sigmoid, both compiled to m.so and loaded in this one process)."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    from mlc.driver import _main
+    from mlc.runtime import GraphModule
+
+    x = np.linspace(-2, 2, 8, dtype=np.float32)
+    for op, want in (("Relu", np.maximum(x, 0)), ("Sigmoid", 1 / (1 + np.exp(-x)))):
+        io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [8]) for n in ("x", "y")]
+        graph = helper.make_graph([helper.make_node(op, ["x"], ["y"])], op, io[:1], io[1:])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        onnx.save(model, tmp_path / f"{op}.onnx")
+        assert (
+            _main(["compile", str(tmp_path / f"{op}.onnx"), "-o", str(tmp_path / "m.so"), "-q"])
+            == 0
+        )
+        gm = GraphModule(load_module(tmp_path / "m.so"))
+        gm.run(x=x)
+        np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-5, atol=1e-6, err_msg=op)
