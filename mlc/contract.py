@@ -30,6 +30,8 @@ SCHEMA_VERSION = 1
 """Bumped whenever the JSON layout changes incompatibly."""
 
 ENTRY = "mlc_main"
+MANIFEST_ATTR = "mlc.manifest"
+"""The module attribute holding the manifest JSON (set by graph-to-tp, read by the runtime)."""
 """The model entry `graph-to-tp` emits: `mlc_main(inputs..., outputs..., params, workspace)`."""
 
 LIBRARIES_ATTR = "mlc.libraries"

@@ -17,10 +17,9 @@ from typing import ClassVar
 
 from mlir import ir
 
-from mlc.contract import ENTRY
+from mlc.contract import ENTRY, MANIFEST_ATTR
 
 from .base import ModulePass, PassContext
-from .tp_profile import MANIFEST_ATTR
 
 _SEGMENTS = "operandSegmentSizes"
 NUM_THREADS_OPERAND = 3  # operand groups: allocate, allocator, if, num_threads, private, reduction

@@ -21,14 +21,13 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import arith, func, memref
 
-from mlc.contract import PROFILE_KEY, profile_symbol
+from mlc.contract import MANIFEST_ATTR, PROFILE_KEY, profile_symbol
 from mlc.dialects import tp
 from mlc.dialects.tp import BlockView
 from mlc.errors import DiagnosticError
 
 from .base import ModulePass, PassContext
 
-MANIFEST_ATTR = "mlc.manifest"
 COUNTERS = "__mlc_profile_ns"
 CLOCK = "__mlc_profile_clock"
 CLOCK_MONOTONIC = 1  # Linux

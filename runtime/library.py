@@ -29,6 +29,7 @@ from mlir import ir
 from mlc import progress
 from mlc.contract import (
     LIBRARIES_ATTR,
+    MANIFEST_ATTR,
     Manifest,
     ManifestError,
     SourceModel,
@@ -45,7 +46,6 @@ from mlc.runtime.target import host_target
 from mlc.runtime.toolchain import OPENMP_LIB, USER_LIBS
 from mlc.version import __version__, mlir_version
 
-MANIFEST_ATTR = "mlc.manifest"
 OPT_LEVEL = 3
 
 _LIVE_ENGINES: list[object] = []

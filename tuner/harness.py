@@ -13,13 +13,11 @@ import json
 from mlir import ir
 from mlir.dialects import arith, func, memref
 
-from mlc.contract import ENTRY, NUMPY_DTYPES, Manifest, TensorSpec
+from mlc.contract import ENTRY, MANIFEST_ATTR, NUMPY_DTYPES, Manifest, TensorSpec
 from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.walk import walk
 from mlc.errors import MlcError
 from mlc.passes.mlc_default import MlcDefaultPipeline
-
-MANIFEST_ATTR = "mlc.manifest"
 
 
 def lowering_pipeline(threads: int) -> str:

@@ -8,6 +8,7 @@ from typing import ClassVar
 from mlir import ir
 from mlir.dialects import func
 
+from mlc.contract import MANIFEST_ATTR
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
 from mlc.dialects.tp import IMPL_ATTR
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
@@ -87,4 +88,4 @@ class GraphToTpPass(ModulePass):
                 scratch[name] = lower_kernel(module, fn)
         main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]
         manifest = lower_main(module, main, scratch)
-        module.attributes["mlc.manifest"] = manifest_attr(manifest)
+        module.attributes[MANIFEST_ATTR] = manifest_attr(manifest)
