@@ -49,13 +49,15 @@ def import_model_files(
     params_path: str | os.PathLike[str] | None = None,
     shape_dict: Mapping[str, Sequence[int]] | None = None,
     debuginfo: bool = False,
+    symbolic_dims: bool = False,
 ) -> None:
     """Import `model_path` and write the module to `output_path` (`-`: stdout) and the
-    parameters to `params_path` (default `<output_path>.npz`; none for stdout)."""
+    parameters to `params_path` (default `<output_path>.npz`; none for stdout); with
+    `symbolic_dims`, dynamic input dims stay symbolic (see `from_onnx`)."""
     _require_onnx()
     from mlc.frontend.onnx.files import import_model_files as _import_model_files
 
-    _import_model_files(model_path, output_path, params_path, shape_dict, debuginfo)
+    _import_model_files(model_path, output_path, params_path, shape_dict, debuginfo, symbolic_dims)
 
 
 def node_op_types(model: str | os.PathLike[str]) -> dict[str, str]:

@@ -23,6 +23,7 @@ def import_model_files(
     params_path: str | os.PathLike[str] | None = None,
     shape_dict: Mapping[str, Sequence[int]] | None = None,
     debuginfo: bool = False,
+    symbolic_dims: bool = False,
 ) -> None:
     """Write the module text (with `loc(...)` only when `debuginfo`) and the parameters.
 
@@ -39,7 +40,7 @@ def import_model_files(
         check_output_file(output, "output")
     if params_path is not None:
         check_output_file(params_path, "--params")
-    module, params = from_onnx(model_path, shape_dict)
+    module, params = from_onnx(model_path, shape_dict, symbolic_dims=symbolic_dims)
     text = module.operation.get_asm(enable_debug_info=debuginfo)
     if output == "-":
         sys.stdout.write(text)

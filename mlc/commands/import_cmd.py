@@ -29,6 +29,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help='override input shapes, e.g. "data:[1,3,224,224] mask:[1,128]"',
     )
     p.add_argument(
+        "--symbolic-dims",
+        action="store_true",
+        help="keep dynamic input dims (not fixed by --input-shapes) as named symbolic dims, "
+        'e.g. tensor<?x128xi64, ["batch", 128]> (mlc compile does not take them yet)',
+    )
+    p.add_argument(
         "--print-debuginfo", action="store_true", help="write op locations (ONNX node names)"
     )
     p.set_defaults(drive=drive)
@@ -44,5 +50,6 @@ def drive(args: argparse.Namespace) -> int:
             params_path=args.params,
             shape_dict=args.input_shapes,
             debuginfo=args.print_debuginfo,
+            symbolic_dims=args.symbolic_dims,
         )
     return 0

@@ -89,6 +89,19 @@ def test_dynamic_input_without_shapes_exits_4(
     assert not (tmp_path / "o.mlir").exists()
 
 
+def test_symbolic_dims_are_kept_on_request_and_refused_by_compile(
+    model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "sym.mlir"
+    assert _main(["import", str(model_path), "-o", str(out), "--symbolic-dims"]) == 0
+    assert 'tensor<?x4xf32, ["n", 4]>' in out.read_text()
+    capsys.readouterr()
+    assert _main(["compile", str(out), "-o", str(tmp_path / "sym.tar")]) == 4
+    err = capsys.readouterr().err
+    assert "does not handle symbolic dims yet" in err and "Traceback" not in err
+    assert not (tmp_path / "sym.tar").exists()
+
+
 def test_bad_file_and_unsupported_op_exit_4(
     tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
