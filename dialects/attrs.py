@@ -9,6 +9,7 @@ from mlir import ir
 
 from .graph import symbolic
 from .graph.spec import AttrKind, TensorT
+from .walk import walk
 
 _PARAM_RE = re.compile(r'^#graph\.param<"((?:[^"\\]|\\.)*)">$')
 
@@ -128,8 +129,6 @@ def symbolic_dims(t: ir.RankedTensorType) -> tuple[int | symbolic.Dim, ...] | No
 def first_symbolic_value(root: ir.Operation) -> tuple[ir.Type, ir.Location] | None:
     """The first tensor type with dynamic dims under `root` (block arguments and results), with
     where it is; None when every tensor is static."""
-    from .walk import walk
-
     for op in walk(root):
         values = list(op.results)
         for region in op.regions:

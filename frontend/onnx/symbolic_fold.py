@@ -159,8 +159,13 @@ def _slice(attrs, inputs, opset):  # type: ignore[no-untyped-def]
 def _cast(attrs, inputs, opset):  # type: ignore[no-untyped-def]
     from onnx import TensorProto
 
-    to = attrs.get("to", TensorProto.INT64)
-    if to not in (TensorProto.INT64, TensorProto.INT32) and is_symbolic(inputs[0]):
+    if len(inputs) > 1:  # CastLike: the target's element type (an array, or a computed type)
+        target = inputs[1]
+        name = str(getattr(target, "dtype", ""))
+        integer = name in ("int64", "int32", "i64", "i32")
+    else:
+        integer = attrs.get("to", TensorProto.INT64) in (TensorProto.INT64, TensorProto.INT32)
+    if not integer and is_symbolic(inputs[0]):
         raise ValueError("a symbolic size cast to a non-integer type is a run-time value")
     return [inputs[0]]
 

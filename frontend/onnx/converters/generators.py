@@ -46,7 +46,8 @@ def _versions(op_type: str, *versions: int) -> Callable[[ConverterFn], Converter
     return register
 
 
-def _static_shape(ctx: ImportContext, node: onnx.NodeProto) -> tuple[int | Dim, ...]:
+def _input_shape(ctx: ImportContext, node: onnx.NodeProto) -> tuple[int | Dim, ...]:
+    """The shape of input 0: ints, with a `Dim` for each size known only at run time."""
     array = ctx.const(node, 0)  # a constant of any element type has a shape
     return tuple(array.shape) if array is not None else ctx.type(node, 0).shape
 
@@ -112,14 +113,14 @@ def constant_of_shape(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarr
 @_versions("Shape", 1, 13)
 def shape_v1(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """The input's static shape as int64."""
-    return [dims_array(_static_shape(ctx, node))]
+    return [dims_array(_input_shape(ctx, node))]
 
 
 @_versions("Shape", 15, 19, 21, 23, 24, 25)
 def shape_v15(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """Dims [start, end) of the static shape; negative bounds count from the end, then clamp
     to [0, rank], exactly as Python slicing does."""
-    shape = _static_shape(ctx, node)
+    shape = _input_shape(ctx, node)
     start, end = ctx.attrs.int("start", 0), ctx.attrs.int("end", len(shape))
     return [dims_array(shape[start:end])]
 
@@ -127,14 +128,14 @@ def shape_v15(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
 @_versions("Size", 1, 13, 19, 21, 23, 24, 25)
 def size(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """The input's static element count as an int64 scalar."""
-    return [dims_array([math.prod(_static_shape(ctx, node))]).reshape(())]
+    return [dims_array([math.prod(_input_shape(ctx, node))]).reshape(())]
 
 
 @_versions("EyeLike", 9, 22)
 def eye_like(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
     """Ones on diagonal `k` of a matrix shaped like the input, in `dtype` (default: the
     input's element type)."""
-    shape = _static_shape(ctx, node)
+    shape = _input_shape(ctx, node)
     if len(shape) != 2:
         raise ctx.unsupported(f"the input must be 2-D, got shape {list(shape)}")
     if ctx.attrs.has("dtype"):

@@ -130,6 +130,14 @@ def test_errors_name_the_node() -> None:
     model = _named(make_model(g.nodes, {"x": (np.float32, [2, 5])}, ["y"]), {"x": {1: "seq"}})
     with pytest.raises(UnsupportedOpError, match=r"Cast node '/Cast_\d+'.*symbolic"):
         mlc.from_onnx(model, symbolic_dims=True)
+    # CastLike to a float target: the same (its target is a type, not an attribute)
+    g = GraphBuilder()
+    seq = g.op("Gather", g.op("Shape", "x"), g.constant_node(1), axis=0)
+    g.op("Div", "x", g.op("CastLike", seq, g.constant_node(1.0, np.float32)))
+    g.nodes[-1].output[0] = "y"
+    like = _named(make_model(g.nodes, {"x": (np.float32, [2, 5])}, ["y"]), {"x": {1: "seq"}})
+    with pytest.raises(UnsupportedOpError, match=r"CastLike node '/CastLike_\d+'.*non-integer"):
+        mlc.from_onnx(like, symbolic_dims=True)
     # without symbolic_dims, the old refusal with the fix
     with pytest.raises(UnsupportedOpError, match="mlc needs static input shapes"):
         mlc.from_onnx(model)
