@@ -15,7 +15,7 @@ from mlir import ir
 
 from ..attrs import from_attr, tensor_t, to_attr, to_type
 from .spec import OPS, REQUIRED, ShapeError, TensorT
-from .symbolic import Dim
+from mlc.symbolic import Dim
 
 
 def make(

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from .symbolic import Dim, unify
-from .symbolic import parse as parse_dim
+from mlc.symbolic import Dim, unify
+from mlc.symbolic import parse as parse_dim
 
 AttrKind = Literal["ints", "dims", "int", "float", "floats", "str", "strs", "any"]
 FusionKind = Literal["compute", "reduce", "elemwise", "injective", "opaque"]

@@ -17,7 +17,7 @@ from .spec import (
     norm_axis,
     register,
 )
-from .symbolic import Dim, floordiv, maximum, minimum
+from mlc.symbolic import Dim, floordiv, maximum, minimum
 
 
 def _x(ins: list[TensorT | None]) -> TensorT:

@@ -21,7 +21,7 @@ from mlir.dialects import func
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
-from mlc.dialects.graph.symbolic import UndecidableError, collect_checks
+from mlc.symbolic import UndecidableError, collect_checks
 from mlc.dialects.graph.verify import verify_graph
 from mlc.errors import DiagnosticError, UnsupportedOpError
 

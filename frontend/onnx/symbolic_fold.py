@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlc.dialects.graph.symbolic import (
+from mlc.symbolic import (
     Dim,
     UndecidableError,
     compare,

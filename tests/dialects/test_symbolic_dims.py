@@ -1,4 +1,4 @@
-"""Symbolic dims (`mlc.dialects.graph.symbolic`): arithmetic agrees with integers at every
+"""Symbolic dims (`mlc.symbolic`): arithmetic agrees with integers at every
 substitution, prints and parses back, and compares only where the bounds decide."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import numpy as np
 import pytest
 
-from mlc.dialects.graph.symbolic import (
+from mlc.symbolic import (
     Dim,
     UndecidableError,
     assume,

@@ -13,7 +13,7 @@ from mlir import ir
 import mlc
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph.spec import OPS, TensorT
-from mlc.dialects.graph.symbolic import Dim, evaluate, sym
+from mlc.symbolic import Dim, evaluate, sym
 from mlc.dialects.graph.tensor import slice_extent
 from mlc.dialects.walk import ops_named
 

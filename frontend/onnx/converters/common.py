@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlc.dialects.graph.symbolic import Dim
+from mlc.symbolic import Dim
 
 from ..dtypes import numpy_dtype_of
 from .registry import ConverterFn, converter

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlc.dialects.graph.symbolic import floordiv, maximum
+from mlc.symbolic import floordiv, maximum
 
 from ..dtypes import mlir_type_of, numpy_dtype_of
 from ..symbolic_fold import dims_array
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import onnx
     from mlir import ir
 
-    from mlc.dialects.graph.symbolic import Dim
+    from mlc.symbolic import Dim
 
     from ..context import ImportContext
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from mlc.dialects.graph.symbolic import Dim, maximum, minimum
+from mlc.symbolic import Dim, maximum, minimum
 
 from .common import norm_axis
 from .registry import converter
