@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from mlir import ir
 
 from mlc import symbolic
+
 from .graph.spec import AttrKind, TensorT
 from .walk import walk
 

@@ -13,9 +13,10 @@ from collections.abc import Callable
 
 from mlir import ir
 
+from mlc.symbolic import Dim
+
 from ..attrs import from_attr, tensor_t, to_attr, to_type
 from .spec import OPS, REQUIRED, ShapeError, TensorT
-from mlc.symbolic import Dim
 
 
 def make(

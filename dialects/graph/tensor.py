@@ -5,6 +5,8 @@ N-ary concatenation is upstream `tensor.concat` (IRDL variadics must share one t
 
 from __future__ import annotations
 
+from mlc.symbolic import Dim, floordiv, maximum, minimum
+
 from .spec import (
     AttrSpec,
     OpSpec,
@@ -17,7 +19,6 @@ from .spec import (
     norm_axis,
     register,
 )
-from mlc.symbolic import Dim, floordiv, maximum, minimum
 
 
 def _x(ins: list[TensorT | None]) -> TensorT:

@@ -8,12 +8,12 @@ from __future__ import annotations
 from mlir import ir
 
 from mlc.errors import DiagnosticError
+from mlc.symbolic import UndecidableError
+from mlc.symbolic import parse as parse_dim
 
 from ..attrs import from_attr, param_name, tensor_t
 from ..walk import ops_named
 from .spec import OPS, OpSpec, ShapeError
-from mlc.symbolic import UndecidableError
-from mlc.symbolic import parse as parse_dim
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),

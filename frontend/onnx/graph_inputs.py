@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from mlc.dialects.graph.spec import TensorT
+from mlc.errors import InputShapeError, UnsupportedOpError
 from mlc.symbolic import Dim, sym
 from mlc.symbolic import parse as parse_dim
-from mlc.errors import InputShapeError, UnsupportedOpError
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
 from .tensors import INT64_MAX

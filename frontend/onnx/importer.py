@@ -21,9 +21,9 @@ from mlir.dialects import func
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
-from mlc.symbolic import UndecidableError, collect_checks
 from mlc.dialects.graph.verify import verify_graph
 from mlc.errors import DiagnosticError, UnsupportedOpError
+from mlc.symbolic import UndecidableError, collect_checks
 
 from .context import ImportContext
 from .converters.registry import lookup

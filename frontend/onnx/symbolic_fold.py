@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from mlc.errors import UnsupportedOpError
 from mlc.symbolic import (
     Dim,
     UndecidableError,
@@ -22,7 +23,6 @@ from mlc.symbolic import (
     maximum,
     minimum,
 )
-from mlc.errors import UnsupportedOpError
 
 if TYPE_CHECKING:
     import onnx

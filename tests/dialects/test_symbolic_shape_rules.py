@@ -13,9 +13,9 @@ from mlir import ir
 import mlc
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph.spec import OPS, TensorT
-from mlc.symbolic import Dim, evaluate, sym
 from mlc.dialects.graph.tensor import slice_extent
 from mlc.dialects.walk import ops_named
+from mlc.symbolic import Dim, evaluate, sym
 
 LIT = pathlib.Path(__file__).parents[2] / "lit_tests" / "dialects" / "graph"
 FILES = ("ops.mlir", "ops_elem.mlir", "vision-ops.mlir", "rnn.mlir")

@@ -14,9 +14,9 @@ from helpers.onnx_models import GraphBuilder, encoder_layer, mobilenet_like
 from helpers.onnx_testing import make_model
 from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph.spec import TensorT
-from mlc.symbolic import evaluate
 from mlc.dialects.walk import walk
 from mlc.errors import PassFailedError, UnsupportedOpError
+from mlc.symbolic import evaluate
 
 
 def _named(model: onnx.ModelProto, dims: dict[str, dict[int, str]]) -> onnx.ModelProto:
