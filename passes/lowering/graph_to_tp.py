@@ -10,10 +10,11 @@ from mlir.dialects import func
 
 from mlc.contract import MANIFEST_ATTR
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
-from mlc.dialects.tp import IMPL_ATTR
+from mlc.dialects.tp import IMPL_ATTR, SYMBOLS_ATTR, BlockView
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
-from mlc.dialects.walk import top_level_funcs
+from mlc.dialects.walk import top_level_funcs, walk
 from mlc.errors import DiagnosticError
+from mlc.symbolic import free_symbols
 
 from ..base import ModulePass, PassContext
 from ..graph_fuse import GraphFusePass
@@ -27,8 +28,35 @@ def _sym(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
-def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
-    """Replace one graph kernel by its tp program; returns its scratch size in bytes."""
+@dataclass(frozen=True)
+class LoweredKernel:
+    scratch: int = 0
+    """Bytes of scratch the kernel takes after its output (0: no scratch argument)."""
+    symbols: tuple[str, ...] = ()
+    """The symbols its run-time extents use, passed as trailing `index` arguments."""
+
+
+def _add_symbol_arguments(tp_fn: ir.Operation) -> tuple[str, ...]:
+    """Append one `index` argument per symbol the kernel's block extents use."""
+    names = sorted(
+        {
+            s
+            for op in walk(tp_fn)
+            if op.name == "tp.block"
+            for e in BlockView(op).extents
+            for s in free_symbols(e)
+        }
+    )
+    if names:
+        entry = tp_fn.regions[0].blocks[0]
+        for _ in names:
+            entry.add_argument(ir.IndexType.get(), tp_fn.location)
+        tp_fn.attributes[SYMBOLS_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
+    return tuple(names)
+
+
+def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
+    """Replace one graph kernel by its tp program."""
     name = _sym(graph_fn)
     if IMPL_ATTR in graph_fn.attributes:
         impl = ir.FlatSymbolRefAttr(graph_fn.attributes[IMPL_ATTR]).value
@@ -36,7 +64,7 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
         graph_fn.erase()
         tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
-        return 0
+        return LoweredKernel()
     ins, out = kernel_signature(graph_fn)
     with ir.InsertionPoint(graph_fn), graph_fn.location:
         tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")
@@ -49,12 +77,13 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
         tp_fn.add_entry_block()
     kb = KernelBuilder(graph_fn, tp_fn.operation)
     kb.lower()
-    if kb.scratch is not None:
+    symbols = _add_symbol_arguments(tp_fn.operation)
+    if kb.scratch is not None or symbols:
         types = [a.type for a in kb.entry.arguments]
         tp_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
     graph_fn.erase()
     tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
-    return kb.scratch_size
+    return LoweredKernel(kb.scratch_size, symbols)
 
 
 @dataclass(frozen=True)
@@ -81,11 +110,13 @@ class GraphToTpPass(ModulePass):
         for group in leftovers:
             if not is_kernel_view(group.ops[0]):  # a reshape of a kernel's result: a view
                 outliner.outline(group.ops, group.output)
-        scratch: dict[str, int] = {}
+        kernels: dict[str, LoweredKernel] = {}
         for fn in top_level_funcs(module):
             if GRAPH_KERNEL in fn.attributes:
                 name = _sym(fn)  # before lowering erases fn
-                scratch[name] = lower_kernel(module, fn)
+                kernels[name] = lower_kernel(module, fn)
         main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]
-        manifest = lower_main(module, main, scratch)
+        scratch = {name: k.scratch for name, k in kernels.items()}
+        symbols = {name: k.symbols for name, k in kernels.items() if k.symbols}
+        manifest = lower_main(module, main, scratch, symbols)
         module.attributes[MANIFEST_ATTR] = manifest_attr(manifest)
