@@ -34,6 +34,7 @@ from mlir import ir
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.walk import walk
+from mlc.symbolic import UndecidableError
 
 from .base import ModulePass, PassContext
 from .graph_simplify_common import is_constant, scalar_constant
@@ -85,7 +86,12 @@ class GraphPackWeightsPass(ModulePass):
             return False
         n = bt.shape[1]
         rows = math.prod(at.shape[:-1])
-        return n % self.panel == 0 and n > self.panel and rows >= self.min_rows
+        if not (n % self.panel == 0 and n > self.panel):
+            return False
+        try:
+            return rows >= self.min_rows
+        except UndecidableError:  # rows known at run time: packed (panels pay from 8 rows)
+            return True
 
     def _rewrite(self, op: ir.Operation) -> None:
         a, b = op.operands[0], op.operands[1]

@@ -10,17 +10,17 @@ from mlir.dialects import func
 
 from mlc.contract import MANIFEST_ATTR
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
-from mlc.dialects.tp import IMPL_ATTR, SYMBOLS_ATTR, BlockView
+from mlc.dialects.tp import IMPL_ATTR, SYMBOLS_ATTR
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
-from mlc.dialects.walk import top_level_funcs, walk
+from mlc.dialects.walk import top_level_funcs
 from mlc.errors import DiagnosticError
-from mlc.symbolic import free_symbols
+from mlc.symbolic import Dim
 
 from ..base import ModulePass, PassContext
 from ..graph_fuse import GraphFusePass
 from ..outline import Outliner, is_kernel_view
 from .tp_emit import KernelBuilder
-from .tp_emit.kernel import kernel_signature
+from .tp_emit.kernel import kernel_signature, kernel_symbols_of
 from .tp_emit.main_func import lower_main, manifest_attr
 
 
@@ -30,29 +30,10 @@ def _sym(op: ir.Operation) -> str:
 
 @dataclass(frozen=True)
 class LoweredKernel:
-    scratch: int = 0
-    """Bytes of scratch the kernel takes after its output (0: no scratch argument)."""
+    scratch: int | Dim = 0
+    """Bytes of scratch the kernel takes last (0: no scratch argument)."""
     symbols: tuple[str, ...] = ()
-    """The symbols its run-time extents use, passed as trailing `index` arguments."""
-
-
-def _add_symbol_arguments(tp_fn: ir.Operation) -> tuple[str, ...]:
-    """Append one `index` argument per symbol the kernel's block extents use."""
-    names = sorted(
-        {
-            s
-            for op in walk(tp_fn)
-            if op.name == "tp.block"
-            for e in BlockView(op).extents
-            for s in free_symbols(e)
-        }
-    )
-    if names:
-        entry = tp_fn.regions[0].blocks[0]
-        for _ in names:
-            entry.add_argument(ir.IndexType.get(), tp_fn.location)
-        tp_fn.attributes[SYMBOLS_ATTR] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in names])
-    return tuple(names)
+    """The symbols its sizes use, passed as `index` arguments after its output."""
 
 
 def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
@@ -66,9 +47,15 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
         return LoweredKernel()
     ins, out = kernel_signature(graph_fn)
+    symbols = kernel_symbols_of(graph_fn)
+    index = [ir.IndexType.get()] * len(symbols)
     with ir.InsertionPoint(graph_fn), graph_fn.location:
-        tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")
+        tp_fn = func.FuncOp(name + ".tp", (ins + [out] + index, []), visibility="private")
         tp_fn.attributes[TP_KERNEL] = ir.UnitAttr.get()
+        if symbols:
+            tp_fn.attributes[SYMBOLS_ATTR] = ir.ArrayAttr.get(
+                [ir.StringAttr.get(n) for n in symbols]
+            )
         # Internal linkage: kernels are not exported from shared libraries and LLVM may inline them.
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
         # Never inlined: each kernel is called once, and inlining them all makes mlc_main one
@@ -77,13 +64,12 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
         tp_fn.add_entry_block()
     kb = KernelBuilder(graph_fn, tp_fn.operation)
     kb.lower()
-    symbols = _add_symbol_arguments(tp_fn.operation)
-    if kb.scratch is not None or symbols:
+    if kb.scratch is not None:
         types = [a.type for a in kb.entry.arguments]
         tp_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
     graph_fn.erase()
     tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
-    return LoweredKernel(kb.scratch_size, symbols)
+    return LoweredKernel(kb.scratch_size, tuple(symbols))
 
 
 @dataclass(frozen=True)

@@ -15,17 +15,22 @@ from mlc.symbolic import Dim
 from .emit_util import index_const
 
 
+class UnsupportedSymbolic(ValueError):
+    """A lowering that does not handle this use of run-time sizes yet (graph-to-tp names the
+    op)."""
+
+
 def kernel_symbols(op: ir.Operation) -> dict[str, ir.Value]:
-    """The symbol arguments of the kernel enclosing `op` (`tp.symbols` names its trailing
-    `index` arguments), by name."""
+    """The symbol arguments of the kernel enclosing `op` (`tp.symbols` names its `index`
+    arguments, which follow its output buffer), by name."""
     fn = op
     while fn is not None and fn.name != "func.func":
         fn = fn.parent
     if fn is None or SYMBOLS_ATTR not in fn.attributes:
         return {}
     names = [ir.StringAttr(a).value for a in ir.ArrayAttr(fn.attributes[SYMBOLS_ATTR])]
-    args = list(fn.regions[0].blocks[0].arguments)
-    return dict(zip(names, args[len(args) - len(names) :]))
+    args = [a for a in fn.regions[0].blocks[0].arguments if isinstance(a.type, ir.IndexType)]
+    return dict(zip(names, args))
 
 
 def materialize(value: int | Dim, symbols: Mapping[str, ir.Value]) -> ir.Value:

@@ -17,6 +17,9 @@ from mlir import ir
 from mlir.dialects import arith
 
 from mlc.dialects import tp
+from mlc.symbolic import Dim
+
+from ..runtime_extents import UnsupportedSymbolic
 
 Index = list[ir.AffineExpr]
 ScalarFn = Callable[[list[ir.Value]], ir.Value]
@@ -221,9 +224,21 @@ def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable
         reshape_groups(in_shape, out_shape) if 0 not in in_shape else []
     )  # empty: nothing is read
 
+    for ins, outs in groups:
+        inner = [in_shape[k] for k in ins[1:]] + [out_shape[k] for k in outs[1:]]
+        if len(ins) > 1 and len(outs) > 1 or any(isinstance(d, Dim) for d in inner):
+            if any(isinstance(d, Dim) for d in [in_shape[k] for k in ins] + inner):
+                raise UnsupportedSymbolic(
+                    f"a reshape from {list(in_shape)} to {list(out_shape)} that splits or merges "
+                    "dims known only at run time"
+                )
+
     def fn(idx: Index) -> Index:
         src: Index = [zero] * len(in_shape)
         for ins, outs in groups:
+            if len(ins) == 1 and len(outs) == 1:  # the dim itself (of any size)
+                src[ins[0]] = idx[outs[0]]
+                continue
             linear: ir.AffineExpr = zero
             for k in outs:
                 linear = linear * out_shape[k] + idx[k] if out_shape[k] != 1 else linear

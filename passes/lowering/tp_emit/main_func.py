@@ -94,7 +94,7 @@ def _buffers(
     return owner, last
 
 
-def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int]) -> _Plan:
+def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int | Dim]) -> _Plan:
     params: dict[ir.Value, tuple[str, int]] = {}
     seen_names: dict[str, int] = {}
     p_off = 0
@@ -122,7 +122,7 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
         elif op.name == "func.call":
             v = op.results[0]
             callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            if scratch.get(callee):
+            if isinstance(scratch.get(callee), int) and scratch[callee]:  # a Dim: per call
                 lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
             if v in bound or is_symbolic(v.type):  # allocated per call (`_emit_entry`)
                 continue
@@ -134,7 +134,7 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
 def lower_main(
     module: ir.Operation,
     main: ir.Operation,
-    scratch: dict[str, int],
+    scratch: dict[str, int | Dim],
     symbols: dict[str, tuple[str, ...]] | None = None,
 ) -> Manifest:
     """Replace `main` by `mlc_main`; returns the manifest (the contract part). `symbols`: the
@@ -181,7 +181,7 @@ def _emit_entry(
     ops: list[ir.Operation],
     results: list[ir.Value],
     p: _Plan,
-    scratch: dict[str, int],
+    scratch: dict[str, int | Dim],
     symbols: dict[str, tuple[str, ...]],
 ) -> None:
     """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies.
@@ -237,7 +237,12 @@ def _emit_entry(
                     ).result
                 call_args = [env[a] for a in op.operands] + [out]
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-                if scratch.get(callee):
+                call_args += [sizes.value(sym(s)) for s in symbols.get(callee, ())]
+                size = scratch.get(callee, 0)
+                if isinstance(size, Dim):
+                    temporaries = sizes.allocate_bytes(size)
+                    call_args.append(temporaries)
+                elif size:
                     dyn = ir.MemRefType.get([DYNAMIC], i8)
                     call_args.append(
                         memref.ViewOp(
@@ -247,8 +252,9 @@ def _emit_entry(
                             [index_const(scratch[callee])],
                         ).result
                     )
-                call_args += [sizes.value(sym(s)) for s in symbols.get(callee, ())]
                 func.CallOp([], ir.FlatSymbolRefAttr.get(callee), call_args)
+                if isinstance(size, Dim):
+                    memref.DeallocOp(temporaries)
                 env[v] = out
                 for owner in [o for o in heap if p.last_read.get(o, i) == i]:
                     memref.DeallocOp(heap.pop(owner))

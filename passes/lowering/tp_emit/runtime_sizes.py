@@ -56,6 +56,9 @@ class RuntimeSizes:
         count: int | Dim = elem_bytes(memref_type(t).element_type)
         for d in tensor_t(t).shape:  # type: ignore[union-attr]
             count = count * d
+        return self.allocate_bytes(count)
+
+    def allocate_bytes(self, count: int | Dim) -> ir.Value:
         i8 = ir.IntegerType.get_signless(8)
         return memref.AllocOp(
             ir.MemRefType.get([DYNAMIC], i8),
