@@ -49,7 +49,8 @@ class TpChunkRowsPass(ModulePass):
         for func in tp.kernels(module):
             ops = [o.operation for o in func.regions[0].blocks[0].operations]
             for run in _runs([BlockView(o) for o in ops if o.name == "tp.block"]):
-                self._chunk(run)
+                if not any(v.symbolic for v in run):  # rows of run-time size stay whole
+                    self._chunk(run)
 
     def _chunk(self, run: list[BlockView]) -> None:
         units = [Unit(v) for v in run]
