@@ -34,7 +34,7 @@ from mlir import ir
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.walk import walk
-from mlc.symbolic import UndecidableError
+from mlc.symbolic import Dim, UndecidableError
 
 from .base import ModulePass, PassContext
 from .graph_simplify_common import is_constant, scalar_constant
@@ -108,8 +108,17 @@ class GraphPackWeightsPass(ModulePass):
                 # B is shared by every batch: its rows are all rows of one product (ConvNeXt's
                 # [1, 56, 56, 96] was 56 x 24 products of 56 rows each)
                 lhs = gb.reshape(a, shape=(math.prod(a_shape[:-1]), k))
-            product = gb.matmul(lhs, packed)  # [N/p, rows, p]
-            y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
+            if any(isinstance(d, Dim) for d in a_shape) and lhs is not a:
+                # rows known at run time: merging the batch axes into them would need a
+                # division by a run-time size to index A; the panels get an axis of their own
+                lhs = gb.reshape(a, shape=(*a_shape[:-2], 1, *a_shape[-2:]))
+                product = gb.matmul(lhs, packed)  # [.., N/p, M, p]
+                r = len(a_shape) + 1
+                perm = (*range(r - 3), r - 2, r - 3, r - 1)
+                y = gb.reshape(gb.transpose(product, perm=perm), shape=(*a_shape[:-1], n))
+            else:
+                product = gb.matmul(lhs, packed)  # [N/p, rows, p]
+                y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
             if op.name == "graph.dense":
                 y = self._dense_epilogue(op, y)
         op.results[0].replace_all_uses_with(y)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from mlir import ir
 
 from mlc.dialects.graph.spec import layout_block
+from mlc.symbolic import Dim, minimum
 
+from ..runtime_extents import UnsupportedSymbolic
 from .expr import Expr, Index, PadLeaf, Remap, broadcast_index, reshape_index
 from .kernel import KernelBuilder, inline
 
@@ -42,13 +44,24 @@ def _slice(kb: KernelBuilder, op: ir.Operation) -> Expr:
     step = [1] * rank
     for s, e, axis, st in zip(a["starts"], a["ends"], a["axes"], a["steps"]):  # type: ignore[call-overload]
         axis = axis + rank if axis < 0 else axis
-        start[axis] = range(*slice(s, e, st).indices(child.shape[axis])).start
+        start[axis] = _slice_start(s, e, st, child.shape[axis])
         step[axis] = st
 
     def fn(idx: Index) -> Index:
         return [e * st + s if (st != 1 or s) else e for e, s, st in zip(idx, start, step)]
 
     return Remap(out.shape, out.dtype, child, fn)
+
+
+def _slice_start(s: int | Dim, e: int | Dim, step: int, size: int | Dim) -> int:
+    """The first index a Slice reads (ONNX clamping); an index map needs it static."""
+    if isinstance(size, int) and isinstance(s, int) and isinstance(e, int):
+        return range(*slice(s, e, step).indices(size)).start
+    if isinstance(s, int) and step > 0 and s >= 0:
+        start = minimum(s, size)
+        if isinstance(start, int):
+            return start
+    raise UnsupportedSymbolic(f"a slice starting at {s} of an axis of size {size}")
 
 
 @inline("expand")
