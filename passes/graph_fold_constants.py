@@ -50,6 +50,7 @@ class GraphFoldConstantsPass(ModulePass):
     """Replace graph ops (and tensor.concat) whose operands are all constants by graph.constant."""
 
     name: ClassVar[str] = "graph-fold-constants"
+    symbolic_dims: ClassVar[bool] = True
 
     max_literal_elements: int = 16
     """Folded values with at most this many elements become dense literals; larger ones become new

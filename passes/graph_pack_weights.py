@@ -51,6 +51,7 @@ class GraphPackWeightsPass(ModulePass):
     """Store constant matmul/dense weights [K, N] as contiguous column panels [N/p, K, p]."""
 
     name: ClassVar[str] = "graph-pack-weights"
+    symbolic_dims: ClassVar[bool] = True
 
     panel: int = 16
     """Columns per panel (mlc-default: two SIMD registers of f32); 0 turns the pass off."""

@@ -32,6 +32,7 @@ class TpChunkRowsPass(ModulePass):
     """Chunk the rows a kernel's blocks share when their intermediates outgrow L2."""
 
     name: ClassVar[str] = "tp-chunk-rows"
+    symbolic_dims: ClassVar[bool] = True
 
     min_bytes: int = 512 << 10
     """Chunk only when an intermediate holds more than this per shared row (per head)."""

@@ -115,6 +115,7 @@ class TpDefaultSchedulePass(ModulePass):
     """Schedule tp blocks: vectorized output axis, register tiles for reductions, parallel loops."""
 
     name: ClassVar[str] = "tp-default-schedule"
+    symbolic_dims: ClassVar[bool] = True
 
     vector_bits: int | None = None
     """SIMD register width in bits; none: the host's (512 with AVX-512, 256 with AVX2); 0 disables

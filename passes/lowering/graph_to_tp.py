@@ -77,6 +77,7 @@ class GraphToTpPass(ModulePass):
     """Lower fused graph kernels to tp programs, @main to mlc_main(ins, outs, params, workspace)."""
 
     name: ClassVar[str] = "graph-to-tp"
+    symbolic_dims: ClassVar[bool] = True
 
     entry: str = "main"
     """The model function to lower (its ops outside kernels are outlined one per kernel first,

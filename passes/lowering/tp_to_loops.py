@@ -23,6 +23,7 @@ class TpToLoopsPass(ModulePass):
     """Lower every tp.block to scf loops, vector ops and memref accesses per its schedule."""
 
     name: ClassVar[str] = "tp-to-loops"
+    symbolic_dims: ClassVar[bool] = True
 
     fuse_epilogues: bool = True
     """Apply an elementwise block that follows a register-tiled reduction (bias, relu, residual
