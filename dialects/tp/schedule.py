@@ -118,14 +118,10 @@ class Schedule:
         if self.vectorize not in names:
             return [f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})"]
         lp = loops[names.index(self.vectorize)]
-        if (
-            isinstance(lp.trip, Dim)
-            or not lp.exact
-            and any(isinstance(x.trip, Dim) for x in loops if x.axis == lp.axis)
-        ):
+        if isinstance(lp.trip, Dim):
             return [
-                f"vectorized loop '{lp.name}': its axis's extent is only known at run time "
-                "(vectorize a static axis)"
+                f"vectorized loop '{lp.name}' runs to a bound known at run time: tile its axis "
+                "by the vector width"
             ]
         if lp is not loops[-1]:
             return [f"vectorized loop '{lp.name}' must be the innermost loop"]
@@ -155,7 +151,11 @@ class Schedule:
                 "axis tiled once (its last tile runs on narrower vectors)"
             ]
         outer = next(x for x in loops if x.axis == lp.axis and x.level == 0)
-        if not lp.exact and self.unroll.get(outer.name, 1) >= outer.trip:
+        if (
+            not lp.exact
+            and not isinstance(outer.trip, Dim)
+            and self.unroll.get(outer.name, 1) >= outer.trip
+        ):
             return [
                 f"vectorized loop '{lp.name}': the loop over its tiles ('{outer.name}') cannot "
                 "be unrolled when the last tile is partial"
@@ -179,7 +179,8 @@ class Schedule:
     def fit_runtime_extents(self, axes: Sequence[str], extents: Sequence[int | Dim]) -> Schedule:
         """This schedule (chosen for sample sizes of a block's run-time extents) without what
         needs them static: unrolling a loop whose trip is only known at run time, and vectors
-        on such an axis (its last partial vector has no static width). Tiles stay: their
+        on such an axis unless it is tiled once by the vector width (the elements past the
+        last full vector then run one at a time). Tiles stay: their
         last partial tile is guarded at run time."""
         runtime = {a for a, e in zip(axes, extents) if isinstance(e, Dim)}
         if not runtime:
@@ -192,7 +193,9 @@ class Schedule:
         }
         vectorize = self.vectorize
         if vectorize and loops[vectorize].axis in runtime:
-            vectorize = ""
+            lp = loops[vectorize]
+            if isinstance(lp.trip, Dim) or len(self.tile.get(lp.axis, ())) != 1:
+                vectorize = ""
         return Schedule(self.tile, self.order, unroll, vectorize, self.parallel)
 
     # -- attribute form ---------------------------------------------------------------------

@@ -163,16 +163,31 @@ class BlockLowering:
         assert self.vec is not None
         start = outer[0].stride * (outer[0].trip - 1)
         at = apply(point.terms[self.vec.axis], point.dims)
-        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, index_const(start)).result
+        if isinstance(start, Dim):  # the last tile starts at the last multiple of the width
+            start = self.extent_of[self.vec.axis] // self.vec.trip * self.vec.trip
+        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, self.bound(start)).result
         branch = scf.IfOp(tail, [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            for offset, lanes in self._tail_pieces():
+            if isinstance(outer[0].trip, Dim):
+                self._runtime_tail(point, [], lambda p, c: self._from(n_par, p) or [])
+            for offset, lanes in self._tail_pieces() if isinstance(start, int) else []:
                 with self._narrowed(lanes):
                     self._from(n_par, self._shift(point, self.vec, offset))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             self._from(n_par, point)
             scf.YieldOp([])
+
+    def _runtime_tail(self, point: Point, carried: Carried, inner: Inner) -> Carried:
+        """The elements of the vectorized axis past its last full vector when its extent is
+        known at run time only: one lane at a time (fewer than a vector's lanes)."""
+        assert self.vec is not None
+        rest = self.bound(self.extent_of[self.vec.axis] % self.vec.trip)
+        loop = scf.ForOp(index_const(0), rest, index_const(1), carried)
+        with ir.InsertionPoint(loop.body), self._narrowed(1):
+            at = self._advance(point, replace(self.vec, stride=1), loop.induction_variable)
+            scf.YieldOp(inner(at, list(loop.inner_iter_args)))
+        return list(loop.results)
 
     def _tail_pieces(self) -> list[tuple[int, int]]:
         """(offset, lanes) of the vectors covering the axis's last, partial tile: one vector when
@@ -232,6 +247,11 @@ class BlockLowering:
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
         if self.vec_tail and lp.axis == self.vec.axis and not lp.exact:  # type: ignore[union-attr]
+            if isinstance(lp.trip, Dim):  # full tiles to a run-time count, then element-wise
+                assert self.vec is not None
+                full = self.bound(self.extent_of[lp.axis] // self.vec.trip)
+                carried = self._for(0, full, 1, lp, point, carried, inner, 1)
+                return self._runtime_tail(self._advance(point, lp, full), carried, inner)
             # The full tiles, then the partial last one on narrower vectors.
             if lp.trip > 1:
                 carried = self._loop(
