@@ -138,6 +138,36 @@ class KernelBuilder:
         self.block_count += 1
         return f"{base}_{self.block_count - 1}"
 
+    def subview(
+        self, buf: ir.Value, offsets: Sequence[int | Dim], sizes: Sequence[int | Dim]
+    ) -> ir.Value:
+        """The box of `buf` at `offsets` of `sizes` (unit strides), as a strided memref: how a
+        slice or a concatenation at an offset known only at run time addresses its part."""
+        mtype = ir.MemRefType(buf.type)
+        dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides: list[int] = []
+        stride: int | None = 1
+        for d in reversed(mtype.shape):
+            strides.insert(0, dyn if stride is None else stride)
+            stride = None if stride is None or ir.ShapedType.is_dynamic_size(d) else stride * d
+        static_offset = all(isinstance(o, int) for o in offsets) and dyn not in strides
+        offset = sum(o * st for o, st in zip(offsets, strides)) if static_offset else dyn
+        if mtype.layout != ir.AffineMapAttr.get(ir.AffineMap.get_identity(mtype.rank)):
+            raise UnsupportedSymbolic("a run-time slice of a strided view")
+        shape = [d if isinstance(d, int) else DYNAMIC for d in sizes]
+        layout = ir.StridedLayoutAttr.get(offset, strides)
+        result = ir.MemRefType.get(shape, mtype.element_type, layout)
+        return memref.SubViewOp(
+            result,
+            buf,
+            [materialize(o, self.symbols) for o in offsets if isinstance(o, Dim)],
+            [materialize(d, self.symbols) for d in sizes if isinstance(d, Dim)],
+            [],
+            [o if isinstance(o, int) else dyn for o in offsets],
+            shape,
+            [1] * mtype.rank,
+        ).result
+
     @staticmethod
     def attrs(op: ir.Operation) -> dict[str, object]:
         return {k: from_attr(op.attributes[k]) for k in op.attributes}
