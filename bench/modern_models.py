@@ -58,8 +58,23 @@ def cache_dir() -> pathlib.Path:
     return pathlib.Path(os.environ.get("MLC_BENCH_MODELS", REPO / "build" / "bench-models"))
 
 
-def model_path(name: str) -> pathlib.Path:
-    return cache_dir() / f"{name}-v{BUILD_VERSION}.onnx"
+def model_path(name: str, dynamic: bool = False) -> pathlib.Path:
+    """The cached export; `dynamic`: the one with symbolic batch (and sequence) dims."""
+    return cache_dir() / f"{name}{'-dyn' if dynamic else ''}-v{BUILD_VERSION}.onnx"
+
+
+def dynamic_axes(specs: dict[str, dict[str, object]]) -> dict[str, dict[int, str]]:
+    """Symbolic dims of an export with `dynamic`: the batch of every input and output, and the
+    sequence of token inputs (rank-2 integer inputs) and of the output of a token model."""
+    axes: dict[str, dict[int, str]] = {}
+    tokens = False
+    for name, spec in specs.items():
+        axes[name] = {0: "batch"}
+        if len(spec["shape"]) == 2 and str(spec["dtype"]).startswith("int"):  # type: ignore[arg-type]
+            axes[name][1] = "seq"
+            tokens = True
+    axes["output"] = {0: "batch", 1: "seq"} if tokens else {0: "batch"}
+    return axes
 
 
 # ---- builders (torch imported lazily: only the build subprocess needs it) -----------------------
@@ -358,7 +373,7 @@ def suite_names(suite: str) -> list[str]:
     return [m.name for m in MODELS.values() if m.suite == suite]
 
 
-def export(name: str) -> pathlib.Path:
+def export(name: str, dynamic: bool = False) -> pathlib.Path:
     """Build `name` with seeded weights and export it to the cache (in this process)."""
     import warnings
 
@@ -373,7 +388,7 @@ def export(name: str) -> pathlib.Path:
     _calibrate_batch_norms(net, specs)
     generator = torch.Generator().manual_seed(SEED)
     args = tuple(_example(spec, generator) for spec in specs.values())
-    path = model_path(name)
+    path = model_path(name, dynamic)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     # Not under no_grad: nn.MultiheadAttention would take its fused fast path, which has no
@@ -388,6 +403,7 @@ def export(name: str) -> pathlib.Path:
             opset_version=OPSET,
             input_names=list(specs),
             output_names=["output"],
+            dynamic_axes=dynamic_axes(specs) if dynamic else None,
         )
     model = onnx.load(str(tmp))
     entry = model.metadata_props.add()
@@ -408,11 +424,12 @@ def _example(spec: dict[str, object], generator: object):  # type: ignore[no-unt
     return torch.randn(shape, generator=generator)  # type: ignore[arg-type]
 
 
-def ensure_built(names: list[str]) -> None:
+def ensure_built(names: list[str], dynamic: bool = False) -> None:
     """Export the missing models in a subprocess (keeps torch out of the caller's process)."""
-    missing = [n for n in names if n in MODELS and not model_path(n).is_file()]
+    missing = [n for n in names if n in MODELS and not model_path(n, dynamic).is_file()]
     if missing:
-        subprocess.run([sys.executable, __file__, "build", *missing], check=True)
+        flags = ["--dynamic"] if dynamic else []
+        subprocess.run([sys.executable, __file__, "build", *flags, *missing], check=True)
 
 
 def input_feed(model: object, seed: int = 0) -> dict[str, np.ndarray]:
@@ -460,6 +477,9 @@ def main() -> int:
     build.add_argument("names", nargs="*")
     build.add_argument("--suite", choices=["modern", "holdout"], action="append", help="repeatable")
     build.add_argument("--rebuild", action="store_true")
+    build.add_argument(
+        "--dynamic", action="store_true", help="symbolic batch (and sequence) dims: NAME-dyn-vN"
+    )
     args = parser.parse_args()
     if args.command == "list":
         for m in MODELS.values():
@@ -470,8 +490,8 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown model(s) {', '.join(unknown)}; see `list`")
     for name in names:
-        if args.rebuild or not model_path(name).is_file():
-            print(f"exporting {name} -> {export(name)}", flush=True)
+        if args.rebuild or not model_path(name, args.dynamic).is_file():
+            print(f"exporting {name} -> {export(name, args.dynamic)}", flush=True)
     return 0
 
 

@@ -33,10 +33,16 @@ def loc_name(loc: ir.Location) -> str | None:
     return None
 
 
+RUNTIME_VALUES = ("graph.constant", "graph.dim_values")
+"""Graph ops without operands that are not folded: constants are already, and dim_values are
+sizes known only at run time."""
+
+
 def is_foldable(op: ir.Operation) -> bool:
-    """Ops the reference can evaluate: every graph op but constants, and tensor.concat."""
+    """Ops the reference can evaluate: every graph op but constants and run-time sizes, and
+    tensor.concat."""
     return (
-        op.name.startswith("graph.") and op.name != "graph.constant"
+        op.name.startswith("graph.") and op.name not in RUNTIME_VALUES
     ) or op.name == "tensor.concat"
 
 

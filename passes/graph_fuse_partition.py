@@ -28,6 +28,7 @@ from mlir import ir
 from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import FusionKind, op_kind
 from mlc.dialects.walk import defining_op
+from mlc.symbolic import Dim
 
 FUSIBLE: tuple[FusionKind, ...] = ("elemwise", "injective")
 """Kinds that may join a group; every other kind starts one (or, when opaque, none)."""
@@ -74,12 +75,19 @@ def _last_axis_softmax(op: ir.Operation) -> bool:
     return axis in (-1, len(shape) - 1)
 
 
-def _head_bytes(scores: ir.Value) -> int:
+def _head_bytes(scores: ir.Value) -> int | Dim:
     """Bytes of one head's score matrix (the last two dims)."""
     t = tensor_t(scores.type)
     assert t is not None
     width = max(ir.Type.parse(t.dtype).width // 8, 1)  # type: ignore[attr-defined]
     return t.shape[-1] * t.shape[-2] * width
+
+
+def _large_heads(scores: ir.Value, min_bytes: int) -> bool:
+    """Whether one head's score matrix has at least `min_bytes`; sizes known only at run time
+    stay unmerged (three kernels, each scheduled for any size)."""
+    size = _head_bytes(scores)
+    return isinstance(size, int) and size >= min_bytes
 
 
 def _same_batch(scores: ir.Value, product: ir.Value) -> bool:
@@ -260,7 +268,7 @@ class Partitioner:
                 or product.operands[0] != norm.output
                 or product.operands[1] == norm.output
                 or not _same_batch(scores.output, product.results[0])
-                or _head_bytes(scores.output) < min_bytes
+                or not _large_heads(scores.output, min_bytes)
                 or len(scores.ops) + len(norm.ops) + len(out.ops) > self.max_size
             ):
                 continue
