@@ -1,7 +1,7 @@
 """`GraphModule`: set inputs, run, read outputs, benchmark (the API of TVM's graph executor).
 
     gm = GraphModule(lib.jit())          # or GraphModule(load_module("model.tar"))
-    gm.set_input("data", x)              # by name or index; exact dtype and shape required
+    gm.set_input("data", x)              # by name or index; exact dtype, admissible shape
     gm.run()                             # or gm.run(data=x)
     y = gm.get_output(0)                 # a copy; later runs do not change it
     print(gm.benchmark(number=10, repeat=20))
@@ -12,6 +12,12 @@ the manifest's offsets, or the module's own packed blob, shared and never copied
 workspace blob, one buffer per input and per output, all 64-byte aligned. Their memref
 descriptors are built once and bound to the entry, so `run()` is a single foreign call; the
 GraphModule owns (or shares) every array a descriptor points to.
+
+A module with symbolic dims (`seq`, `batch*seq` in its manifest) takes inputs of any admissible
+shape: the symbols are bound from the inputs' shapes (`runtime.shapes`), an input buffer is
+reallocated when its shape changes, and before a run the output shapes are evaluated, their
+buffers reallocated if needed and the descriptors rebound; a run at the same sizes as the last
+one is still a single foreign call.
 """
 
 from __future__ import annotations
@@ -30,15 +36,17 @@ from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 from mlc.runtime.memory import check_fits
 from mlc.runtime.module import RuntimeModule
+from mlc.runtime.shapes import SymbolicShapes
 
 if TYPE_CHECKING:
     from mlc.runtime.profile import Profile
 
 
 class TensorInfo(NamedTuple):
-    """Shape and dtype of one input or output (unpacks as `shape, dtype = info`)."""
+    """Shape and dtype of one input or output (unpacks as `shape, dtype = info`); a symbolic
+    dim is its expression (`"seq"`)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     dtype: str
 
 
@@ -89,6 +97,10 @@ def _describe(value: np.ndarray) -> str:
     return f"{value.dtype}[{','.join(str(d) for d in value.shape)}]"
 
 
+def _static_empty(spec: TensorSpec) -> np.ndarray | None:
+    return aligned_empty(spec.shape, spec.dtype) if spec.is_static else None  # type: ignore[arg-type]
+
+
 class GraphModule:
     """A compiled module with its own buffers: `set_input` / `run` / `get_output` / `benchmark`."""
 
@@ -100,11 +112,20 @@ class GraphModule:
         blob = module.params_blob
         self._params = blob if blob is not None else pack_params(m, module.params)
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
-        self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
-        self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
+        self._shapes = None if m.is_static else SymbolicShapes(m)
+        self._bound_shapes: tuple[tuple[int, ...], ...] | None = None
+        """The input shapes the descriptors were last bound for (symbolic modules)."""
+        self._env: dict[str, int] = {}
+        # a symbolic buffer is allocated once its shape is known (set_input, run)
+        self._inputs = [_static_empty(s) for s in m.inputs]
+        self._outputs = [_static_empty(s) for s in m.outputs]
+        if self._shapes is None:
+            self._bind()
+
+    def _bind(self) -> None:
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = module.entry.bind([memref_descriptor(a) for a in arrays])
+        self._call = self.module.entry.bind([memref_descriptor(a) for a in arrays])
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
@@ -137,13 +158,25 @@ class GraphModule:
             (self._input_index(name), self._check(self._input_spec(name), v))
             for name, v in inputs.items()
         ]
+        if self._shapes is not None:  # the inputs given together must agree with each other
+            self._shapes.bind({index: v.shape for index, v in checked})
         for index, v in checked:  # all checked before any is written
-            np.copyto(self._inputs[index], v)
+            buf = self._inputs[index]
+            if buf is None or buf.shape != v.shape:
+                buf = self._inputs[index] = aligned_empty(v.shape, v.dtype)
+                self._bound_shapes = None  # the descriptors point at the old buffer
+            np.copyto(buf, v)
             self._staged[index] = v
 
     def get_input(self, key: int | str) -> np.ndarray:
         """A copy of the current content of an input buffer."""
-        return self._inputs[self._input_index(key)].copy()
+        buf = self._inputs[self._input_index(key)]
+        if buf is None:
+            spec = self._input_spec(key)
+            raise RuntimeInputError(
+                f"input '{spec.name}' ({spec.describe()}) is not set: its shape is symbolic"
+            )
+        return buf.copy()
 
     def _input_index(self, key: int | str) -> int:
         spec = self._input_spec(key)
@@ -175,7 +208,9 @@ class GraphModule:
                 f"input '{spec.name}' expects {spec.describe()}, got "
                 f"{type(value).__name__} (pass a numpy array)"
             )
-        if value.dtype != np.dtype(spec.dtype) or tuple(value.shape) != spec.shape:
+        if value.dtype != np.dtype(spec.dtype) or (
+            spec.is_static and tuple(value.shape) != spec.shape
+        ):
             raise RuntimeInputError(
                 f"input '{spec.name}' expects {spec.describe()}, got {_describe(value)}"
             )
@@ -195,6 +230,28 @@ class GraphModule:
             raise RuntimeInputError(
                 f"inputs not set: {', '.join(unset)}; the module is {self.manifest.signature()}"
             )
+        if self._shapes is not None:
+            self._prepare(self._shapes)
+
+    def _prepare(self, shapes: SymbolicShapes) -> None:
+        """Bind the symbols from every input (inputs set in separate calls must agree now),
+        check the shape checks, size the outputs and rebind the descriptors if a shape moved."""
+        current = tuple(b.shape for b in self._inputs)  # type: ignore[union-attr]
+        if current == self._bound_shapes:
+            return
+        env = shapes.bind(dict(enumerate(current)))
+        shapes.check(env)
+        for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
+            buf = self._outputs[i]
+            if buf is None or buf.shape != shape:
+                self._outputs[i] = aligned_empty(shape, spec.dtype)
+        self._bind()
+        self._env, self._bound_shapes = env, current
+
+    @property
+    def symbol_values(self) -> dict[str, int]:
+        """The symbols' values of the last run (empty for a static module)."""
+        return dict(self._env)
 
     def get_output(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
         """Output `index` (position or name) as a new array, or copied into `out`."""
@@ -208,6 +265,12 @@ class GraphModule:
                 f"output index {index!r} out of range: the module has {len(names)} outputs"
             )
         buf = self._outputs[int(index)]
+        if buf is None:
+            spec = self.manifest.outputs[int(index)]
+            raise RuntimeInputError(
+                f"output '{spec.name}' ({spec.describe()}) has no value yet: its shape is "
+                "symbolic, known after run()"
+            )
         if out is None:
             return buf.copy()
         if out.dtype != buf.dtype or out.shape != buf.shape:
@@ -272,10 +335,10 @@ class GraphModule:
 
     def _run_end_to_end(self) -> list[np.ndarray]:
         for buf, src in zip(self._inputs, self._staged):
-            assert src is not None, "benchmark() checked that every input was set"
+            assert src is not None and buf is not None, "benchmark() checked the inputs"
             np.copyto(buf, src)
         self._call()
-        return [buf.copy() for buf in self._outputs]
+        return [buf.copy() for buf in self._outputs]  # type: ignore[union-attr]
 
     def profile(self, *, number: int = 10, warmup: int = 1) -> Profile:
         """Run `number` times after `warmup` untimed runs, reading the kernel timers compiled

@@ -405,7 +405,7 @@ def check_contract(module: ir.Module, manifest: Manifest) -> None:
     got = [str(a.type) for a in entry.operation.regions[0].blocks[0].arguments]
     expected: list[tuple[str, tuple[str, ...]]] = []
     for spec in manifest.inputs + manifest.outputs:
-        dims = "".join(f"{d}x" for d in spec.shape)
+        dims = "".join(f"{d if isinstance(d, int) else '?'}x" for d in spec.shape)
         expected.append(
             (spec.name, tuple(f"memref<{dims}{t}>" for t in buffer_element_types(spec.dtype)))
         )
