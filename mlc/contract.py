@@ -239,7 +239,9 @@ class Manifest:
             params_sha256=d.optional_str("params_sha256"),
             schema=schema,
             symbols=_symbols(d),
-            shape_checks=tuple(_check_text(c, i) for i, c in enumerate(d.items("shape_checks", []))),
+            shape_checks=tuple(
+                _check_text(c, i) for i, c in enumerate(d.items("shape_checks", []))
+            ),
             extra={k: v for k, v in d.data.items() if k not in _KNOWN_KEYS},
         )
         manifest.validate()

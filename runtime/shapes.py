@@ -110,9 +110,10 @@ class SymbolicShapes:
         for spec, dims in zip(self.manifest.outputs, self.outputs):
             shape = tuple(symbolic.evaluate(d, env) for d in dims)
             if any(d < 0 for d in shape):
+                names = set().union(*map(symbolic.free_symbols, dims))
                 raise ShapeError(
                     f"output '{spec.name}' ({spec.describe()}) has a negative size "
-                    f"{_shape_text(shape)} with {_values(set().union(*map(symbolic.free_symbols, dims)), env)}"
+                    f"{_shape_text(shape)} with {_values(names, env)}"
                 )
             shapes.append(shape)
         return shapes

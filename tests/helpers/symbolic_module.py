@@ -88,7 +88,9 @@ def make_inputs(seq: int, seed: int = 1) -> dict[str, np.ndarray]:
     }
 
 
-def reference(inputs: dict[str, np.ndarray], params: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+def reference(
+    inputs: dict[str, np.ndarray], params: dict[str, np.ndarray]
+) -> dict[str, np.ndarray]:
     k = inputs["k"]
     return {
         "y": inputs["x"] * params["w"] + k[:, None],
