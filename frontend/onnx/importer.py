@@ -23,7 +23,7 @@ from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
 from mlc.dialects.graph.verify import verify_graph
 from mlc.errors import DiagnosticError, UnsupportedOpError
-from mlc.symbolic import UndecidableError, collect_checks
+from mlc.symbolic import UndecidableError, assume, collect_checks
 
 from .context import ImportContext
 from .converters.registry import lookup
@@ -74,9 +74,10 @@ def from_onnx(
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
     check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
-    inputs = resolve_inputs(graph, shape_dict, dtype, symbolic_dims)
+    bounds: dict[str, tuple[int, int | None]] = {}
+    inputs = resolve_inputs(graph, shape_dict, dtype, symbolic_dims, bounds)
     context = context or make_context()
-    with context, ir.Location.unknown():
+    with context, ir.Location.unknown(), assume(bounds):
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             main = func.FuncOp("main", ir.FunctionType.get([to_type(t) for _, t in inputs], []))
@@ -99,9 +100,13 @@ def from_onnx(
         main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
         if checks:  # equalities of sizes the shape rules assumed: to check at run time
             main.attributes["mlc.shape_checks"] = _names([f"{a} == {b}" for a, b in checks])
-    check_against_onnx(proto, dict(inputs), _types(ctx), planned)
+        if bounds:
+            main.attributes[SYMBOL_BOUNDS_ATTR] = _bounds_attr(bounds)
+    with assume(bounds):
+        check_against_onnx(proto, dict(inputs), _types(ctx), planned)
     module.operation.verify()  # MLIR's own verifier (IRDL constraints)
-    errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
+    with assume(bounds):
+        errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
     if errors:
         raise DiagnosticError.many([(e.message, e.location) for e in errors])
     return module, ctx.params
@@ -191,6 +196,20 @@ def _types(ctx: ImportContext) -> dict[str, TensorT]:
         if name not in out and mlir_type is not None:
             out[name] = TensorT(tuple(array.shape), mlir_type)
     return out
+
+
+SYMBOL_BOUNDS_ATTR = "mlc.symbol_bounds"
+"""@main's dictionary of the bounds given for symbolic dims (`--input-shapes x:[1..8]`): each
+symbol -> `array<i64: lo, hi>`, or `array<i64: lo>` when unbounded above."""
+
+
+def _bounds_attr(bounds: Mapping[str, tuple[int, int | None]]) -> ir.DictAttr:
+    return ir.DictAttr.get(
+        {
+            name: ir.DenseI64ArrayAttr.get([lo] if hi is None else [lo, hi])
+            for name, (lo, hi) in sorted(bounds.items())
+        }
+    )
 
 
 def _names(names: list[str]) -> ir.ArrayAttr:

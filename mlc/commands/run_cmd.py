@@ -21,6 +21,7 @@ from mlc.commands.common import (
     non_negative_int,
     parse_input_shapes,
     positive_int,
+    sizes_only,
 )
 
 if TYPE_CHECKING:
@@ -189,7 +190,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         verify=args.verify,
         verify_model=args.verify_model,
         profile=(args.profile_runs or 10) if args.profile else 0,
-        input_shapes=args.input_shapes,
+        input_shapes=sizes_only(args.input_shapes, "mlc run --input-shapes") or None,
         **{k: v for k, v in given.items() if v is not None},
     )
 
