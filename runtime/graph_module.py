@@ -97,6 +97,24 @@ def _describe(value: np.ndarray) -> str:
     return f"{value.dtype}[{','.join(str(d) for d in value.shape)}]"
 
 
+class _Storage:
+    """The memory under the symbolic buffers: one aligned block per buffer, grown
+    geometrically, so that a size that grows call by call (a decoder's cache) does not
+    allocate at every call; a buffer is a view of its block's first bytes."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[tuple[str, int], np.ndarray] = {}
+
+    def resized(self, key: tuple[str, int], shape: tuple[int, ...], dtype: object) -> np.ndarray:
+        dt = np.dtype(dtype)  # type: ignore[call-overload]
+        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        block = self._blocks.get(key)
+        if block is None or block.nbytes < nbytes:
+            grown = nbytes if block is None else max(nbytes, 2 * block.nbytes)
+            block = self._blocks[key] = aligned_empty((grown,), np.uint8)
+        return block[:nbytes].view(dt).reshape(shape)
+
+
 def _static_empty(spec: TensorSpec) -> np.ndarray | None:
     return aligned_empty(spec.shape, spec.dtype) if spec.is_static else None  # type: ignore[arg-type]
 
@@ -117,6 +135,7 @@ class GraphModule:
         self._bound_shapes: tuple[tuple[int, ...], ...] | None = None
         """The input shapes the descriptors were last bound for (symbolic modules)."""
         self._env: dict[str, int] = {}
+        self._storage = _Storage()
         # a symbolic buffer is allocated once its shape is known (set_input, run)
         self._inputs = [_static_empty(s) for s in m.inputs]
         self._outputs = [_static_empty(s) for s in m.outputs]
@@ -163,7 +182,7 @@ class GraphModule:
         for index, v in checked:  # all checked before any is written
             buf = self._inputs[index]
             if buf is None or buf.shape != v.shape:
-                buf = self._inputs[index] = aligned_empty(v.shape, v.dtype)
+                buf = self._inputs[index] = self._storage.resized(("in", index), v.shape, v.dtype)
                 self._bound_shapes = None  # the descriptors point at the old buffer
             np.copyto(buf, v)
             self._staged[index] = v
@@ -244,7 +263,7 @@ class GraphModule:
         for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
             buf = self._outputs[i]
             if buf is None or buf.shape != shape:
-                self._outputs[i] = aligned_empty(shape, spec.dtype)
+                self._outputs[i] = self._storage.resized(("out", i), shape, spec.dtype)
         self._bind()
         self._env, self._bound_shapes = env, current
 
