@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ctypes
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -76,12 +77,17 @@ def memref_descriptor(array: np.ndarray) -> ctypes.Structure:
     here because importing that module imports ml_dtypes, seconds on a loaded host). It does
     not keep `array` alive."""
     d = _descriptor_type(array.ndim)()
+    fill_descriptor(d, array)
+    return d
+
+
+def fill_descriptor(d: ctypes.Structure, array: np.ndarray) -> None:
+    """Point descriptor `d` (of `array`'s rank) at `array`."""
     d.allocated = d.aligned = array.ctypes.data
     d.offset = 0
     if array.ndim:
         d.shape[:] = array.shape
         d.strides[:] = [s // array.itemsize for s in array.strides]
-    return d
 
 
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -107,7 +113,7 @@ class _Storage:
 
     def resized(self, key: tuple[str, int], shape: tuple[int, ...], dtype: object) -> np.ndarray:
         dt = np.dtype(dtype)  # type: ignore[call-overload]
-        nbytes = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+        nbytes = math.prod(shape) * dt.itemsize
         block = self._blocks.get(key)
         if block is None or block.nbytes < nbytes:
             grown = nbytes if block is None else max(nbytes, 2 * block.nbytes)
@@ -139,12 +145,14 @@ class GraphModule:
         # a symbolic buffer is allocated once its shape is known (set_input, run)
         self._inputs = [_static_empty(s) for s in m.inputs]
         self._outputs = [_static_empty(s) for s in m.outputs]
-        if self._shapes is None:
-            self._bind()
-
-    def _bind(self) -> None:
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = self.module.entry.bind([memref_descriptor(a) for a in arrays])
+        # a symbolic buffer's descriptor is filled in place once its buffer exists (_prepare)
+        ranks = [len(s.shape) for s in (*m.inputs, *m.outputs)] + [1, 1]
+        self._descriptors = [
+            _descriptor_type(rank)() if a is None else memref_descriptor(a)
+            for rank, a in zip(ranks, arrays)
+        ]
+        self._call = module.entry.bind(self._descriptors)
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
@@ -264,7 +272,8 @@ class GraphModule:
             buf = self._outputs[i]
             if buf is None or buf.shape != shape:
                 self._outputs[i] = self._storage.resized(("out", i), shape, spec.dtype)
-        self._bind()
+        for d, a in zip(self._descriptors, self._inputs + self._outputs):
+            fill_descriptor(d, a)  # type: ignore[arg-type]
         self._env, self._bound_shapes = env, current
 
     @property

@@ -37,6 +37,19 @@ class SymbolicShapes:
         self.inputs = [spec.dims() for spec in manifest.inputs]
         self.outputs = [spec.dims() for spec in manifest.outputs]
         self.checks = [(text, *check_sides(text)) for text in manifest.shape_checks]
+        self.bounds = dict(manifest.symbols)
+        # per input axis: (the symbol it binds or None, the expression to check or None)
+        self._axes = [
+            [
+                (None, None)
+                if isinstance(d, int)
+                else (name, None)
+                if (name := _plain_symbol(d)) is not None
+                else (None, d)
+                for d in dims
+            ]
+            for dims in self.inputs
+        ]
 
     def bind(self, shapes: Mapping[int, tuple[int, ...]]) -> dict[str, int]:
         """The symbols' values from the shapes of some inputs (by index); ShapeError if one
@@ -59,7 +72,7 @@ class SymbolicShapes:
                             f"{dim}, got {size} (shape {_shape_text(shape)})"
                         )
                     continue
-                name = _plain_symbol(dim)
+                name = self._axes[index][axis][0]
                 if name is None:
                     continue
                 if name in env and env[name] != size:
@@ -73,8 +86,9 @@ class SymbolicShapes:
                 env[name], where[name] = size, (spec.name, axis)
         for index in sorted(shapes):  # expression dims, once their symbols are bound
             spec, shape = self.manifest.inputs[index], tuple(shapes[index])
-            for axis, (dim, size) in enumerate(zip(self.inputs[index], shape)):
-                if isinstance(dim, int) or not symbolic.free_symbols(dim) <= env.keys():
+            for axis, size in enumerate(shape):
+                dim = self._axes[index][axis][1]
+                if dim is None or not symbolic.free_symbols(dim) <= env.keys():
                     continue
                 expected = symbolic.evaluate(dim, env)
                 if expected != size:
@@ -85,7 +99,7 @@ class SymbolicShapes:
         return env
 
     def _check_bounds(self, name: str, size: int, spec: TensorSpec, axis: int) -> None:
-        lo, hi = self.manifest.bounds(name)
+        lo, hi = self.bounds.get(name, (1, None))
         if size < lo or (hi is not None and size > hi):
             allowed = f"[{lo}, {'unbounded' if hi is None else hi}]"
             raise ShapeError(
