@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from helpers import symbolic_module as sm
-from helpers.runtime import build_library
+from helpers.runtime import build_library, run_python
 from mlc.contract import Manifest, ManifestError
 from mlc.driver import _main
 from mlc.errors import RuntimeInputError
@@ -53,6 +53,22 @@ def test_one_module_runs_at_every_size(symlib, sympkg, kind) -> None:
         gm.run(**inputs)
         assert gm.symbol_values == {"seq": seq}
         _check_outputs(gm, inputs)
+
+
+def test_a_package_runs_in_a_new_process_without_the_compiler(sympkg) -> None:
+    code = f"""
+import sys
+from helpers import symbolic_module as sm
+from mlc.runtime import GraphModule, load_module
+gm = GraphModule(load_module({str(sympkg)!r}))
+for seq in (3, 11):
+    gm.run(**sm.make_inputs(seq))
+    print(gm.get_output("z").shape)
+print([m for m in ("mlir", "mlc.runtime.library", "ml_dtypes") if m in sys.modules])
+"""
+    proc = run_python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split("\n")[:3] == ["(6,)", "(22,)", "[]"]
 
 
 def test_inputs_set_one_at_a_time_may_change_size(symlib) -> None:
