@@ -35,7 +35,7 @@ import numpy as np
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
-from mlc.runtime.memory import check_fits
+from mlc.runtime.memory import MemoryLimitError, available_bytes, check_fits
 from mlc.runtime.module import RuntimeModule
 from mlc.runtime.shapes import SymbolicShapes
 
@@ -109,14 +109,24 @@ class _Storage:
     allocate at every call; a buffer is a view of its block's first bytes."""
 
     def __init__(self) -> None:
-        self._blocks: dict[tuple[str, int], np.ndarray] = {}
+        self._blocks: dict[str, np.ndarray] = {}
 
-    def resized(self, key: tuple[str, int], shape: tuple[int, ...], dtype: object) -> np.ndarray:
+    def resized(self, key: str, shape: tuple[int, ...], dtype: object) -> np.ndarray:
+        """The buffer `key` ("input 'x'") at `shape`, in its block (grown if needed)."""
         dt = np.dtype(dtype)  # type: ignore[call-overload]
         nbytes = math.prod(shape) * dt.itemsize
         block = self._blocks.get(key)
         if block is None or block.nbytes < nbytes:
+            avail = available_bytes()
+            if avail is not None and nbytes > avail:
+                raise MemoryLimitError(
+                    f"{key} at shape [{','.join(map(str, shape))}] needs "
+                    f"{nbytes} bytes, more than the {avail} available here; run it at "
+                    "smaller sizes"
+                )
             grown = nbytes if block is None else max(nbytes, 2 * block.nbytes)
+            if avail is not None:
+                grown = max(nbytes, min(grown, avail // 2))
             block = self._blocks[key] = aligned_empty((grown,), np.uint8)
         return block[:nbytes].view(dt).reshape(shape)
 
@@ -190,7 +200,9 @@ class GraphModule:
         for index, v in checked:  # all checked before any is written
             buf = self._inputs[index]
             if buf is None or buf.shape != v.shape:
-                buf = self._inputs[index] = self._storage.resized(("in", index), v.shape, v.dtype)
+                buf = self._inputs[index] = self._storage.resized(
+                    f"input '{self.manifest.inputs[index].name}'", v.shape, v.dtype
+                )
                 self._bound_shapes = None  # the descriptors point at the old buffer
             np.copyto(buf, v)
             self._staged[index] = v
@@ -271,7 +283,7 @@ class GraphModule:
         for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
             buf = self._outputs[i]
             if buf is None or buf.shape != shape:
-                self._outputs[i] = self._storage.resized(("out", i), shape, spec.dtype)
+                self._outputs[i] = self._storage.resized(f"output '{spec.name}'", shape, spec.dtype)
         for d, a in zip(self._descriptors, self._inputs + self._outputs):
             fill_descriptor(d, a)  # type: ignore[arg-type]
         self._env, self._bound_shapes = env, current

@@ -158,6 +158,14 @@ def test_symbolic_buffers_have_no_value_before_they_are_sized(symlib) -> None:
         gm.get_output("y")
 
 
+def test_a_size_beyond_this_machines_memory_is_refused() -> None:
+    from mlc.runtime.graph_module import _Storage
+    from mlc.runtime.memory import MemoryLimitError
+
+    with pytest.raises(MemoryLimitError, match=r"output 'z' at shape \[1125899906842624\] needs"):
+        _Storage().resized("output 'z'", (2**50,), "float32")  # 4 PiB, never allocated
+
+
 # -- the manifest ----------------------------------------------------------------------------
 
 
