@@ -224,7 +224,8 @@ def compile_model(
         from mlc.frontend import from_onnx
 
         with progress.stage(f"importing {model}"):
-            module, params = from_onnx(model, shape_dict=shape_dict)
+            # dims the shapes do not fix stay symbolic: one package for every size
+            module, params = from_onnx(model, shape_dict=shape_dict, symbolic_dims=True)
         source = source_model(model)
     lib = build(
         module, params, options=options, source=source, filename=str(model), diagnostics=diagnostics

@@ -108,6 +108,7 @@ class GraphAlterLayoutPass(ModulePass):
     """Convert NCHW convolutions to NCHW<block>c and keep the blocked layout between them."""
 
     name: ClassVar[str] = "graph-alter-layout"
+    symbolic_dims: ClassVar[bool] = True
 
     block: int | None = None
     """Channels per block; none: the host's SIMD width in floats (16 with AVX-512, 8 with AVX2)."""

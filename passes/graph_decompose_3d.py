@@ -140,6 +140,7 @@ class GraphDecompose3dPass(ModulePass):
     """Run 3-D convolutions and max / average pools as 2-D ones (depth as channels or first)."""
 
     name: ClassVar[str] = "graph-decompose-3d"
+    symbolic_dims: ClassVar[bool] = True
 
     convs: bool = True
     """Rewrite 3-D `conv_nd` (f32) as a 2-D conv over depth-stacked channels."""

@@ -50,6 +50,7 @@ class GraphFoldConstantsPass(ModulePass):
     """Replace graph ops (and tensor.concat) whose operands are all constants by graph.constant."""
 
     name: ClassVar[str] = "graph-fold-constants"
+    symbolic_dims: ClassVar[bool] = True
 
     max_literal_elements: int = 16
     """Folded values with at most this many elements become dense literals; larger ones become new
@@ -134,7 +135,7 @@ class _Folder:
 
     def _evaluate(self, op: ir.Operation, args: list[np.ndarray]) -> np.ndarray | None:
         result_type = tensor_t(op.results[0].type)
-        if result_type is None:
+        if result_type is None or not result_type.is_static:  # sized at run time (Expand)
             return None
         limit = self.options.max_literal_elements
         # a product of constants (graph-winograd's filter transform) is compute saved at every

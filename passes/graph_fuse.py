@@ -26,6 +26,7 @@ class GraphFusePass(ModulePass):
     """Group ops into kernels: compute/reduce ops with their epilogues; elementwise sub-graphs."""
 
     name: ClassVar[str] = "graph-fuse"
+    symbolic_dims: ClassVar[bool] = True
 
     max_group_size: int = 32
     """Most ops in one group; 1 puts every op in its own kernel (fusion off)."""

@@ -226,6 +226,7 @@ class GraphFuseQdqPass(ModulePass):
     """Rewrite dequantize -> conv2d/matmul/dense -> quantize groups into integer kernels."""
 
     name: ClassVar[str] = "graph-fuse-qdq"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         fuser = _Fuser(ctx.params)

@@ -34,6 +34,7 @@ from mlir import ir
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.walk import walk
+from mlc.symbolic import Dim, UndecidableError
 
 from .base import ModulePass, PassContext
 from .graph_simplify_common import is_constant, scalar_constant
@@ -50,6 +51,7 @@ class GraphPackWeightsPass(ModulePass):
     """Store constant matmul/dense weights [K, N] as contiguous column panels [N/p, K, p]."""
 
     name: ClassVar[str] = "graph-pack-weights"
+    symbolic_dims: ClassVar[bool] = True
 
     panel: int = 16
     """Columns per panel (mlc-default: two SIMD registers of f32); 0 turns the pass off."""
@@ -85,7 +87,12 @@ class GraphPackWeightsPass(ModulePass):
             return False
         n = bt.shape[1]
         rows = math.prod(at.shape[:-1])
-        return n % self.panel == 0 and n > self.panel and rows >= self.min_rows
+        if not (n % self.panel == 0 and n > self.panel):
+            return False
+        try:
+            return rows >= self.min_rows
+        except UndecidableError:  # rows known at run time: packed (panels pay from 8 rows)
+            return True
 
     def _rewrite(self, op: ir.Operation) -> None:
         a, b = op.operands[0], op.operands[1]
@@ -102,8 +109,17 @@ class GraphPackWeightsPass(ModulePass):
                 # B is shared by every batch: its rows are all rows of one product (ConvNeXt's
                 # [1, 56, 56, 96] was 56 x 24 products of 56 rows each)
                 lhs = gb.reshape(a, shape=(math.prod(a_shape[:-1]), k))
-            product = gb.matmul(lhs, packed)  # [N/p, rows, p]
-            y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
+            if any(isinstance(d, Dim) for d in a_shape) and lhs is not a:
+                # rows known at run time: merging the batch axes into them would need a
+                # division by a run-time size to index A; the panels get an axis of their own
+                lhs = gb.reshape(a, shape=(*a_shape[:-2], 1, *a_shape[-2:]))
+                product = gb.matmul(lhs, packed)  # [.., N/p, M, p]
+                r = len(a_shape) + 1
+                perm = (*range(r - 3), r - 2, r - 3, r - 1)
+                y = gb.reshape(gb.transpose(product, perm=perm), shape=(*a_shape[:-1], n))
+            else:
+                product = gb.matmul(lhs, packed)  # [N/p, rows, p]
+                y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
             if op.name == "graph.dense":
                 y = self._dense_epilogue(op, y)
         op.results[0].replace_all_uses_with(y)

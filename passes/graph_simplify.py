@@ -74,6 +74,7 @@ class GraphSimplifyPass(ModulePass):
     """Fold batch norms and per-channel scales into convolutions, drop no-op data movement."""
 
     name: ClassVar[str] = "graph-simplify"
+    symbolic_dims: ClassVar[bool] = True
 
     fold_batch_norm: bool = True
     """Fold a batch_norm into the conv2d feeding it when the conv has no other user and its

@@ -39,6 +39,7 @@ class GraphWidenHalfPass(ModulePass):
     Half values remain only where the model's interface or an op's definition needs them."""
 
     name: ClassVar[str] = "graph-widen-half"
+    symbolic_dims: ClassVar[bool] = True
 
     types: tuple[HalfType, ...] = ("f16", "bf16")
     """Element types to compute in f32."""

@@ -42,6 +42,7 @@ class GraphWinogradPass(ModulePass):
     """Rewrite blocked 3x3 stride-1 convs into Winograd transforms around a batched GEMM."""
 
     name: ClassVar[str] = "graph-winograd"
+    symbolic_dims: ClassVar[bool] = True
 
     tile: int = 4
     """Largest output tile m of F(m x m, 3 x 3): 2 or 4 (0 turns the pass off)."""

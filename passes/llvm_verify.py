@@ -38,6 +38,7 @@ class LlvmVerifyPass(ModulePass):
     """Check that the module is entirely in the LLVM dialect (plus OpenMP ops); name what is not."""
 
     name: ClassVar[str] = "llvm-verify"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         first: dict[str, ir.Location] = {}

@@ -31,6 +31,7 @@ class OmpSchedulePass(ModulePass):
     """Set the schedule (static, dynamic or guided) and chunk size of every omp.wsloop."""
 
     name: ClassVar[str] = "omp-schedule"
+    symbolic_dims: ClassVar[bool] = True
 
     kind: ScheduleKind = "dynamic"
     """How iterations go to threads: `static` (equal shares fixed up front), `dynamic` (chunks

@@ -34,6 +34,7 @@ class OmpThreadsPass(ModulePass):
     """Make each omp.parallel take its thread count from a global set at run time."""
 
     name: ClassVar[str] = "omp-threads"
+    symbolic_dims: ClassVar[bool] = True
 
     threads: int = 2
     """The global's initial value: the count the module was compiled for."""

@@ -20,6 +20,7 @@ from mlir import ir
 
 from mlc import progress
 from mlc.errors import DiagnosticError, MlcError, PassFailedError
+from mlc.symbolic import UndecidableError
 
 from ._mlir_adapter import print_ir_dump, run_upstream
 from .base import ModulePass, PassContext
@@ -210,6 +211,8 @@ class PassManager:
                 mlc_pass.run(op, ctx)
         except DiagnosticError as e:
             raise _failed(mlc_pass, e.items(), filename) from None
+        except UndecidableError as e:  # a size only known at run time that the pass needs
+            raise _failed(mlc_pass, [(f"{mlc_pass.name}: {e}", op.location)], filename) from None
         except Exception as e:  # noqa: BLE001 - a bug in a pass fails the pass, it must not abort
             import traceback
 

@@ -41,6 +41,7 @@ class TpApplyRecordsPass(ModulePass):
     """Schedule tp blocks from tuning records (the fastest of this target and thread count)."""
 
     name: ClassVar[str] = "tp-apply-records"
+    symbolic_dims: ClassVar[bool] = True
 
     file: str = ""
     """Tuning records, JSON lines (mlc.tuner.records); empty applies nothing."""

@@ -32,6 +32,7 @@ class TpChunkRowsPass(ModulePass):
     """Chunk the rows a kernel's blocks share when their intermediates outgrow L2."""
 
     name: ClassVar[str] = "tp-chunk-rows"
+    symbolic_dims: ClassVar[bool] = True
 
     min_bytes: int = 512 << 10
     """Chunk only when an intermediate holds more than this per shared row (per head)."""
@@ -49,7 +50,8 @@ class TpChunkRowsPass(ModulePass):
         for func in tp.kernels(module):
             ops = [o.operation for o in func.regions[0].blocks[0].operations]
             for run in _runs([BlockView(o) for o in ops if o.name == "tp.block"]):
-                self._chunk(run)
+                if not any(v.symbolic for v in run):  # rows of run-time size stay whole
+                    self._chunk(run)
 
     def _chunk(self, run: list[BlockView]) -> None:
         units = [Unit(v) for v in run]

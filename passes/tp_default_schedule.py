@@ -12,7 +12,7 @@ chosen here are what a tuner later overrides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from mlir import ir
@@ -21,6 +21,7 @@ from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.tp.affine import linear_coeff
 from mlc.dialects.tp.schedule import MAX_VECTOR_LANES
 from mlc.dialects.walk import walk
+from mlc.symbolic import evaluate, free_symbols
 from mlc.target import DEFAULT_L2_BYTES, VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
@@ -89,6 +90,17 @@ def _window_row(view: BlockView, vec: str) -> str | None:
     return found
 
 
+@dataclass(frozen=True)
+class SampledView(BlockView):
+    """A block seen with its run-time extents evaluated at sample symbol values."""
+
+    sample: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def extents(self) -> list[int]:  # type: ignore[override]
+        return [evaluate(e, self.sample) for e in super().extents]
+
+
 def _coverage(extent: int, tile: int) -> float:
     """The useful fraction of the tiles covering `extent` (the last one may be partial)."""
     return extent / (-(-extent // tile) * tile)
@@ -103,6 +115,7 @@ class TpDefaultSchedulePass(ModulePass):
     """Schedule tp blocks: vectorized output axis, register tiles for reductions, parallel loops."""
 
     name: ClassVar[str] = "tp-default-schedule"
+    symbolic_dims: ClassVar[bool] = True
 
     vector_bits: int | None = None
     """SIMD register width in bits; none: the host's (512 with AVX-512, 256 with AVX2); 0 disables
@@ -133,6 +146,9 @@ class TpDefaultSchedulePass(ModulePass):
     """Per-core L2 cache the reduction blocking is sized for (mlc-default: the host's)."""
     overwrite: bool = False
     """Replace existing schedules too (by default only empty ones are filled)."""
+    symbol_hint: int = 64
+    """The size a block's run-time extents' symbols are assumed to have when choosing its
+    tiles (the tiles then cover any size, the last one guarded)."""
 
     def __post_init__(self) -> None:
         if self.threads < 1:
@@ -160,7 +176,24 @@ class TpDefaultSchedulePass(ModulePass):
             view = BlockView(op)
             if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
                 continue
-            view.set_schedule(self.schedule_for(view))
+            if view.symbolic:
+                view.set_schedule(self._runtime_extents_schedule(view))
+            else:
+                view.set_schedule(self.schedule_for(view))
+
+    def _runtime_extents_schedule(self, view: BlockView) -> Schedule:
+        """A block whose extents are known at run time only is scheduled as if its symbols had
+        the sample size `symbol-hint`, less what needs static trips (fit_runtime_extents);
+        when that still does not fit, its spatial loops run in order, the outer one parallel."""
+        extents = view.extents
+        hinted = SampledView(
+            view.op, {s: self.symbol_hint for e in extents for s in free_symbols(e)}
+        )
+        schedule = self.schedule_for(hinted).fit_runtime_extents(view.axes, extents)
+        if not schedule.check(view.axes, view.kinds, extents):
+            return schedule
+        fallback = self._scalar_schedule(hinted).fit_runtime_extents(view.axes, extents)
+        return fallback if not fallback.check(view.axes, view.kinds, extents) else Schedule()
 
     # -- the schedule ------------------------------------------------------------------------
     def schedule_for(self, view: BlockView) -> Schedule:

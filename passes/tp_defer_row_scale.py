@@ -40,6 +40,7 @@ class TpDeferRowScalePass(ModulePass):
     """Move a per-row scale (softmax's 1/sum) from a product's input rows to its output."""
 
     name: ClassVar[str] = "tp-defer-row-scale"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         for func in tp.kernels(module):

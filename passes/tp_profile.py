@@ -121,6 +121,7 @@ class TpProfilePass(ModulePass):
     """Time each kernel call of the model entry (counters read with @<entry>_profile)."""
 
     name: ClassVar[str] = "tp-profile"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         attrs = module.attributes

@@ -18,6 +18,7 @@ class TpVerifyPass(ModulePass):
     """Check tp blocks: axes, index maps in range, combiner/init and schedule knobs."""
 
     name: ClassVar[str] = "tp-verify"
+    symbolic_dims: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)

@@ -2,8 +2,10 @@
 
 from .ops import (
     COMBINERS,
+    EXTENT_EXPRS,
     IMPL_ATTR,
     KERNEL_ATTR,
+    SYMBOLS_ATTR,
     BlockHandle,
     BlockView,
     axis_map,
@@ -19,8 +21,10 @@ from .schedule import Loop, Schedule
 
 __all__ = [
     "COMBINERS",
+    "EXTENT_EXPRS",
     "IMPL_ATTR",
     "KERNEL_ATTR",
+    "SYMBOLS_ATTR",
     "BlockHandle",
     "BlockView",
     "Loop",

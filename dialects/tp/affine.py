@@ -7,9 +7,14 @@ from collections.abc import Sequence
 
 from mlir import ir
 
+from mlc.symbolic import Dim, UndecidableError
 
-def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[int, int]]) -> tuple[int, int]:
-    """Inclusive [lo, hi] of `expr` when dim i ranges over ranges[i]."""
+Bound = int | Dim
+
+
+def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[Bound, Bound]]) -> tuple[Bound, Bound]:
+    """Inclusive [lo, hi] of `expr` when dim i ranges over ranges[i] (symbolic bounds: a
+    product takes its corners in the order the intervals of its factors decide)."""
     expr = expr.maybe_downcast()
     if isinstance(expr, ir.AffineDimExpr):
         return ranges[expr.position]
@@ -43,13 +48,23 @@ def dims_used(expr: ir.AffineExpr) -> set[int]:
     return set()
 
 
-def out_of_bounds(amap: ir.AffineMap, extents: Sequence[int], shape: Sequence[int]) -> list[str]:
-    """Messages for every map result that can leave [0, shape[i])."""
+def out_of_bounds(
+    amap: ir.AffineMap, extents: Sequence[int | Dim], shape: Sequence[int]
+) -> list[str]:
+    """Messages for every map result that can leave [0, shape[i]). A dynamic dim of the buffer
+    is not checked here (its size is only known at run time; the kernel's caller passes buffers
+    of the sizes the block's extents were derived from)."""
     ranges = [(0, e - 1) for e in extents]
     problems = []
     for i, (expr, dim) in enumerate(zip(amap.results, shape)):
-        lo, hi = expr_range(expr, ranges)
-        if lo < 0 or hi >= dim:
+        if ir.ShapedType.is_dynamic_size(dim):
+            continue
+        try:
+            lo, hi = expr_range(expr, ranges)
+            outside = lo < 0 or hi >= dim
+        except UndecidableError:
+            lo, hi, outside = "?", "?", True
+        if outside:
             problems.append(
                 f"index {i} ({expr}) ranges over [{lo}, {hi}] but the dim has size {dim}"
             )

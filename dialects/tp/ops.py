@@ -24,6 +24,9 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import gpu
 
+from mlc.symbolic import Dim
+from mlc.symbolic import parse as parse_dim
+
 from .affine import dims_used
 from .schedule import Schedule
 
@@ -33,6 +36,13 @@ operand the result is unspecified (x86's maxps: one instruction, where NaN-propa
 takes four on AVX2). For reductions whose result does not matter once a NaN is present: a
 softmax's row maximum (a NaN element makes the row's sum NaN whatever the maximum is)."""
 KERNEL_ATTR = "tp.kernel"
+EXTENT_EXPRS = "extent_exprs"
+"""On a block with run-time extents: one string per axis, the extent's expression over the
+kernel's symbols (`mlc.symbolic` syntax; "" for a static axis, whose `extents` entry holds it;
+a symbolic one holds -1 there)."""
+SYMBOLS_ATTR = "tp.symbols"
+"""On a kernel whose blocks have run-time extents: the names of its trailing `index` arguments,
+one per symbol the extents use (the caller passes their values)."""
 IMPL_ATTR = "tp.impl"
 """On a graph kernel: the hand-written tp function that implements it (mlc.tp's call_tp); the
 graph kernel's body is a placeholder that graph-to-tp replaces by that function."""
@@ -68,8 +78,17 @@ class BlockView:
         return ir.StringAttr(self.op.attributes["kinds"]).value
 
     @property
-    def extents(self) -> list[int]:
-        return list(ir.DenseI64ArrayAttr(self.op.attributes["extents"]))
+    def extents(self) -> list[int | Dim]:
+        """Each axis's extent: an int, or a `Dim` when it is only known at run time."""
+        static = list(ir.DenseI64ArrayAttr(self.op.attributes["extents"]))
+        if EXTENT_EXPRS not in self.op.attributes:
+            return static
+        exprs = [ir.StringAttr(a).value for a in ir.ArrayAttr(self.op.attributes[EXTENT_EXPRS])]
+        return [parse_dim(x) if x else e for e, x in zip(static, exprs)]
+
+    @property
+    def symbolic(self) -> bool:
+        return EXTENT_EXPRS in self.op.attributes
 
     @property
     def out_map(self) -> ir.AffineMap:
@@ -167,7 +186,7 @@ def block(
     name: str,
     axes: str | Sequence[str],
     kinds: str,
-    extents: Sequence[int],
+    extents: Sequence[int | Dim],
     out_map: str | ir.AffineMap,
     combiner: str = "none",
     init: float | int | None = None,
@@ -183,7 +202,7 @@ def block(
         "name": ir.StringAttr.get(name),
         "axes": ir.ArrayAttr.get([ir.StringAttr.get(a) for a in axis_list]),
         "kinds": ir.StringAttr.get(kinds),
-        "extents": ir.DenseI64ArrayAttr.get([int(e) for e in extents]),
+        "extents": ir.DenseI64ArrayAttr.get([e if isinstance(e, int) else -1 for e in extents]),
         "out_map": ir.AffineMapAttr.get(
             out_map if isinstance(out_map, ir.AffineMap) else axis_map(axis_list, out_map)
         ),
@@ -191,6 +210,10 @@ def block(
         "init": init_attr,
         "schedule": (schedule or Schedule()).to_attr(),
     }
+    if any(isinstance(e, Dim) for e in extents):
+        attrs[EXTENT_EXPRS] = ir.ArrayAttr.get(
+            [ir.StringAttr.get("" if isinstance(e, int) else str(e)) for e in extents]
+        )
     op = ir.Operation.create(
         "tp.block", operands=[out], attributes=attrs, regions=1, loc=loc, ip=ip
     )

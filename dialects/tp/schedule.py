@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
+from mlc.symbolic import Dim
+
 KEYS = ("tile", "order", "unroll", "vectorize", "parallel")
 MAX_VECTOR_LANES = 64
 
@@ -30,7 +32,7 @@ class Loop:
     name: str
     axis: str
     level: int
-    trip: int
+    trip: int | Dim  # a Dim: the loop runs to a bound known at run time
     stride: int
     kind: str  # "S" or "R"
     exact: bool  # True when the tiles divide the axis: no bound clamping needed
@@ -45,7 +47,7 @@ class Schedule:
     parallel: tuple[str, ...] = ()
 
     # -- loops ------------------------------------------------------------------------------
-    def loops(self, axes: Sequence[str], kinds: str, extents: Sequence[int]) -> list[Loop]:
+    def loops(self, axes: Sequence[str], kinds: str, extents: Sequence[int | Dim]) -> list[Loop]:
         """The loop nest, outermost first. Assumes `check` found no errors."""
         by_name: dict[str, Loop] = {}
         levels: list[list[str]] = []
@@ -65,7 +67,7 @@ class Schedule:
         order = self.order or tuple(n for level in levels for n in level)
         return [by_name[n] for n in order]
 
-    def check(self, axes: Sequence[str], kinds: str, extents: Sequence[int]) -> list[str]:
+    def check(self, axes: Sequence[str], kinds: str, extents: Sequence[int | Dim]) -> list[str]:
         """Every way this schedule does not fit the block, as messages naming the knob."""
         errors = self._check_tile(axes, extents)
         if errors:
@@ -78,7 +80,7 @@ class Schedule:
             self._check_unroll(loops) + self._check_vectorize(loops) + self._check_parallel(loops)
         )
 
-    def _check_tile(self, axes: Sequence[str], extents: Sequence[int]) -> list[str]:
+    def _check_tile(self, axes: Sequence[str], extents: Sequence[int | Dim]) -> list[str]:
         errors = []
         extent_of = dict(zip(axes, extents))
         for axis, sizes in self.tile.items():
@@ -87,7 +89,7 @@ class Schedule:
                 continue
             bounds = [extent_of[axis], *sizes]
             if any(
-                s < 1 or s > prev or (i > 0 and prev % s)
+                s < 1 or (not isinstance(prev, Dim) and s > prev) or (i > 0 and prev % s)
                 for i, (prev, s) in enumerate(zip(bounds, sizes))
             ):
                 errors.append(
@@ -103,6 +105,8 @@ class Schedule:
         for name, factor in self.unroll.items():
             if name not in names:
                 errors.append(f"unroll names unknown loop '{name}' (loops: {', '.join(names)})")
+            elif isinstance(loops[names.index(name)].trip, Dim):
+                errors.append(f"loop '{name}' runs to a bound known at run time: no unroll")
             elif factor < 1:
                 errors.append(f"unroll factor of '{name}' must be >= 1, got {factor}")
         return errors
@@ -114,6 +118,11 @@ class Schedule:
         if self.vectorize not in names:
             return [f"vectorize names unknown loop '{self.vectorize}' (loops: {', '.join(names)})"]
         lp = loops[names.index(self.vectorize)]
+        if isinstance(lp.trip, Dim):
+            return [
+                f"vectorized loop '{lp.name}' runs to a bound known at run time: tile its axis "
+                "by the vector width"
+            ]
         if lp is not loops[-1]:
             return [f"vectorized loop '{lp.name}' must be the innermost loop"]
         if lp.kind == "R":
@@ -123,7 +132,8 @@ class Schedule:
             stored = [
                 x.name
                 for x in loops[first:]
-                if x.kind == "S" and self.unroll.get(x.name, 1) < x.trip
+                if x.kind == "S"
+                and (isinstance(x.trip, Dim) or self.unroll.get(x.name, 1) < x.trip)
             ]
             if stored:
                 return [
@@ -141,7 +151,11 @@ class Schedule:
                 "axis tiled once (its last tile runs on narrower vectors)"
             ]
         outer = next(x for x in loops if x.axis == lp.axis and x.level == 0)
-        if not lp.exact and self.unroll.get(outer.name, 1) >= outer.trip:
+        if (
+            not lp.exact
+            and not isinstance(outer.trip, Dim)
+            and self.unroll.get(outer.name, 1) >= outer.trip
+        ):
             return [
                 f"vectorized loop '{lp.name}': the loop over its tiles ('{outer.name}') cannot "
                 "be unrolled when the last tile is partial"
@@ -161,6 +175,28 @@ class Schedule:
                     f"parallel loops {list(self.parallel)} must be the outermost loops in order"
                 )
         return errors
+
+    def fit_runtime_extents(self, axes: Sequence[str], extents: Sequence[int | Dim]) -> Schedule:
+        """This schedule (chosen for sample sizes of a block's run-time extents) without what
+        needs them static: unrolling a loop whose trip is only known at run time, and vectors
+        on such an axis unless it is tiled once by the vector width (the elements past the
+        last full vector then run one at a time). Tiles stay: their
+        last partial tile is guarded at run time."""
+        runtime = {a for a, e in zip(axes, extents) if isinstance(e, Dim)}
+        if not runtime:
+            return self
+        loops = {lp.name: lp for lp in self.loops(axes, "S" * len(axes), extents)}
+        unroll = {
+            k: v
+            for k, v in self.unroll.items()
+            if k in loops and not isinstance(loops[k].trip, Dim)
+        }
+        vectorize = self.vectorize
+        if vectorize and loops[vectorize].axis in runtime:
+            lp = loops[vectorize]
+            if isinstance(lp.trip, Dim) or len(self.tile.get(lp.axis, ())) != 1:
+                vectorize = ""
+        return Schedule(self.tile, self.order, unroll, vectorize, self.parallel)
 
     # -- attribute form ---------------------------------------------------------------------
     def to_attr(self) -> ir.DictAttr:

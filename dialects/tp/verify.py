@@ -24,7 +24,7 @@ def _check_block(op: ir.Operation) -> list[str]:
         problems.append(f"axes {axes} must be distinct identifiers")
     if len(kinds) != len(axes) or set(kinds) - {"S", "R"}:
         problems.append(f"kinds '{kinds}' must have one S (spatial) or R (reduce) per axis")
-    if len(extents) != len(axes) or any(e < 1 for e in extents):
+    if len(extents) != len(axes) or any(isinstance(e, int) and e < 1 for e in extents):
         problems.append(f"extents {extents} must give one positive extent per axis")
     if problems:
         return problems

@@ -19,6 +19,7 @@ from mlir.dialects import arith, memref, scf, vector
 from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim, UndecidableError, compare
 
 from ..schedule_reads import minor_dim, steps_along
 from .dot4 import emit_dot4
@@ -240,13 +241,15 @@ class BodyEmitter:
             last = k == len(idx) - 1
             lo, hi = expr_range(amap.results[k], self.ranges)
             checks = []
-            if padded and lo < 0:
+            if padded and _may(lo, "<", 0):
                 checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
-            if (padded and hi >= dim) or last:
-                limit = dim - point.lanes * step + 1 if last else dim
-                checks.append(
-                    arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(limit)).result
-                )
+            if (padded and _may(hi, ">=", dim)) or last:
+                limit = _size(buf, k) if last or ir.ShapedType.is_dynamic_size(dim) else None
+                if last:
+                    limit = arith.SubIOp(limit, index_const(point.lanes * step - 1)).result
+                if limit is None:
+                    limit = index_const(dim)
+                checks.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, limit).result)
             for c in checks:
                 inside = c if inside is None else arith.AndIOp(inside, c).result
         assert inside is not None
@@ -278,11 +281,12 @@ class BodyEmitter:
         shape = ir.MemRefType(buf.type).shape
         base, ok = idx[:-1], None
         if padded:
-            base, ok = self._clamped(idx[:-1], shape[:-1], amap.results[:-1])
+            base, ok = self._clamped(buf, idx[:-1], amap.results[:-1])
         lanes = vtype.shape[0]
         itype = ir.VectorType.get([lanes], ir.IndexType.get())
         cols = arith.AddIOp(broadcast(idx[-1], itype), lane_indices(lanes, step)).result
-        zero, last = broadcast(index_const(0), itype), broadcast(index_const(shape[-1]), itype)
+        width = _size(buf, len(shape) - 1)
+        zero, last = broadcast(index_const(0), itype), broadcast(width, itype)
         mask = arith.AndIOp(
             arith.CmpIOp(arith.CmpIPredicate.sge, cols, zero).result,
             arith.CmpIOp(arith.CmpIPredicate.slt, cols, last).result,
@@ -290,7 +294,7 @@ class BodyEmitter:
         if ok is not None:
             mtype = ir.VectorType.get([lanes], ir.IntegerType.get_signless(1))
             mask = arith.AndIOp(mask, broadcast(ok, mtype)).result
-        top = broadcast(index_const(shape[-1] - 1), itype)
+        top = broadcast(arith.SubIOp(width, index_const(1)).result, itype)
         cols = arith.MinSIOp(arith.MaxSIOp(cols, zero).result, top).result
         elem = vtype.element_type
         fill = (
@@ -322,28 +326,30 @@ class BodyEmitter:
         idx = self.indices(amap, point)
         if not padded:
             return memref.LoadOp(buf, idx).result
-        clamped, ok = self._clamped(idx, ir.MemRefType(buf.type).shape, amap.results)
+        clamped, ok = self._clamped(buf, idx, amap.results)
         loaded = memref.LoadOp(buf, clamped).result
         if ok is None:
             return loaded
         return arith.SelectOp(ok, loaded, scalar_const(op.attributes["value"])).result
 
     def _clamped(
-        self, idx: list[ir.Value], shape: list[int], exprs: list[ir.AffineExpr]
+        self, buf: ir.Value, idx: list[ir.Value], exprs: list[ir.AffineExpr]
     ) -> tuple[list[ir.Value], ir.Value | None]:
         """The indices of a padded read clamped into the buffer where their range leaves it,
         and whether all of them were inside (None: always)."""
         ok: ir.Value | None = None
         clamped = []
-        for value, dim, expr in zip(idx, shape, exprs):
+        shape = ir.MemRefType(buf.type).shape
+        for k, (value, dim, expr) in enumerate(zip(idx, shape, exprs)):
             lo, hi = expr_range(expr, self.ranges)
             conds = []
-            if lo < 0:
+            if _may(lo, "<", 0):
                 conds.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
                 value = arith.MaxSIOp(value, index_const(0)).result
-            if hi >= dim:
-                conds.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, index_const(dim)).result)
-                value = arith.MinSIOp(value, index_const(dim - 1)).result
+            if ir.ShapedType.is_dynamic_size(dim) or _may(hi, ">=", dim):
+                size = _size(buf, k)
+                conds.append(arith.CmpIOp(arith.CmpIPredicate.slt, value, size).result)
+                value = arith.MinSIOp(value, arith.SubIOp(size, index_const(1)).result).result
             for c in conds:
                 ok = c if ok is None else arith.AndIOp(ok, c).result
             clamped.append(value)
@@ -387,3 +393,20 @@ def _zero_attr(elem: ir.Type) -> ir.Attribute:
     if isinstance(elem, ir.IntegerType):
         return ir.IntegerAttr.get(elem, 0)
     return ir.FloatAttr.get(elem, 0.0)
+
+
+def _size(buf: ir.Value, k: int) -> ir.Value:
+    """Dim `k` of buffer `buf` as an index value (memref.dim when known at run time only)."""
+    dim = ir.MemRefType(buf.type).shape[k]
+    if ir.ShapedType.is_dynamic_size(dim):
+        return memref.DimOp(buf, index_const(k)).result
+    return index_const(dim)
+
+
+def _may(a: int | Dim, op: str, b: int | Dim) -> bool:
+    """`a op b`, or True when it compares sizes known at run time only (a check that may be
+    needed is emitted)."""
+    try:
+        return compare(a, op, b)
+    except UndecidableError:
+        return True

@@ -10,16 +10,17 @@ from mlir.dialects import func
 
 from mlc.contract import MANIFEST_ATTR
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
-from mlc.dialects.tp import IMPL_ATTR
+from mlc.dialects.tp import IMPL_ATTR, SYMBOLS_ATTR
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
 from mlc.dialects.walk import top_level_funcs
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim
 
 from ..base import ModulePass, PassContext
 from ..graph_fuse import GraphFusePass
 from ..outline import Outliner, is_kernel_view
 from .tp_emit import KernelBuilder
-from .tp_emit.kernel import kernel_signature
+from .tp_emit.kernel import kernel_signature, kernel_symbols_of
 from .tp_emit.main_func import lower_main, manifest_attr
 
 
@@ -27,8 +28,16 @@ def _sym(op: ir.Operation) -> str:
     return ir.StringAttr(op.attributes["sym_name"]).value
 
 
-def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
-    """Replace one graph kernel by its tp program; returns its scratch size in bytes."""
+@dataclass(frozen=True)
+class LoweredKernel:
+    scratch: int | Dim = 0
+    """Bytes of scratch the kernel takes last (0: no scratch argument)."""
+    symbols: tuple[str, ...] = ()
+    """The symbols its sizes use, passed as `index` arguments after its output."""
+
+
+def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
+    """Replace one graph kernel by its tp program."""
     name = _sym(graph_fn)
     if IMPL_ATTR in graph_fn.attributes:
         impl = ir.FlatSymbolRefAttr(graph_fn.attributes[IMPL_ATTR]).value
@@ -36,11 +45,17 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
         graph_fn.erase()
         tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
-        return 0
+        return LoweredKernel()
     ins, out = kernel_signature(graph_fn)
+    symbols = kernel_symbols_of(graph_fn)
+    index = [ir.IndexType.get()] * len(symbols)
     with ir.InsertionPoint(graph_fn), graph_fn.location:
-        tp_fn = func.FuncOp(name + ".tp", (ins + [out], []), visibility="private")
+        tp_fn = func.FuncOp(name + ".tp", (ins + [out] + index, []), visibility="private")
         tp_fn.attributes[TP_KERNEL] = ir.UnitAttr.get()
+        if symbols:
+            tp_fn.attributes[SYMBOLS_ATTR] = ir.ArrayAttr.get(
+                [ir.StringAttr.get(n) for n in symbols]
+            )
         # Internal linkage: kernels are not exported from shared libraries and LLVM may inline them.
         tp_fn.attributes["llvm.linkage"] = ir.Attribute.parse("#llvm.linkage<internal>")
         # Never inlined: each kernel is called once, and inlining them all makes mlc_main one
@@ -54,7 +69,7 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> int:
         tp_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
     graph_fn.erase()
     tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
-    return kb.scratch_size
+    return LoweredKernel(kb.scratch_size, tuple(symbols))
 
 
 @dataclass(frozen=True)
@@ -62,6 +77,7 @@ class GraphToTpPass(ModulePass):
     """Lower fused graph kernels to tp programs, @main to mlc_main(ins, outs, params, workspace)."""
 
     name: ClassVar[str] = "graph-to-tp"
+    symbolic_dims: ClassVar[bool] = True
 
     entry: str = "main"
     """The model function to lower (its ops outside kernels are outlined one per kernel first,
@@ -81,11 +97,13 @@ class GraphToTpPass(ModulePass):
         for group in leftovers:
             if not is_kernel_view(group.ops[0]):  # a reshape of a kernel's result: a view
                 outliner.outline(group.ops, group.output)
-        scratch: dict[str, int] = {}
+        kernels: dict[str, LoweredKernel] = {}
         for fn in top_level_funcs(module):
             if GRAPH_KERNEL in fn.attributes:
                 name = _sym(fn)  # before lowering erases fn
-                scratch[name] = lower_kernel(module, fn)
+                kernels[name] = lower_kernel(module, fn)
         main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]
-        manifest = lower_main(module, main, scratch)
+        scratch = {name: k.scratch for name, k in kernels.items()}
+        symbols = {name: k.symbols for name, k in kernels.items() if k.symbols}
+        manifest = lower_main(module, main, scratch, symbols)
         module.attributes[MANIFEST_ATTR] = manifest_attr(manifest)

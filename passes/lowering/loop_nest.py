@@ -23,9 +23,11 @@ from mlir.dialects import arith, memref, scf, vector
 
 from mlc.dialects.tp import BlockView, Loop
 from mlc.dialects.tp.affine import is_identity, linear_coeff
+from mlc.symbolic import Dim
 
 from .body import BodyEmitter, Point
 from .emit_util import apply, broadcast, combine, horizontal, index_const, scalar_const
+from .runtime_extents import kernel_symbols, materialize
 
 Carried = list[ir.Value]
 Inner = Callable[[Point, Carried], Carried]
@@ -60,6 +62,7 @@ class BlockLowering:
         self.final_out = epilogue.out if epilogue is not None else view.out
         self.combiner = view.combiner
         self.extent_of = dict(zip(self.axes, self.extents))
+        self.symbols = kernel_symbols(view.op) if view.symbolic else {}
         vec = [lp for lp in self.loops if lp.name == self.schedule.vectorize]
         self.vec: Loop | None = vec[0] if vec else None
         # The vectorized axis is peeled, never guarded (Schedule.check: then it is tiled once).
@@ -100,13 +103,15 @@ class BlockLowering:
         total = 1
         for lp in par:
             total *= lp.trip
-        if 1 < self.threads < total:
+        # Trips known at run time only: one parallel iteration per trip (the threading
+        # runtime's static schedule shards them).
+        if isinstance(total, int) and 1 < self.threads < total:
             self._chunked(par, total, point, inner)
             return
         op = scf.ParallelOp(
             [],
             [index_const(0)] * n_par,
-            [index_const(lp.trip) for lp in par],
+            [self.bound(lp.trip) for lp in par],
             [index_const(1)] * n_par,
             [],
         )
@@ -158,16 +163,31 @@ class BlockLowering:
         assert self.vec is not None
         start = outer[0].stride * (outer[0].trip - 1)
         at = apply(point.terms[self.vec.axis], point.dims)
-        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, index_const(start)).result
+        if isinstance(start, Dim):  # the last tile starts at the last multiple of the width
+            start = self.extent_of[self.vec.axis] // self.vec.trip * self.vec.trip
+        tail = arith.CmpIOp(arith.CmpIPredicate.sge, at, self.bound(start)).result
         branch = scf.IfOp(tail, [], has_else=True)
         with ir.InsertionPoint(branch.then_block):
-            for offset, lanes in self._tail_pieces():
+            if isinstance(outer[0].trip, Dim):
+                self._runtime_tail(point, [], lambda p, c: self._from(n_par, p) or [])
+            for offset, lanes in self._tail_pieces() if isinstance(start, int) else []:
                 with self._narrowed(lanes):
                     self._from(n_par, self._shift(point, self.vec, offset))
             scf.YieldOp([])
         with ir.InsertionPoint(branch.else_block):
             self._from(n_par, point)
             scf.YieldOp([])
+
+    def _runtime_tail(self, point: Point, carried: Carried, inner: Inner) -> Carried:
+        """The elements of the vectorized axis past its last full vector when its extent is
+        known at run time only: one lane at a time (fewer than a vector's lanes)."""
+        assert self.vec is not None
+        rest = self.bound(self.extent_of[self.vec.axis] % self.vec.trip)
+        loop = scf.ForOp(index_const(0), rest, index_const(1), carried)
+        with ir.InsertionPoint(loop.body), self._narrowed(1):
+            at = self._advance(point, replace(self.vec, stride=1), loop.induction_variable)
+            scf.YieldOp(inner(at, list(loop.inner_iter_args)))
+        return list(loop.results)
 
     def _tail_pieces(self) -> list[tuple[int, int]]:
         """(offset, lanes) of the vectors covering the axis's last, partial tile: one vector when
@@ -227,6 +247,11 @@ class BlockLowering:
 
     def _loop(self, lp: Loop, point: Point, carried: Carried, inner: Inner) -> Carried:
         if self.vec_tail and lp.axis == self.vec.axis and not lp.exact:  # type: ignore[union-attr]
+            if isinstance(lp.trip, Dim):  # full tiles to a run-time count, then element-wise
+                assert self.vec is not None
+                full = self.bound(self.extent_of[lp.axis] // self.vec.trip)
+                carried = self._for(0, full, 1, lp, point, carried, inner, 1)
+                return self._runtime_tail(self._advance(point, lp, full), carried, inner)
             # The full tiles, then the partial last one on narrower vectors.
             if lp.trip > 1:
                 carried = self._loop(
@@ -237,6 +262,8 @@ class BlockLowering:
                 with self._narrowed(lanes):
                     carried = inner(self._shift(last, self.vec, offset), carried)
             return carried
+        if isinstance(lp.trip, Dim):  # to a bound known at run time
+            return self._for(0, self.bound(lp.trip), 1, lp, point, carried, inner, 1)
         factor = self.schedule.unroll.get(lp.name, 1)
         if factor >= lp.trip:
             for i in range(lp.trip):
@@ -248,10 +275,15 @@ class BlockLowering:
             carried = self._for(main, lp.trip, 1, lp, point, carried, inner, 1)
         return carried
 
+    def bound(self, value: int | Dim) -> ir.Value:
+        """An extent or trip count as an `index` value (computed from the kernel's symbol
+        arguments when it is only known at run time)."""
+        return materialize(value, self.symbols)
+
     def _for(
         self,
         lo: int,
-        hi: int,
+        hi: int | ir.Value,
         step: int,
         lp: Loop,
         point: Point,
@@ -259,7 +291,8 @@ class BlockLowering:
         inner: Inner,
         copies: int,
     ) -> Carried:
-        loop = scf.ForOp(index_const(lo), index_const(hi), index_const(step), carried)
+        upper = hi if isinstance(hi, ir.Value) else index_const(hi)
+        loop = scf.ForOp(index_const(lo), upper, index_const(step), carried)
         with ir.InsertionPoint(loop.body):
             state = list(loop.inner_iter_args)
             base = self._advance(point, lp, loop.induction_variable)
@@ -354,7 +387,7 @@ class BlockLowering:
         for axis in spatial:
             value = apply(last.terms[axis], last.dims)
             inside = arith.CmpIOp(
-                arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])
+                arith.CmpIPredicate.slt, value, self.bound(self.extent_of[axis])
             ).result
             cond = inside if cond is None else arith.AndIOp(cond, inside).result
         branch = scf.IfOp(cond, [], has_else=True)
@@ -497,7 +530,7 @@ class BlockLowering:
             value = apply(point.terms[axis], point.dims)
             conds.append(
                 arith.CmpIOp(
-                    arith.CmpIPredicate.slt, value, index_const(self.extent_of[axis])
+                    arith.CmpIPredicate.slt, value, self.bound(self.extent_of[axis])
                 ).result
             )
         if not conds:

@@ -77,8 +77,8 @@ def _dims(loops: Sequence[Loop]) -> list[int]:
 def shared_rows(units: Sequence[Unit]) -> int:
     """How many leading row loops all `units` share (same trips, every read of an earlier unit's
     output at the reader's own row); 0 when they cannot run row by row."""
-    if view_is_scatter(units):
-        return 0
+    if view_is_scatter(units) or any(u.block.symbolic for u in units):
+        return 0  # TODO(#28): rows of run-time count (tiles of rows need static trips)
     rows = [row_loops(u) for u in units]
     shared = min(len(r) for r in rows)
     for k in range(shared):

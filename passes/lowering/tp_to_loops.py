@@ -11,6 +11,7 @@ from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.verify import verify_tp
 from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim
 
 from ..base import ModulePass, PassContext
 from .loop_nest import BlockLowering, fusable_epilogue
@@ -22,6 +23,7 @@ class TpToLoopsPass(ModulePass):
     """Lower every tp.block to scf loops, vector ops and memref accesses per its schedule."""
 
     name: ClassVar[str] = "tp-to-loops"
+    symbolic_dims: ClassVar[bool] = True
 
     fuse_epilogues: bool = True
     """Apply an elementwise block that follows a register-tiled reduction (bias, relu, residual
@@ -94,6 +96,8 @@ class TpToLoopsPass(ModulePass):
         if not depth:
             return False
         rows = _row_trips(run[0], depth)
+        if isinstance(rows, Dim):  # known at run time: assumed many
+            return True
         return self.threads < 2 or rows % self.threads == 0 or rows >= 8 * self.threads
 
     def _runs(self, units: list[Unit]) -> list[list[Unit]]:
@@ -118,8 +122,8 @@ SETUP_OPS = ("arith.constant", "memref.view")
 blocks may hoist them."""
 
 
-def _row_trips(unit: Unit, depth: int) -> int:
-    trips = 1
+def _row_trips(unit: Unit, depth: int) -> int | Dim:
+    trips: int | Dim = 1
     for lp in unit.block.schedule.loops(unit.block.axes, unit.block.kinds, unit.block.extents)[
         :depth
     ]:

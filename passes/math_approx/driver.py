@@ -59,6 +59,7 @@ class MathApproxPass(ModulePass):
     """Replace f32 exp/expm1/log/log1p/tanh/erf/sin/cos/powf by inline vector polynomials."""
 
     name: ClassVar[str] = "mlc-math-approx"
+    symbolic_dims: ClassVar[bool] = True
 
     ops: tuple[str, ...] = SUPPORTED
     """The math ops to replace, by name without `math.` (exp, expm1, log, log1p, tanh, erf, sin,

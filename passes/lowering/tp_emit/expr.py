@@ -17,6 +17,9 @@ from mlir import ir
 from mlir.dialects import arith
 
 from mlc.dialects import tp
+from mlc.symbolic import Dim
+
+from ..runtime_extents import UnsupportedSymbolic
 
 Index = list[ir.AffineExpr]
 ScalarFn = Callable[[list[ir.Value]], ir.Value]
@@ -221,19 +224,35 @@ def reshape_index(in_shape: Sequence[int], out_shape: Sequence[int]) -> Callable
         reshape_groups(in_shape, out_shape) if 0 not in in_shape else []
     )  # empty: nothing is read
 
+    # Dims of 1 take index 0; the first dim of a group may have any size (it is never a
+    # divisor or multiplier), the others must be static: affine maps multiply and divide by
+    # constants only.
+    groups = [
+        ([k for k in ins if in_shape[k] != 1], [k for k in outs if out_shape[k] != 1])
+        for ins, outs in groups
+    ]
+    for ins, outs in groups:
+        inner = [in_shape[k] for k in ins[1:]] + [out_shape[k] for k in outs[1:]]
+        if any(isinstance(d, Dim) for d in inner):
+            raise UnsupportedSymbolic(
+                f"a reshape from {list(in_shape)} to {list(out_shape)} that splits or merges "
+                "dims known only at run time"
+            )
+
     def fn(idx: Index) -> Index:
         src: Index = [zero] * len(in_shape)
         for ins, outs in groups:
-            linear: ir.AffineExpr = zero
-            for k in outs:
-                linear = linear * out_shape[k] + idx[k] if out_shape[k] != 1 else linear
+            if not ins:
+                continue
+            linear: ir.AffineExpr = idx[outs[0]] if outs else zero
+            for k in outs[1:]:
+                linear = linear * out_shape[k] + idx[k]
             stride = 1
             for k in reversed(ins):
-                d = in_shape[k]
-                if d != 1:
-                    e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
-                    src[k] = e if k == ins[0] else e % d
-                stride *= d
+                e = ir.AffineExpr.get_floor_div(linear, stride) if stride > 1 else linear
+                src[k] = e if k == ins[0] else e % in_shape[k]
+                if k != ins[0]:
+                    stride *= in_shape[k]
         return src
 
     return fn

@@ -5,8 +5,10 @@ from __future__ import annotations
 from mlir import ir
 
 from mlc.dialects.graph.spec import layout_block
+from mlc.symbolic import Dim, minimum, parse
 
-from .expr import Expr, Index, PadLeaf, Remap, broadcast_index, reshape_index
+from ..runtime_extents import UnsupportedSymbolic
+from .expr import Expr, Index, Leaf, PadLeaf, Remap, broadcast_index, reshape_index
 from .kernel import KernelBuilder, inline
 
 
@@ -40,15 +42,36 @@ def _slice(kb: KernelBuilder, op: ir.Operation) -> Expr:
     rank = len(child.shape)
     start = [0] * rank
     step = [1] * rank
+    runtime = False
     for s, e, axis, st in zip(a["starts"], a["ends"], a["axes"], a["steps"]):  # type: ignore[call-overload]
         axis = axis + rank if axis < 0 else axis
-        start[axis] = range(*slice(s, e, st).indices(child.shape[axis])).start
+        s, e = (parse(x) if isinstance(x, str) else x for x in (s, e))
+        if isinstance(s, Dim) and st == 1:  # a run-time start (a past length): clamped
+            start[axis], runtime = minimum(s, child.shape[axis]), True
+        else:
+            start[axis] = _slice_start(s, e, st, child.shape[axis])
         step[axis] = st
+    if runtime:
+        if any(st != 1 for st in step):
+            raise UnsupportedSymbolic("a strided slice with a start known at run time")
+        view = kb.subview(kb.buffer(op.operands[0]), start, out.shape)
+        return Leaf(out.shape, out.dtype, view)
 
     def fn(idx: Index) -> Index:
         return [e * st + s if (st != 1 or s) else e for e, s, st in zip(idx, start, step)]
 
     return Remap(out.shape, out.dtype, child, fn)
+
+
+def _slice_start(s: int | Dim, e: int | Dim, step: int, size: int | Dim) -> int:
+    """The first index a Slice reads (ONNX clamping); an index map needs it static."""
+    if isinstance(size, int) and isinstance(s, int) and isinstance(e, int):
+        return range(*slice(s, e, step).indices(size)).start
+    if isinstance(s, int) and step > 0 and s >= 0:
+        start = minimum(s, size)
+        if isinstance(start, int):
+            return start
+    raise UnsupportedSymbolic(f"a slice starting at {s} of an axis of size {size}")
 
 
 @inline("expand")

@@ -14,13 +14,15 @@ from collections.abc import Callable, Sequence
 from mlir import ir
 from mlir.dialects import func, memref
 
-from mlc.contract import aligned
+from mlc.contract import ALIGNMENT, aligned
 from mlc.dialects import tp
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import TensorT, op_kind
+from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim, UndecidableError, free_symbols
 
-from ..emit_util import index_const
+from ..runtime_extents import UnsupportedSymbolic, kernel_symbols, materialize
 from .expr import Expr, Leaf, block_over, storage_type, to_storage
 from .remap_fold import fold_output_remap
 
@@ -77,10 +79,11 @@ class KernelBuilder:
             assert t is not None
             self.values[g_arg] = Leaf(t.shape, t.dtype, m_arg)
         self.output = self.entry.arguments[len(graph_entry.arguments)]
+        self.symbols = kernel_symbols(tp_fn)
         self.owned: dict[ir.Value, ir.Value] = {}  # op result -> the buffer its anchor wrote
         self.scratch: ir.Value | None = None
-        self.scratch_size = 0
-        self._last_temp: tuple[ir.Value, int] | None = None
+        self.scratch_size: int | Dim = 0
+        self._last_temp: tuple[ir.Value, int | Dim] | None = None
         self.block_count = 0
         self.result: ir.Value | None = None  # the kernel's result (graph value), set by lower()
 
@@ -106,10 +109,12 @@ class KernelBuilder:
             self.scratch = self.entry.add_argument(
                 ir.MemRefType.get([DYNAMIC], ir.IntegerType.get_signless(8)), self.tp_fn.location
             )
-        mtype = ir.MemRefType.get(list(t.shape), storage_type(ir.Type.parse(t.dtype)))
+        shape = [d if isinstance(d, int) else DYNAMIC for d in t.shape]
+        mtype = ir.MemRefType.get(shape, storage_type(ir.Type.parse(t.dtype)))
         offset = self.scratch_size
-        self.scratch_size += aligned(t.size * elem_bytes(mtype.element_type))
-        view = memref.ViewOp(mtype, self.scratch, index_const(offset), []).result
+        self.scratch_size += _aligned(t.size * elem_bytes(mtype.element_type))
+        sizes = [materialize(d, self.symbols) for d in t.shape if isinstance(d, Dim)]
+        view = memref.ViewOp(mtype, self.scratch, materialize(offset, self.symbols), sizes).result
         self._last_temp = (view, offset)
         return view
 
@@ -132,6 +137,36 @@ class KernelBuilder:
     def name(self, base: str) -> str:
         self.block_count += 1
         return f"{base}_{self.block_count - 1}"
+
+    def subview(
+        self, buf: ir.Value, offsets: Sequence[int | Dim], sizes: Sequence[int | Dim]
+    ) -> ir.Value:
+        """The box of `buf` at `offsets` of `sizes` (unit strides), as a strided memref: how a
+        slice or a concatenation at an offset known only at run time addresses its part."""
+        mtype = ir.MemRefType(buf.type)
+        dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides: list[int] = []
+        stride: int | None = 1
+        for d in reversed(mtype.shape):
+            strides.insert(0, dyn if stride is None else stride)
+            stride = None if stride is None or ir.ShapedType.is_dynamic_size(d) else stride * d
+        static_offset = all(isinstance(o, int) for o in offsets) and dyn not in strides
+        offset = sum(o * st for o, st in zip(offsets, strides)) if static_offset else dyn
+        if mtype.layout != ir.AffineMapAttr.get(ir.AffineMap.get_identity(mtype.rank)):
+            raise UnsupportedSymbolic("a run-time slice of a strided view")
+        shape = [d if isinstance(d, int) else DYNAMIC for d in sizes]
+        layout = ir.StridedLayoutAttr.get(offset, strides)
+        result = ir.MemRefType.get(shape, mtype.element_type, layout)
+        return memref.SubViewOp(
+            result,
+            buf,
+            [materialize(o, self.symbols) for o in offsets if isinstance(o, Dim)],
+            [materialize(d, self.symbols) for d in sizes if isinstance(d, Dim)],
+            [],
+            [o if isinstance(o, int) else dyn for o in offsets],
+            shape,
+            [1] * mtype.rank,
+        ).result
 
     @staticmethod
     def attrs(op: ir.Operation) -> dict[str, object]:
@@ -158,7 +193,17 @@ class KernelBuilder:
                 func.ReturnOp([])
                 return
             for op in ops[:-1]:
-                self._lower_op(op, result, in_place)
+                try:
+                    self._lower_op(op, result, in_place)
+                except (UnsupportedSymbolic, UndecidableError, TypeError) as e:
+                    if not self.symbols:
+                        raise
+                    why = f": {e}" if not isinstance(e, TypeError) else ""
+                    raise DiagnosticError(
+                        f"graph-to-tp: '{op.name}' on sizes known only at run time is not "
+                        f"supported yet{why}; fix the sizes with --input-shapes",
+                        op.location,
+                    ) from e
             final = self.values[result]
             if not (isinstance(final, Leaf) and final.buffer == self.output):
                 self.store(final, self.output, "epilogue" if in_place is not None else "copy")
@@ -199,6 +244,27 @@ def _in_place_root(ops: Sequence[ir.Operation], result: ir.Value) -> ir.Operatio
     if all(op_kind(op) == "elemwise" and op.results[0].type == result.type for op in after):
         return root
     return None
+
+
+def _aligned(nbytes: int | Dim) -> int | Dim:
+    return (
+        aligned(nbytes)
+        if isinstance(nbytes, int)
+        else (nbytes + ALIGNMENT - 1) // ALIGNMENT * ALIGNMENT
+    )
+
+
+def kernel_symbols_of(graph_fn: ir.Operation) -> list[str]:
+    """The symbols the sizes of a graph kernel's values use (its tp program's `index` arguments)."""
+    names: set[str] = set()
+    for op in walk(graph_fn):
+        for v in list(op.results) + (
+            [a for a in op.regions[0].blocks[0].arguments] if op == graph_fn else []
+        ):
+            t = tensor_t(v.type) if isinstance(v.type, ir.RankedTensorType) else None
+            for d in t.shape if t is not None else ():
+                names |= free_symbols(d)
+    return sorted(names)
 
 
 def kernel_signature(graph_fn: ir.Operation) -> tuple[list[ir.Type], ir.Type]:

@@ -18,14 +18,16 @@ from mlir import ir
 from mlir.dialects import func, memref
 
 from mlc.contract import ENTRY, NUMPY_DTYPES, Manifest, ParamSpec, TensorSpec
-from mlc.dialects.attrs import param_name
+from mlc.dialects.attrs import param_name, tensor_t
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim, sym
 
 from ...graph_simplify_identity import RESHAPE_LIKE
 from ...outline import is_kernel_view
 from ..emit_util import index_const
 from .kernel import DYNAMIC, elem_bytes, memref_type
 from .planner import Lifetime, aligned, plan
+from .runtime_sizes import RuntimeSizes
 
 
 def nbytes(t: ir.Type) -> int:
@@ -45,9 +47,21 @@ def _names(fn: ir.Operation, attr: str, count: int, prefix: str) -> list[str]:
 
 
 def _spec(name: str, t: ir.Type) -> TensorSpec:
-    """Name, shape and numpy dtype of a tensor type (its buffer stores bools as bytes)."""
+    """Name, shape and numpy dtype of a tensor type (its buffer stores bools as bytes); a dim
+    known only at run time is its expression's text."""
     dtype = str(ir.RankedTensorType(t).element_type)
-    return TensorSpec(name, tuple(memref_type(t).shape), NUMPY_DTYPES.get(dtype, dtype))
+    shape = tuple(d if isinstance(d, int) else str(d) for d in _dims(t))
+    return TensorSpec(name, shape, NUMPY_DTYPES.get(dtype, dtype))  # type: ignore[arg-type]
+
+
+def _dims(t: ir.Type) -> tuple[int | Dim, ...]:
+    tt = tensor_t(t)
+    assert tt is not None
+    return tuple(tt.shape)
+
+
+def is_symbolic(t: ir.Type) -> bool:
+    return any(isinstance(d, Dim) for d in _dims(t))
 
 
 @dataclass
@@ -55,6 +69,7 @@ class _Plan:
     params: dict[ir.Value, tuple[str, int]]  # constant result -> (param name, offset)
     params_size: int
     work: dict[object, int]  # value or ("scratch", step) -> workspace offset
+    last_read: dict[ir.Value, int]  # buffer owner -> the step after which it is dead
     workspace_size: int
     bound_outputs: dict[ir.Value, int]  # kernel result -> output position it writes directly
     owner: dict[ir.Value, ir.Value]  # view -> the kernel result whose buffer it is
@@ -79,7 +94,7 @@ def _buffers(
     return owner, last
 
 
-def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int]) -> _Plan:
+def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int | Dim]) -> _Plan:
     params: dict[ir.Value, tuple[str, int]] = {}
     seen_names: dict[str, int] = {}
     p_off = 0
@@ -107,17 +122,23 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
         elif op.name == "func.call":
             v = op.results[0]
             callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            if scratch.get(callee):
+            if isinstance(scratch.get(callee), int) and scratch[callee]:  # a Dim: per call
                 lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
-            if v in bound:
+            if v in bound or is_symbolic(v.type):  # allocated per call (`_emit_entry`)
                 continue
             lifetimes.append(Lifetime(v, nbytes(v.type), i, last_read.get(v, i)))
     work, peak = plan(lifetimes)
-    return _Plan(params, p_off, work, peak, bound, owner)
+    return _Plan(params, p_off, work, last_read, peak, bound, owner)
 
 
-def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]) -> Manifest:
-    """Replace `main` by `mlc_main`; returns the manifest (the contract part)."""
+def lower_main(
+    module: ir.Operation,
+    main: ir.Operation,
+    scratch: dict[str, int | Dim],
+    symbols: dict[str, tuple[str, ...]] | None = None,
+) -> Manifest:
+    """Replace `main` by `mlc_main`; returns the manifest (the contract part). `symbols`: the
+    symbol arguments each kernel with run-time extents takes after its buffers."""
     ops = [o.operation for o in main.regions[0].blocks[0].operations]
     results = list(ops[-1].operands)
     for op in ops[:-1]:
@@ -131,7 +152,7 @@ def lower_main(module: ir.Operation, main: ir.Operation, scratch: dict[str, int]
             )
     p = _plan(ops[:-1], results, scratch)
     manifest = _manifest(main, results, p)
-    _emit_entry(module, main, ops[:-1], results, p, scratch)
+    _emit_entry(module, main, ops[:-1], results, p, scratch, symbols or {})
     main.erase()
     return manifest
 
@@ -160,9 +181,12 @@ def _emit_entry(
     ops: list[ir.Operation],
     results: list[ir.Value],
     p: _Plan,
-    scratch: dict[str, int],
+    scratch: dict[str, int | Dim],
+    symbols: dict[str, tuple[str, ...]],
 ) -> None:
-    """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies."""
+    """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies.
+    A buffer whose size is known at run time only is allocated when its kernel runs and freed
+    after its last reader."""
     entry = main.regions[0].blocks[0]
     in_types = [memref_type(a.type) for a in entry.arguments]
     out_types = [memref_type(v.type) for v in results]
@@ -179,7 +203,9 @@ def _emit_entry(
     params_blob, work = args[-2], args[-1]
     env: dict[ir.Value, ir.Value] = dict(zip(entry.arguments, inputs))
     globals_count = 0
+    heap: dict[ir.Value, ir.Value] = {}  # symbolic buffer owner -> its bytes
     with ir.InsertionPoint(body):
+        sizes = RuntimeSizes(entry.arguments, inputs, main.location)
         for i, op in enumerate(ops):
             with op.location:
                 v = op.results[0]
@@ -193,17 +219,30 @@ def _emit_entry(
                         globals_count += 1
                     continue
                 if op.name in RESHAPE_LIKE:
-                    offset = index_const(p.work[p.owner[v]])
+                    owner = p.owner[v]
+                    if owner in heap:
+                        env[v] = sizes.view(v.type, heap[owner])
+                        continue
+                    offset = index_const(p.work[owner])
                     env[v] = memref.ViewOp(memref_type(v.type), work, offset, []).result
                     continue
-                out = (
-                    outputs[p.bound_outputs[v]]
-                    if v in p.bound_outputs
-                    else memref.ViewOp(memref_type(v.type), work, index_const(p.work[v]), []).result
-                )
+                if v in p.bound_outputs:
+                    out = outputs[p.bound_outputs[v]]
+                elif is_symbolic(v.type):
+                    heap[v] = sizes.allocate(v.type)
+                    out = sizes.view(v.type, heap[v])
+                else:
+                    out = memref.ViewOp(
+                        memref_type(v.type), work, index_const(p.work[v]), []
+                    ).result
                 call_args = [env[a] for a in op.operands] + [out]
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-                if scratch.get(callee):
+                call_args += [sizes.value(sym(s)) for s in symbols.get(callee, ())]
+                size = scratch.get(callee, 0)
+                if isinstance(size, Dim):
+                    temporaries = sizes.allocate_bytes(size)
+                    call_args.append(temporaries)
+                elif size:
                     dyn = ir.MemRefType.get([DYNAMIC], i8)
                     call_args.append(
                         memref.ViewOp(
@@ -214,10 +253,16 @@ def _emit_entry(
                         ).result
                     )
                 func.CallOp([], ir.FlatSymbolRefAttr.get(callee), call_args)
+                if isinstance(size, Dim):
+                    memref.DeallocOp(temporaries)
                 env[v] = out
+                for owner in [o for o in heap if p.last_read.get(o, i) == i]:
+                    memref.DeallocOp(heap.pop(owner))
         for k, v in enumerate(results):
             if p.bound_outputs.get(v) != k:
                 memref.CopyOp(env[v], outputs[k])
+        for buffer in heap.values():
+            memref.DeallocOp(buffer)
         func.ReturnOp([])
 
 

@@ -19,6 +19,7 @@ from mlir.dialects import arith
 
 from mlc.dialects import tp
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim
 
 from .expr import Expr, affine_value, block_over, to_storage
 from .kernel import KernelBuilder, anchor
@@ -138,16 +139,20 @@ def pad(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
 @anchor("tensor.concat")
 def concat(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     dim = int(kb.attrs(op)["dim"])  # type: ignore[call-overload]
-    offset = 0
+    position: int | Dim = 0  # where the next input starts along `dim`
     for v in op.operands:
         t = kb.type_of(v)
         if t.shape[dim] == 0:
             continue
         value = kb.expr(v)
         axes = [f"i{d}" for d in range(t.rank)]
-        terms = [f"i{d} + {offset}" if d == dim and offset else f"i{d}" for d in range(t.rank)]
+        target, shift = out, position
+        if isinstance(position, Dim):  # at a run-time offset: the block writes that part
+            offsets = [position if d == dim else 0 for d in range(t.rank)]
+            target, shift = kb.subview(out, offsets, t.shape), 0
+        terms = [f"i{d} + {shift}" if d == dim and shift else f"i{d}" for d in range(t.rank)]
         blk = tp.block(
-            out,
+            target,
             name=kb.name("concat"),
             axes=axes,
             kinds="S" * t.rank,
@@ -158,5 +163,5 @@ def concat(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
             tp.yield_(
                 to_storage(value.emit(axes, [ir.AffineDimExpr.get(d) for d in range(t.rank)]), out)
             )
-        offset += t.shape[dim]
+        position = position + t.shape[dim]
     return None
