@@ -142,8 +142,8 @@ def build(
     from mlc.dialects.graph.verify import symbol_bounds
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
-    from mlc.symbolic import assume
     from mlc.runtime.library import read_manifest
+    from mlc.symbolic import assume
 
     if options is None:
         unknown = set(kwargs) - set(BuildOptions.__dataclass_fields__)
