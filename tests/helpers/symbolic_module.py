@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import onnx
+from onnx import TensorProto, helper
 
 W = 4
 
@@ -96,3 +98,29 @@ def reference(
         "y": inputs["x"] * params["w"] + k[:, None],
         "z": np.stack([k, 2 * k], axis=1).reshape(-1),
     }
+
+
+TABLE = np.arange(512, dtype=np.float32) * np.float32(0.01)
+
+
+def table_reference(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return x + mask + TABLE[: x.shape[1]]
+
+
+def table_model(dims: list[int | str] | None = None) -> onnx.ModelProto:
+    """y = x + mask, both [batch, seq] (or `dims`), then the first 512 rows of a table added:
+    Slice(table, 0, seq) broadcast against x is `min(512, seq)` unless seq <= 512 is known."""
+    dims = dims or ["batch", "seq"]
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
+    mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    table = helper.make_tensor("table", TensorProto.FLOAT, [512], TABLE.tolist())
+    nodes = [
+        helper.make_node("Shape", ["x"], ["shape"], start=1, end=2),
+        helper.make_node("Constant", [], ["zero"], value_ints=[0]),
+        helper.make_node("Slice", ["table", "zero", "shape"], ["rows"]),
+        helper.make_node("Add", ["x", "mask"], ["s"]),
+        helper.make_node("Add", ["s", "rows"], ["y"]),
+    ]
+    g = helper.make_graph(nodes, "g", [x, mask], [y], initializer=[table])
+    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])

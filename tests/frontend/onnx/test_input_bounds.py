@@ -10,31 +10,12 @@ import pathlib
 import onnx
 import pytest
 from mlir import ir
-from onnx import TensorProto, helper
 
 import mlc
+from helpers.symbolic_module import table_model
 from mlc.commands.common import parse_input_shapes
 from mlc.driver import _main
 from mlc.errors import InputShapeError
-
-
-def _model(dims: list[int | str] | None = None) -> onnx.ModelProto:
-    """y = x + mask, both [batch, seq] (or `dims`), then the first 512 rows of a table added:
-    Slice(table, 0, seq) broadcast against x is `min(512, seq)` unless seq <= 512 is known."""
-    dims = dims or ["batch", "seq"]
-    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
-    mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])
-    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
-    table = helper.make_tensor("table", TensorProto.FLOAT, [512], [0.5] * 512)
-    nodes = [
-        helper.make_node("Shape", ["x"], ["shape"], start=1, end=2),
-        helper.make_node("Constant", [], ["zero"], value_ints=[0]),
-        helper.make_node("Slice", ["table", "zero", "shape"], ["rows"]),
-        helper.make_node("Add", ["x", "mask"], ["s"]),
-        helper.make_node("Add", ["s", "rows"], ["y"]),
-    ]
-    g = helper.make_graph(nodes, "g", [x, mask], [y], initializer=[table])
-    return helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
 
 
 def _main_attrs(module: ir.Module) -> dict[str, str]:
@@ -44,7 +25,7 @@ def _main_attrs(module: ir.Module) -> dict[str, str]:
 
 def test_ranges_keep_dims_symbolic_with_their_bounds() -> None:
     bounded = {"x": ["1..8", "1..512"], "mask": ["1..8", "1..512"]}
-    module, _ = mlc.from_onnx(_model(), shape_dict=bounded)
+    module, _ = mlc.from_onnx(table_model(), shape_dict=bounded)
     attrs = _main_attrs(module)
     assert attrs["mlc.symbol_bounds"] == "{batch = array<i64: 1, 8>, seq = array<i64: 1, 512>}"
     # with seq <= 512 assumed, min(512, seq) is seq: no run-time check is needed
@@ -53,7 +34,7 @@ def test_ranges_keep_dims_symbolic_with_their_bounds() -> None:
 
 
 def test_without_an_upper_bound_the_check_stays() -> None:
-    module, _ = mlc.from_onnx(_model(), shape_dict={"x": [2, "1.."]}, symbolic_dims=True)
+    module, _ = mlc.from_onnx(table_model(), shape_dict={"x": [2, "1.."]}, symbolic_dims=True)
     attrs = _main_attrs(module)
     assert attrs["mlc.symbol_bounds"] == "{seq = array<i64: 1>}"
     assert "min(512, seq) == seq" in attrs["mlc.shape_checks"]
@@ -74,13 +55,15 @@ def test_without_an_upper_bound_the_check_stays() -> None:
 )
 def test_bad_ranges_name_the_input_and_dim(shape_dict, message) -> None:
     with pytest.raises(InputShapeError) as e:
-        mlc.from_onnx(_model(), shape_dict=shape_dict, symbolic_dims=True)
+        mlc.from_onnx(table_model(), shape_dict=shape_dict, symbolic_dims=True)
     assert message in str(e.value)
 
 
 def test_a_range_on_a_static_dim_is_refused() -> None:
     with pytest.raises(InputShapeError, match=r"input 'x' dim 0 is 2 in the model: a range"):
-        mlc.from_onnx(_model([2, "seq"]), shape_dict={"x": ["1..8", "1..9"]}, symbolic_dims=True)
+        mlc.from_onnx(
+            table_model([2, "seq"]), shape_dict={"x": ["1..8", "1..9"]}, symbolic_dims=True
+        )
 
 
 def test_the_flag_parses_ranges() -> None:
@@ -99,7 +82,7 @@ def test_the_flag_parses_ranges() -> None:
 
 
 def test_cli_errors_exit_without_traceback(tmp_path: pathlib.Path, capsys) -> None:
-    onnx.save(_model(), tmp_path / "m.onnx")
+    onnx.save(table_model(), tmp_path / "m.onnx")
     out = tmp_path / "m.mlir"
     with pytest.raises(SystemExit) as e:
         _main(["import", str(tmp_path / "m.onnx"), "-o", str(out), "--input-shapes", "x:[3..1,2]"])

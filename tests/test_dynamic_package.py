@@ -1,0 +1,93 @@
+"""One package for every size (issue 28): an ONNX model with symbolic batch and seq compiles once
+(`mlc compile` without --input-shapes, or `mlc.build` with ranges) and runs at each admissible
+size through GraphModule and `mlc run`; a size its code was not compiled for is refused, never
+run. The model reads `table[:seq]` of a 512-row table, so seq <= 512 is a run-time check, or
+a bound when --input-shapes gives one."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import tarfile
+
+import numpy as np
+import onnx
+import pytest
+
+import mlc
+from helpers import symbolic_module as sm
+from mlc.driver import _main
+from mlc.npz import npz_bytes
+from mlc.runtime import GraphModule, load_module
+from mlc.runtime.shapes import ShapeError
+
+
+def _manifest(package: pathlib.Path) -> dict:
+    with tarfile.open(package) as tar:
+        return json.loads(tar.extractfile("manifest.json").read())  # type: ignore[union-attr]
+
+
+def _inputs(batch: int, seq: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(batch * 1000 + seq)
+    return {
+        "x": rng.standard_normal((batch, seq)).astype(np.float32),
+        "mask": rng.standard_normal((batch, seq)).astype(np.float32),
+    }
+
+
+@pytest.fixture(scope="module")
+def unbounded(tmp_path_factory: pytest.TempPathFactory) -> pathlib.Path:
+    d = tmp_path_factory.mktemp("dyn")
+    onnx.save(sm.table_model(), d / "table.onnx")
+    assert _main(["-q", "compile", str(d / "table.onnx"), "-o", str(d / "table.tar")]) == 0
+    return d / "table.tar"
+
+
+def test_compiled_once_without_shapes_it_runs_at_every_size(unbounded: pathlib.Path) -> None:
+    m = _manifest(unbounded)
+    assert m["inputs"][0]["shape"] == ["batch", "seq"]
+    assert m["shape_checks"] == ["min(512, seq) == seq"] and "symbols" not in m
+    gm = GraphModule(load_module(unbounded))
+    for batch, seq in ((1, 1), (2, 7), (3, 13), (1, 64), (2, 512), (2, 7)):
+        inputs = _inputs(batch, seq)
+        gm.run(**inputs)
+        np.testing.assert_allclose(
+            gm.get_output(0), sm.table_reference(**inputs), rtol=1e-6, atol=1e-6
+        )
+    with pytest.raises(ShapeError, match=r"shape check 'min\(512, seq\) == seq' \(512 != 513"):
+        gm.run(**_inputs(1, 513))
+
+
+def test_mlc_run_takes_any_size(unbounded: pathlib.Path, tmp_path: pathlib.Path, capsys) -> None:
+    inputs = _inputs(3, 11)
+    (tmp_path / "in.npz").write_bytes(npz_bytes(inputs))
+    argv = [
+        "run",
+        str(unbounded),
+        "--inputs",
+        str(tmp_path / "in.npz"),
+        "-o",
+        str(tmp_path / "o.npz"),
+    ]
+    assert _main(argv) == 0, capsys.readouterr().err
+    with np.load(tmp_path / "o.npz") as got:
+        np.testing.assert_allclose(got["y"], sm.table_reference(**inputs), rtol=1e-6, atol=1e-6)
+
+
+def test_ranges_bound_the_package(tmp_path: pathlib.Path) -> None:
+    bounds = {"x": ["1..4", "1..512"], "mask": ["1..4", "1..512"]}
+    module, params = mlc.from_onnx(sm.table_model(), shape_dict=bounds)
+    lib = mlc.build(module, params)
+    assert lib.manifest.symbols == {"batch": (1, 4), "seq": (1, 512)}
+    assert lib.manifest.shape_checks == ()  # seq <= 512 is a bound now
+    gm = GraphModule(load_module(lib.export_library(tmp_path / "b.tar")))
+    for batch, seq in ((1, 5), (4, 512)):
+        inputs = _inputs(batch, seq)
+        gm.run(**inputs)
+        np.testing.assert_allclose(
+            gm.get_output(0), sm.table_reference(**inputs), rtol=1e-6, atol=1e-6
+        )
+    with pytest.raises(
+        ShapeError, match=r"'x' axis 0 \(the dim 'batch'\) is 5, outside the bounds"
+    ):
+        gm.run(**_inputs(5, 3))
