@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import pathlib
+import shutil
+import subprocess
 import tarfile
 
 import numpy as np
@@ -91,3 +93,57 @@ def test_ranges_bound_the_package(tmp_path: pathlib.Path) -> None:
         ShapeError, match=r"'x' axis 0 \(the dim 'batch'\) is 5, outside the bounds"
     ):
         gm.run(**_inputs(5, 3))
+
+
+C_PROGRAM = r"""
+#include <stdio.h>
+#include "tbl.h"
+int main(void) {
+  tbl_model *m;
+  if (tbl_create(0, &m)) return printf("%s\n", tbl_last_error()), 1;
+  int sizes[][2] = {{1, 7}, {2, 300}, {1, 512}, {1, 513}};
+  static float x[2 * 600], y[2 * 600];
+  for (int t = 0; t < 4; ++t) {
+    int b = sizes[t][0], s = sizes[t][1];
+    int64_t dims[2] = {b, s}, out[2] = {0, 0};
+    for (int i = 0; i < b * s; ++i) x[i] = (float)(i % s);
+    int st = tbl_set_input_shape(m, 0, dims, 2);
+    if (!st) st = tbl_set_input_shape(m, 1, dims, 2);
+    if (!st) st = tbl_set_input(m, 0, x, sizeof(float) * b * s);
+    if (!st) st = tbl_set_input(m, 1, x, sizeof(float) * b * s);
+    if (!st) st = tbl_run(m);
+    if (!st) st = tbl_get_output_shape(m, 0, out, 2);
+    if (!st) st = tbl_get_output(m, 0, y, sizeof(float) * out[0] * out[1]);
+    if (st) { printf("error %d %s\n", st, tbl_last_error()); continue; }
+    printf("%lld %lld", (long long)out[0], (long long)out[1]);
+    for (int i = 0; i < b * s; ++i) printf(" %.9g", y[i]);
+    printf("\n");
+  }
+  tbl_free(m);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
+def test_the_c_api_runs_the_compiled_model_at_every_size(tmp_path: pathlib.Path) -> None:
+    onnx.save(sm.table_model(), tmp_path / "table.onnx")
+    argv = ["-q", "compile", str(tmp_path / "table.onnx"), "-o", str(tmp_path / "tbl.so")]
+    assert _main([*argv, "--entry-name", "tbl", "--embed-params"]) == 0
+    (tmp_path / "main.c").write_text(C_PROGRAM)
+    cmd = ["cc", "-O2", "-Wall", "-Werror", f"-I{tmp_path}", str(tmp_path / "main.c"), "-o"]
+    cmd += [str(tmp_path / "main"), f"-L{tmp_path}", "-l:tbl.so", "-Wl,-rpath,$ORIGIN"]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    lines = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True).stdout
+    *runs, last = lines.splitlines()
+    for line, (batch, seq) in zip(runs, ((1, 7), (2, 300), (1, 512)), strict=True):
+        rows, cols, *values = line.split()
+        assert (int(rows), int(cols)) == (batch, seq)
+        x = np.tile(np.arange(seq, dtype=np.float32), (batch, 1))
+        got = np.array(values, dtype=np.float32).reshape(batch, seq)
+        np.testing.assert_allclose(got, sm.table_reference(x, x), rtol=1e-6, atol=1e-6)
+    assert last == (
+        "error 8 the inputs fail the model's shape check 'min(512, seq) == seq' (512 != 513): "
+        "the model cannot run at these sizes"
+    )
