@@ -11,10 +11,12 @@ The loops run to `memref.dim %x, 0`: the kernel reads the size from the input's 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
-import onnx
-from onnx import TensorProto, helper
+
+if TYPE_CHECKING:
+    import onnx
 
 W = 4
 
@@ -110,6 +112,8 @@ def table_reference(x: np.ndarray, mask: np.ndarray) -> np.ndarray:
 def table_model(dims: list[int | str] | None = None) -> onnx.ModelProto:
     """y = x + mask, both [batch, seq] (or `dims`), then the first 512 rows of a table added:
     Slice(table, 0, seq) broadcast against x is `min(512, seq)` unless seq <= 512 is known."""
+    from onnx import TensorProto, helper  # not at the top: the runtime tests run without it
+
     dims = dims or ["batch", "seq"]
     x = helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)
     mask = helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "seq"])
