@@ -294,8 +294,8 @@ class Manifest:
         for kind, specs in (("input", self.inputs), ("output", self.outputs)):
             for spec in specs:
                 for axis, dim in enumerate(_spec_dims(spec, kind)):
-                    if kind == "input" and _plain_symbol(dim) is not None:
-                        bound.add(_plain_symbol(dim))  # type: ignore[arg-type]
+                    if kind == "input" and plain_symbol(dim) is not None:
+                        bound.add(plain_symbol(dim))  # type: ignore[arg-type]
                     for s in sorted(symbolic.free_symbols(dim)):
                         named.setdefault(s, f"{kind} '{spec.name}' axis {axis}")
         for check in self.shape_checks:
@@ -499,7 +499,7 @@ def _spec_dims(spec: TensorSpec, kind: str) -> tuple[int | symbolic.Dim, ...]:
     )
 
 
-def _plain_symbol(dim: int | symbolic.Dim) -> str | None:
+def plain_symbol(dim: int | symbolic.Dim) -> str | None:
     """The symbol `dim` is, if it is exactly one (`seq`, not `2*seq`)."""
     names = symbolic.free_symbols(dim)
     if len(names) == 1:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from mlc import symbolic
-from mlc.contract import Manifest, TensorSpec, check_sides
+from mlc.contract import Manifest, TensorSpec, check_sides, plain_symbol
 
 KIND_STATIC, KIND_SYMBOL, KIND_EXPR = 0, 1, 2
 
@@ -74,7 +74,7 @@ def _kinds(spec: TensorSpec, rank: int) -> tuple[list[int], list[int]]:
     for d in spec.dims():
         if isinstance(d, int):
             kinds.append(KIND_STATIC), args.append(d)
-        elif len(symbolic.free_symbols(d)) == 1 and d == symbolic.sym(*symbolic.free_symbols(d)):
+        elif plain_symbol(d) is not None:
             kinds.append(KIND_SYMBOL), args.append(-1)  # the index is filled by the caller
         else:
             kinds.append(KIND_EXPR), args.append(-1)

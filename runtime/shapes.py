@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from mlc import symbolic
-from mlc.contract import Manifest, TensorSpec, check_sides
+from mlc.contract import Manifest, TensorSpec, check_sides, plain_symbol
 from mlc.errors import RuntimeInputError
 
 
@@ -44,7 +44,7 @@ class SymbolicShapes:
                 (None, None)
                 if isinstance(d, int)
                 else (name, None)
-                if (name := _plain_symbol(d)) is not None
+                if (name := plain_symbol(d)) is not None
                 else (None, d)
                 for d in dims
             ]
@@ -131,15 +131,6 @@ class SymbolicShapes:
                 )
             shapes.append(shape)
         return shapes
-
-
-def _plain_symbol(dim: symbolic.Dim) -> str | None:
-    names = symbolic.free_symbols(dim)
-    if len(names) == 1:
-        (name,) = names
-        if dim == symbolic.sym(name):
-            return name
-    return None
 
 
 def _values(dim: object, env: Mapping[str, int]) -> str:
