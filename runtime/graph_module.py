@@ -195,8 +195,8 @@ class GraphModule:
             (self._input_index(name), self._check(self._input_spec(name), v))
             for name, v in inputs.items()
         ]
-        if self._shapes is not None:  # the inputs given together must agree with each other
-            self._shapes.bind({index: v.shape for index, v in checked})
+        if self._shapes is not None and not self._same_shapes(checked):
+            self._shapes.bind({index: v.shape for index, v in checked})  # given together: agree
         for index, v in checked:  # all checked before any is written
             buf = self._inputs[index]
             if buf is None or buf.shape != v.shape:
@@ -206,6 +206,12 @@ class GraphModule:
                 self._bound_shapes = None  # the descriptors point at the old buffer
             np.copyto(buf, v)
             self._staged[index] = v
+
+    def _same_shapes(self, values: list[tuple[int, np.ndarray]]) -> bool:
+        """Every value has the shape its buffer had at the last run (checked then)."""
+        if self._bound_shapes is None:
+            return False
+        return all(self._bound_shapes[i] == v.shape for i, v in values)
 
     def get_input(self, key: int | str) -> np.ndarray:
         """A copy of the current content of an input buffer."""
@@ -275,9 +281,9 @@ class GraphModule:
     def _prepare(self, shapes: SymbolicShapes) -> None:
         """Bind the symbols from every input (inputs set in separate calls must agree now),
         check the shape checks, size the outputs and rebind the descriptors if a shape moved."""
-        current = tuple(b.shape for b in self._inputs)  # type: ignore[union-attr]
-        if current == self._bound_shapes:
+        if self._bound_shapes is not None:  # no input buffer moved since the last run
             return
+        current = tuple(b.shape for b in self._inputs)  # type: ignore[union-attr]
         env = shapes.bind(dict(enumerate(current)))
         shapes.check(env)
         for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
