@@ -151,6 +151,8 @@ class GraphModule:
         self._bound_shapes: tuple[tuple[int, ...], ...] | None = None
         """The input shapes the descriptors were last bound for (symbolic modules)."""
         self._env: dict[str, int] = {}
+        self._given: tuple[tuple[tuple[int, ...], ...], dict[str, int]] | None = None
+        """The shapes of every input and the symbols they bind, when set in one call."""
         self._storage = _Storage()
         # a symbolic buffer is allocated once its shape is known (set_input, run)
         self._inputs = [_static_empty(s) for s in m.inputs]
@@ -196,7 +198,10 @@ class GraphModule:
             for name, v in inputs.items()
         ]
         if self._shapes is not None and not self._same_shapes(checked):
-            self._shapes.bind({index: v.shape for index, v in checked})  # given together: agree
+            shapes = {index: v.shape for index, v in checked}
+            env = self._shapes.bind(shapes)  # inputs given together agree
+            if len(shapes) == len(self._inputs):  # all of them: run() needs not bind again
+                self._given = (tuple(shapes[i] for i in range(len(shapes))), env)
         for index, v in checked:  # all checked before any is written
             buf = self._inputs[index]
             if buf is None or buf.shape != v.shape:
@@ -284,7 +289,8 @@ class GraphModule:
         if self._bound_shapes is not None:  # no input buffer moved since the last run
             return
         current = tuple(b.shape for b in self._inputs)  # type: ignore[union-attr]
-        env = shapes.bind(dict(enumerate(current)))
+        given, self._given = self._given, None
+        env = given[1] if given and given[0] == current else shapes.bind(dict(enumerate(current)))
         shapes.check(env)
         for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
             buf = self._outputs[i]
