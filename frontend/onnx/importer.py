@@ -21,7 +21,7 @@ from mlir.dialects import func
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
-from mlc.dialects.graph.verify import verify_graph
+from mlc.dialects.graph.verify import SYMBOL_BOUNDS_ATTR, verify_graph
 from mlc.errors import DiagnosticError, UnsupportedOpError
 from mlc.symbolic import UndecidableError, assume, collect_checks
 
@@ -196,11 +196,6 @@ def _types(ctx: ImportContext) -> dict[str, TensorT]:
         if name not in out and mlir_type is not None:
             out[name] = TensorT(tuple(array.shape), mlir_type)
     return out
-
-
-SYMBOL_BOUNDS_ATTR = "mlc.symbol_bounds"
-"""@main's dictionary of the bounds given for symbolic dims (`--input-shapes x:[1..8]`): each
-symbol -> `array<i64: lo, hi>`, or `array<i64: lo>` when unbounded above."""
 
 
 def _bounds_attr(bounds: Mapping[str, tuple[int, int | None]]) -> ir.DictAttr:
