@@ -147,3 +147,36 @@ def test_the_c_api_runs_the_compiled_model_at_every_size(tmp_path: pathlib.Path)
         "error 8 the inputs fail the model's shape check 'min(512, seq) == seq' (512 != 513): "
         "the model cannot run at these sizes"
     )
+
+
+def test_an_encoder_layer_compiled_once_matches_onnxruntime_at_every_size() -> None:
+    """Attention with a padding mask, GELU, LayerNorm and position ids over symbolic batch and
+    seq, bounded by the 32-row position table: one build, five sizes."""
+    ort = pytest.importorskip("onnxruntime")
+    from helpers.onnx_models import encoder_layer
+
+    model = encoder_layer()
+    for value in model.graph.input:
+        dims = value.type.tensor_type.shape.dim
+        for axis, name in ((0, "batch"), (1, "seq")):
+            dims[axis].ClearField("dim_value")
+            dims[axis].dim_param = name
+    for value in model.graph.output:
+        value.type.tensor_type.ClearField("shape")
+    bounds = {"hidden": ["1..4", "1..32", 16], "attention_mask": ["1..4", "1..32"]}
+    module, params = mlc.from_onnx(model, shape_dict=bounds)
+    gm = GraphModule(mlc.build(module, params).jit())
+    assert gm.get_input_info()["hidden"].shape == ("batch", "seq", 16)
+    session = ort.InferenceSession(model.SerializeToString())
+    rng = np.random.default_rng(28)
+    for batch, seq in ((1, 1), (2, 7), (3, 13), (4, 32), (2, 5)):
+        feeds = {
+            "hidden": rng.standard_normal((batch, seq, 16)).astype(np.float32),
+            "attention_mask": (rng.random((batch, seq)) < 0.8).astype(np.int64),
+        }
+        feeds["attention_mask"][:, 0] = 1
+        gm.run(**feeds)
+        for i, expected in enumerate(session.run(None, feeds)):
+            np.testing.assert_allclose(gm.get_output(i), expected, rtol=1e-3, atol=1e-5)
+    with pytest.raises(ShapeError, match=r"the dim 'seq'\) is 33, outside the bounds \[1, 32\]"):
+        gm.run(hidden=np.zeros((1, 33, 16), np.float32), attention_mask=np.ones((1, 33), np.int64))
