@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 def from_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
-    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    shape_dict: Mapping[str, Sequence[int | str]] | None = None,
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,
@@ -53,7 +53,9 @@ def from_onnx(
 
     Args:
         model: path of an `.onnx` file, or a loaded `onnx.ModelProto`.
-        shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not).
+        shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not);
+            a dim may be a range `"1..512"` (`"1.."`: no upper bound) that keeps the model's
+            dynamic dim there symbolic, with those bounds (`mlc.symbol_bounds` on @main).
         dtype: element type (numpy name) of graph inputs whose ONNX type declares none.
         context: an `mlc.Context()` to build in; a new one by default.
         symbolic_dims: keep dynamic input dims (not fixed by `shape_dict`) as symbolic dims
