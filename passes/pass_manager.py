@@ -10,10 +10,12 @@ graph and tp dialects (shape rules, schedules) after each mlc pass.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 import sys
 import time
+import traceback
 from collections.abc import Iterator
 
 from mlir import ir
@@ -212,10 +214,10 @@ class PassManager:
         except DiagnosticError as e:
             raise _failed(mlc_pass, e.items(), filename) from None
         except UndecidableError as e:  # a size only known at run time that the pass needs
+            if os.environ.get("MLC_DEBUG"):
+                traceback.print_exc()
             raise _failed(mlc_pass, [(f"{mlc_pass.name}: {e}", op.location)], filename) from None
         except Exception as e:  # noqa: BLE001 - a bug in a pass fails the pass, it must not abort
-            import traceback
-
             self.internal_error = traceback.format_exc()
             message = f"{mlc_pass.name}: internal error: {type(e).__name__}: {e}"
             raise PassFailedError(

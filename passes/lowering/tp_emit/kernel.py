@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from mlir import ir
-from mlir.dialects import func, memref
+from mlir.dialects import arith, func, memref
 
 from mlc.contract import ALIGNMENT, aligned
 from mlc.dialects import tp
@@ -168,6 +168,14 @@ class KernelBuilder:
             [1] * mtype.rank,
         ).result
 
+    def size_scalar(self, size: Dim, element: ir.Type) -> ir.Value:
+        """A size known at run time as a scalar of `element` (a mean's count), computed at the
+        kernel's top level for block bodies to use."""
+        count = arith.IndexCastOp(ir.IntegerType.get_signless(64), materialize(size, self.symbols))
+        if isinstance(element, ir.IntegerType):
+            return arith.TruncIOp(element, count).result if element.width < 64 else count.result
+        return arith.SIToFPOp(element, count).result
+
     @staticmethod
     def attrs(op: ir.Operation) -> dict[str, object]:
         return {k: from_attr(op.attributes[k]) for k in op.attributes}
@@ -195,10 +203,10 @@ class KernelBuilder:
             for op in ops[:-1]:
                 try:
                     self._lower_op(op, result, in_place)
-                except (UnsupportedSymbolic, UndecidableError, TypeError) as e:
+                except (UnsupportedSymbolic, UndecidableError, TypeError, AttributeError) as e:
                     if not self.symbols:
                         raise
-                    why = f": {e}" if not isinstance(e, TypeError) else ""
+                    why = f": {e}" if isinstance(e, (UnsupportedSymbolic, UndecidableError)) else ""
                     raise DiagnosticError(
                         f"graph-to-tp: '{op.name}' on sizes known only at run time is not "
                         f"supported yet{why}; fix the sizes with --input-shapes",
@@ -256,14 +264,14 @@ def _aligned(nbytes: int | Dim) -> int | Dim:
 
 def kernel_symbols_of(graph_fn: ir.Operation) -> list[str]:
     """The symbols the sizes of a graph kernel's values use (its tp program's `index` arguments)."""
-    names: set[str] = set()
+    values = list(graph_fn.regions[0].blocks[0].arguments)
     for op in walk(graph_fn):
-        for v in list(op.results) + (
-            [a for a in op.regions[0].blocks[0].arguments] if op == graph_fn else []
-        ):
-            t = tensor_t(v.type) if isinstance(v.type, ir.RankedTensorType) else None
-            for d in t.shape if t is not None else ():
-                names |= free_symbols(d)
+        values += list(op.results)
+    names: set[str] = set()
+    for v in values:
+        t = tensor_t(v.type) if isinstance(v.type, ir.RankedTensorType) else None
+        for d in t.shape if t is not None else ():
+            names |= free_symbols(d)
     return sorted(names)
 
 

@@ -25,6 +25,7 @@ from mlir.dialects import math as m
 from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim
 
 from ..emit_util import is_float_type
 from .expr import Elementwise, Expr, Index, Leaf, affine_value, block_over, body_type, to_storage
@@ -172,11 +173,14 @@ _KINDS: dict[str, tuple[str, Callable[[ir.Value], ir.Value]]] = {
 }
 
 
-def _count_divide(x: ir.Value, count: int, is_unsigned: bool) -> ir.Value:
+def _count_divide(x: ir.Value, count: int | ir.Value, is_unsigned: bool) -> ir.Value:
+    """x / count; a count known at run time only is a scalar the caller computed."""
     if is_float_type(x.type):
-        return arith.DivFOp(x, const(x, float(count))).result
+        n = count if isinstance(count, ir.Value) else const(x, float(count))
+        return arith.DivFOp(x, n).result
     # integer mean truncates toward zero
-    return (arith.DivUIOp if is_unsigned else arith.DivSIOp)(x, const(x, count)).result
+    n = count if isinstance(count, ir.Value) else const(x, count)
+    return (arith.DivUIOp if is_unsigned else arith.DivSIOp)(x, n).result
 
 
 @anchor(*_KINDS, "reduce_max", "reduce_min")
@@ -212,9 +216,10 @@ def reduce(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     )
     own = Leaf(y_t.shape, y_t.dtype, out)
     if name == "reduce_mean":
-        count = 1
+        size: int | Dim = 1
         for a in axes:
-            count *= x_t.shape[a]
+            size *= x_t.shape[a]
+        count = size if isinstance(size, int) else kb.size_scalar(size, body_type(y_t.dtype))
         is_unsigned = y_t.dtype.startswith("ui")
         return Elementwise(
             y_t.shape,
