@@ -26,7 +26,7 @@ def _require_onnx() -> None:
 
 def from_onnx(
     model: str | os.PathLike[str] | Any,
-    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    shape_dict: Mapping[str, Sequence[int | str]] | None = None,
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,

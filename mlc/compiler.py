@@ -139,9 +139,11 @@ def build(
     remarks of the passes (tp-apply-records' coverage, records that do not fit) are appended to
     `diagnostics` when given, else warnings are logged (logger `mlc.compiler`).
     """
+    from mlc.dialects.graph.verify import symbol_bounds
     from mlc.passes.pass_manager import PassManager
     from mlc.runtime import CompiledLibrary
     from mlc.runtime.library import read_manifest
+    from mlc.symbolic import assume
 
     if options is None:
         unknown = set(kwargs) - set(BuildOptions.__dataclass_fields__)
@@ -160,8 +162,11 @@ def build(
     if options.save_temps:
         pm.save_temps(pathlib.Path(options.save_temps))
         pm.save_temp("00-input.mlir", module.operation.get_asm(enable_debug_info=True))
-    with progress.stage(f"running {sum(1 for _ in pm.steps())} passes"):
+    # the passes decide sizes under the bounds the import recorded (--input-shapes ranges)
+    bounds, checks = symbol_bounds(work.operation), _shape_checks(work.operation)
+    with progress.stage(f"running {sum(1 for _ in pm.steps())} passes"), assume(bounds):
         pm.run(work, params=table, filename=filename)
+    _record_symbols(work, bounds, checks)
     if diagnostics is not None:
         diagnostics.extend(pm.diagnostics)
     else:
@@ -175,6 +180,39 @@ def build(
     return CompiledLibrary.from_module(
         work, table, pipeline=str(pm), source=source, entry=options.entry_name
     )
+
+
+def _shape_checks(module: ir.Operation) -> list[str]:
+    """The run-time shape checks the import recorded on @main (`mlc.shape_checks`)."""
+    checks: list[str] = []
+    for op in module.regions[0].blocks[0].operations:
+        if op.operation.name == "func.func" and "mlc.shape_checks" in op.operation.attributes:
+            attr = ir.ArrayAttr(op.operation.attributes["mlc.shape_checks"])
+            checks += [ir.StringAttr(a).value for a in attr]
+    return checks
+
+
+def _record_symbols(
+    module: ir.Module, bounds: Mapping[str, tuple[int, int | None]], checks: list[str]
+) -> None:
+    """Put the bounds and shape checks of @main in the manifest, where graph-to-tp has not:
+    code compiled under `seq <= 512` must never run at 600 (the runtime checks them)."""
+    import json
+
+    from mlc.contract import MANIFEST_ATTR
+
+    attrs = module.operation.attributes
+    if MANIFEST_ATTR not in attrs or not (bounds or checks):
+        return
+    manifest = json.loads(ir.StringAttr(attrs[MANIFEST_ATTR]).value)
+    if "symbols" in manifest or "shape_checks" in manifest:
+        return
+    if bounds:
+        manifest["symbols"] = {k: [lo, hi] for k, (lo, hi) in sorted(bounds.items())}
+    if checks:
+        manifest["shape_checks"] = checks
+    with module.context:
+        attrs[MANIFEST_ATTR] = ir.StringAttr.get(json.dumps(manifest, sort_keys=True))
 
 
 def default_entry_name(model: str | pathlib.Path) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from mlc import symbolic
 from mlc.errors import MlcError
 
 SCHEMA_VERSION = 1
@@ -100,15 +101,39 @@ class ManifestError(MlcError):
 
 @dataclass(frozen=True)
 class TensorSpec:
-    """One input or output: its name, static shape and numpy dtype name."""
+    """One input or output: its name, shape and numpy dtype name. A dim is an int, or a str
+    holding a dim expression in `mlc.symbolic` syntax (`"seq"`, `"batch*seq"`, `"past + seq"`)
+    whose value is known once the manifest's symbols are bound at run time."""
 
     name: str
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     dtype: str
 
     @property
+    def is_static(self) -> bool:
+        return all(isinstance(d, int) for d in self.shape)
+
+    @property
     def nbytes(self) -> int:
-        return math.prod(self.shape) * np.dtype(self.dtype).itemsize  # no int64 overflow
+        """Bytes of a static spec; a symbolic one has none until its symbols are known
+        (`nbytes_at`)."""
+        if not self.is_static:
+            raise ManifestError(
+                f"'{self.name}' ({self.describe()}) has symbolic dims: its size is known only "
+                "with the symbols' values (nbytes_at)"
+            )
+        return math.prod(self.shape) * np.dtype(self.dtype).itemsize  # type: ignore[arg-type]
+
+    def dims(self) -> tuple[int | symbolic.Dim, ...]:
+        """The shape with each expression parsed."""
+        return tuple(d if isinstance(d, int) else symbolic.parse(d) for d in self.shape)
+
+    def shape_at(self, env: Mapping[str, int]) -> tuple[int, ...]:
+        """The shape once every symbol has a value (KeyError names a missing one)."""
+        return tuple(symbolic.evaluate(d, env) for d in self.dims())
+
+    def nbytes_at(self, env: Mapping[str, int]) -> int:
+        return math.prod(self.shape_at(env)) * np.dtype(self.dtype).itemsize
 
     def describe(self) -> str:
         """`float32[1,3,224,224]` (the form used in every error message)."""
@@ -161,6 +186,12 @@ class Manifest:
     params_sha256: str | None = None
     """`params_digest` of the parameters the module was compiled with: a loader refuses others."""
     schema: int = SCHEMA_VERSION
+    symbols: dict[str, tuple[int, int | None]] = field(default_factory=dict)
+    """Each symbol the dims name, with its inclusive bounds (lo, hi; None: unbounded);
+    a symbol the dims name but this omits has the bounds (1, None)."""
+    shape_checks: tuple[str, ...] = ()
+    """Equalities `"A == B"` of dim expressions that must hold before every call
+    (`"min(512, seq) == seq"`: the graph assumed seq <= 512)."""
     extra: dict[str, Any] = field(default_factory=dict, compare=False)
     """Unknown top-level keys, kept so that a newer writer's fields survive a round trip."""
 
@@ -207,6 +238,10 @@ class Manifest:
             else SourceModel(source.text("path"), source.text("sha256")),
             params_sha256=d.optional_str("params_sha256"),
             schema=schema,
+            symbols=_symbols(d),
+            shape_checks=tuple(
+                _check_text(c, i) for i, c in enumerate(d.items("shape_checks", []))
+            ),
             extra={k: v for k, v in d.data.items() if k not in _KNOWN_KEYS},
         )
         manifest.validate()
@@ -244,6 +279,46 @@ class Manifest:
         for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
             if start < end:
                 raise ManifestError(f"params '{a}' and '{b}' overlap in the params blob")
+        self._validate_symbols()
+
+    def _validate_symbols(self) -> None:
+        """Every expression parses, and every symbol an output, an expression or a check
+        names is bound by an input dim that is exactly that symbol."""
+        for name, (lo, hi) in self.symbols.items():
+            if not name.isidentifier():
+                raise ManifestError(f"manifest symbol {name!r} is not an identifier")
+            if lo < 0 or (hi is not None and hi < lo):
+                raise ManifestError(f"manifest symbol '{name}' has empty bounds [{lo}, {hi}]")
+        bound: set[str] = set()
+        named: dict[str, str] = {}
+        for kind, specs in (("input", self.inputs), ("output", self.outputs)):
+            for spec in specs:
+                for axis, dim in enumerate(_spec_dims(spec, kind)):
+                    if kind == "input" and plain_symbol(dim) is not None:
+                        bound.add(plain_symbol(dim))  # type: ignore[arg-type]
+                    for s in sorted(symbolic.free_symbols(dim)):
+                        named.setdefault(s, f"{kind} '{spec.name}' axis {axis}")
+        for check in self.shape_checks:
+            for side in check_sides(check):
+                for s in sorted(symbolic.free_symbols(side)):
+                    named.setdefault(s, f"shape check '{check}'")
+        for s, where in named.items():
+            if s not in bound:
+                raise ManifestError(
+                    f"manifest symbol '{s}' (in {where}) is not bound: no input has a dim "
+                    f"that is exactly '{s}', so its value cannot be known at run time"
+                )
+        unused = sorted(set(self.symbols) - bound)
+        if unused:
+            raise ManifestError(f"manifest symbols {', '.join(unused)} name no input dim")
+
+    @property
+    def is_static(self) -> bool:
+        return all(s.is_static for s in (*self.inputs, *self.outputs))
+
+    def bounds(self, name: str) -> tuple[int, int | None]:
+        """The inclusive bounds of symbol `name` (default (1, None))."""
+        return self.symbols.get(name, (1, None))
 
     # -- writing -------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
@@ -266,6 +341,10 @@ class Manifest:
                 "cpu": self.target.cpu,
                 "features": list(self.target.features),
             }
+        if self.symbols:
+            out["symbols"] = {k: [lo, hi] for k, (lo, hi) in self.symbols.items()}
+        if self.shape_checks:
+            out["shape_checks"] = list(self.shape_checks)
         out["runtime_libs"] = list(self.runtime_libs)
         if self.source is not None:
             out["source"] = asdict(self.source)
@@ -300,6 +379,8 @@ _KNOWN_KEYS = {
     "runtime_libs",
     "source",
     "params_sha256",
+    "symbols",
+    "shape_checks",
 }
 
 
@@ -383,17 +464,87 @@ def _tensor(data: object, where: str) -> TensorSpec:
 
 def _param(data: object, where: str) -> ParamSpec:
     r = _Reader(data, where)
-    return ParamSpec(r.text("name"), _shape(r, where), _dtype(r, where), r.integer("offset"))
+    shape = _shape(r, where)
+    if not all(isinstance(d, int) for d in shape):
+        raise ManifestError(f"manifest {where}.shape must be static (a param), got {list(shape)}")
+    return ParamSpec(r.text("name"), shape, _dtype(r, where), r.integer("offset"))
 
 
-def _shape(r: _Reader, where: str) -> tuple[int, ...]:
+def _shape(r: _Reader, where: str) -> tuple[int | str, ...]:
     dims = r.items("shape")
-    if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dims):
+    if not all(
+        (isinstance(d, int) and not isinstance(d, bool) and d >= 0) or isinstance(d, str)
+        for d in dims
+    ):
         raise ManifestError(
-            f"manifest {where}.shape must be a list of non-negative integers "
-            f"(static shapes only), got {dims!r}"
+            f"manifest {where}.shape must be a list of non-negative integers and dim "
+            f"expressions (strings), got {dims!r}"
         )
+    for d in dims:
+        if isinstance(d, str):
+            _parse_dim(d, f"{where}.shape")
     return tuple(dims)
+
+
+def _parse_dim(text: str, where: str) -> int | symbolic.Dim:
+    try:
+        return symbolic.parse(text)
+    except (ValueError, ZeroDivisionError) as e:
+        raise ManifestError(f"manifest {where}: {e}") from None
+
+
+def _spec_dims(spec: TensorSpec, kind: str) -> tuple[int | symbolic.Dim, ...]:
+    return tuple(
+        d if isinstance(d, int) else _parse_dim(d, f"{kind} '{spec.name}'") for d in spec.shape
+    )
+
+
+def plain_symbol(dim: int | symbolic.Dim) -> str | None:
+    """The symbol `dim` is, if it is exactly one (`seq`, not `2*seq`)."""
+    names = symbolic.free_symbols(dim)
+    if len(names) == 1:
+        (name,) = names
+        if dim == symbolic.sym(name):
+            return name
+    return None
+
+
+def check_sides(check: str) -> tuple[int | symbolic.Dim, int | symbolic.Dim]:
+    """The two dims of a shape check `"A == B"`."""
+    parts = check.split("==")
+    if len(parts) != 2:
+        raise ManifestError(f"manifest shape check {check!r} is not of the form 'A == B'")
+    a, b = (_parse_dim(p, f"shape check {check!r}") for p in parts)
+    return a, b
+
+
+def _check_text(value: object, index: int) -> str:
+    if not isinstance(value, str):
+        raise ManifestError(
+            f"manifest shape_checks[{index}] must be a string 'A == B', got {value!r}"
+        )
+    check_sides(value)
+    return value
+
+
+def _symbols(d: _Reader) -> dict[str, tuple[int, int | None]]:
+    raw = d._get("symbols", dict, {})
+    out: dict[str, tuple[int, int | None]] = {}
+    for name, value in raw.items():
+        if not (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(
+                (isinstance(v, int) and not isinstance(v, bool)) or (v is None and i == 1)
+                for i, v in enumerate(value)
+            )
+        ):
+            raise ManifestError(
+                f"manifest symbols.{name} must be [lo, hi] (integers; hi may be null), "
+                f"got {value!r}"
+            )
+        out[name] = (value[0], value[1])
+    return out
 
 
 def _dtype(r: _Reader, where: str) -> str:

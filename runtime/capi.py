@@ -15,8 +15,10 @@ import pathlib
 import re
 import subprocess
 
+from mlc import symbolic
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec
 from mlc.errors import ToolError
+from mlc.runtime.capi_shapes import shape_source
 
 RUNTIME_SOURCE = pathlib.Path(__file__).with_name("mlc_model_runtime.c")
 
@@ -36,11 +38,14 @@ typedef enum mlc_status {
   MLC_ERR_PARAMS = 4,             /* params of the wrong size (truncated, another build) */
   MLC_ERR_OUT_OF_MEMORY = 5,
   MLC_ERR_INPUT_NOT_SET = 6,      /* run() before every input was set */
-  MLC_ERR_NO_EMBEDDED_PARAMS = 7  /* create() on a library built without --embed-params */
+  MLC_ERR_NO_EMBEDDED_PARAMS = 7, /* create() on a library built without --embed-params */
+  MLC_ERR_SHAPE = 8               /* a shape the model does not admit (symbolic dims) */
 } mlc_status;
 
-/* One input or output: static shape, numpy dtype name ("float32", "int64", "bool", ...),
- * row-major, `nbytes` bytes. Pointers stay valid as long as the library is loaded. */
+/* One input or output: shape, numpy dtype name ("float32", "int64", "bool", ...), row-major,
+ * `nbytes` bytes. A symbolic dim (known at run time) is -1 in `shape`, and `nbytes` is then 0:
+ * the sizes of one run are <model>_set_input_shape's and <model>_get_output_shape's. Pointers
+ * stay valid as long as the library is loaded. */
 typedef struct mlc_tensor_info {
   const char *name;
   const char *dtype;
@@ -113,6 +118,13 @@ int {p}_find_output(const char *name, int *index);
 int {p}_set_input({p}_model *model, int index, const void *data, size_t nbytes);
 int {p}_run({p}_model *model);
 int {p}_get_output({p}_model *model, int index, void *data, size_t nbytes);
+/* Inputs with symbolic dims (-1 in input_info's shape):{_symbols_comment(manifest)}
+ * give an input's shape before its data (set_input then takes exactly that many bytes);
+ * run() binds the dims from every input's shape (MLC_ERR_SHAPE when two disagree or a
+ * size is out of bounds) and sizes the outputs, whose shapes get_output_shape gives.
+ * `rank` must be the tensor's rank; static models accept their static shapes. */
+int {p}_set_input_shape({p}_model *model, int index, const int64_t *dims, int rank);
+int {p}_get_output_shape({p}_model *model, int index, int64_t *dims, int rank);
 const char *{p}_last_error(void);
 
 #ifdef __cplusplus
@@ -131,12 +143,12 @@ def _c_string(text: str) -> str:
 def _table(kind: str, specs: tuple[TensorSpec, ...]) -> str:
     shapes = "".join(
         f"static const int64_t mlc_{kind}_shape{i}_[] = "
-        f"{{{', '.join(map(str, s.shape)) or '0'}}};\n"
+        f"{{{', '.join(str(d if isinstance(d, int) else -1) for d in s.shape) or '0'}}};\n"
         for i, s in enumerate(specs)
     )
     rows = ",\n".join(
         f"  {{{_c_string(s.name)}, {_c_string(s.dtype)}, {len(s.shape)}, mlc_{kind}_shape{i}_, "
-        f"{s.nbytes}u}}"
+        f"{s.nbytes if s.is_static else 0}u}}"
         for i, s in enumerate(specs)
     )
     return f"{shapes}static const mlc_tensor_info mlc_{kind}s_[] = {{\n{rows or '  {0}'}\n}};\n"
@@ -158,11 +170,24 @@ def source_text(manifest: Manifest, header: str, embedded: bool) -> str:
 #define MLC_WORKSPACE_SIZE {m.workspace_size}ull
 #define MLC_COMPILED_THREADS {compiled_threads(m)}
 #define MLC_EMBEDDED_PARAMS {int(embedded)}
-{embed}{_table("input", m.inputs)}{_table("output", m.outputs)}
+{embed}{_table("input", m.inputs)}{_table("output", m.outputs)}{shape_source(m)}
 void _mlir_ciface_{p}({protos});
 static void mlc_call_entry_(void **d) {{ _mlir_ciface_{p}({args}); }}
 #include "{RUNTIME_SOURCE.name}"
 """
+
+
+def _symbols_comment(manifest: Manifest) -> str:
+    names = sorted(
+        {s for spec in manifest.inputs for d in spec.dims() for s in symbolic.free_symbols(d)}
+    )
+    if not names:
+        return " none in this model;"
+    bounds = []
+    for n in names:
+        lo, hi = manifest.bounds(n)
+        bounds.append(f"{n} in [{lo}, {'unbounded' if hi is None else hi}]")
+    return f"\n *   {', '.join(bounds)};"
 
 
 def embed_source(manifest: Manifest, blob: pathlib.Path) -> str:

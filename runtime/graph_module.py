@@ -1,7 +1,7 @@
 """`GraphModule`: set inputs, run, read outputs, benchmark (the API of TVM's graph executor).
 
     gm = GraphModule(lib.jit())          # or GraphModule(load_module("model.tar"))
-    gm.set_input("data", x)              # by name or index; exact dtype and shape required
+    gm.set_input("data", x)              # by name or index; exact dtype, admissible shape
     gm.run()                             # or gm.run(data=x)
     y = gm.get_output(0)                 # a copy; later runs do not change it
     print(gm.benchmark(number=10, repeat=20))
@@ -12,12 +12,19 @@ the manifest's offsets, or the module's own packed blob, shared and never copied
 workspace blob, one buffer per input and per output, all 64-byte aligned. Their memref
 descriptors are built once and bound to the entry, so `run()` is a single foreign call; the
 GraphModule owns (or shares) every array a descriptor points to.
+
+A module with symbolic dims (`seq`, `batch*seq` in its manifest) takes inputs of any admissible
+shape: the symbols are bound from the inputs' shapes (`runtime.shapes`), an input buffer is
+reallocated when its shape changes, and before a run the output shapes are evaluated, their
+buffers reallocated if needed and the descriptors rebound; a run at the same sizes as the last
+one is still a single foreign call.
 """
 
 from __future__ import annotations
 
 import ctypes
 import dataclasses
+import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from functools import cache
@@ -28,17 +35,19 @@ import numpy as np
 from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
-from mlc.runtime.memory import check_fits
+from mlc.runtime.memory import MemoryLimitError, available_bytes, check_fits
 from mlc.runtime.module import RuntimeModule
+from mlc.runtime.shapes import SymbolicShapes
 
 if TYPE_CHECKING:
     from mlc.runtime.profile import Profile
 
 
 class TensorInfo(NamedTuple):
-    """Shape and dtype of one input or output (unpacks as `shape, dtype = info`)."""
+    """Shape and dtype of one input or output (unpacks as `shape, dtype = info`); a symbolic
+    dim is its expression (`"seq"`)."""
 
-    shape: tuple[int, ...]
+    shape: tuple[int | str, ...]
     dtype: str
 
 
@@ -68,12 +77,17 @@ def memref_descriptor(array: np.ndarray) -> ctypes.Structure:
     here because importing that module imports ml_dtypes, seconds on a loaded host). It does
     not keep `array` alive."""
     d = _descriptor_type(array.ndim)()
+    fill_descriptor(d, array)
+    return d
+
+
+def fill_descriptor(d: ctypes.Structure, array: np.ndarray) -> None:
+    """Point descriptor `d` (of `array`'s rank) at `array`."""
     d.allocated = d.aligned = array.ctypes.data
     d.offset = 0
     if array.ndim:
         d.shape[:] = array.shape
         d.strides[:] = [s // array.itemsize for s in array.strides]
-    return d
 
 
 def pack_params(manifest: Manifest, params: Mapping[str, np.ndarray]) -> np.ndarray:
@@ -89,6 +103,38 @@ def _describe(value: np.ndarray) -> str:
     return f"{value.dtype}[{','.join(str(d) for d in value.shape)}]"
 
 
+class _Storage:
+    """The memory under the symbolic buffers: one aligned block per buffer, grown
+    geometrically, so that a size that grows call by call (a decoder's cache) does not
+    allocate at every call; a buffer is a view of its block's first bytes."""
+
+    def __init__(self) -> None:
+        self._blocks: dict[str, np.ndarray] = {}
+
+    def resized(self, key: str, shape: tuple[int, ...], dtype: object) -> np.ndarray:
+        """The buffer `key` ("input 'x'") at `shape`, in its block (grown if needed)."""
+        dt = np.dtype(dtype)  # type: ignore[call-overload]
+        nbytes = math.prod(shape) * dt.itemsize
+        block = self._blocks.get(key)
+        if block is None or block.nbytes < nbytes:
+            avail = available_bytes()
+            if avail is not None and nbytes > avail:
+                raise MemoryLimitError(
+                    f"{key} at shape [{','.join(map(str, shape))}] needs "
+                    f"{nbytes} bytes, more than the {avail} available here; run it at "
+                    "smaller sizes"
+                )
+            grown = nbytes if block is None else max(nbytes, 2 * block.nbytes)
+            if avail is not None:
+                grown = max(nbytes, min(grown, avail // 2))
+            block = self._blocks[key] = aligned_empty((grown,), np.uint8)
+        return block[:nbytes].view(dt).reshape(shape)
+
+
+def _static_empty(spec: TensorSpec) -> np.ndarray | None:
+    return aligned_empty(spec.shape, spec.dtype) if spec.is_static else None  # type: ignore[arg-type]
+
+
 class GraphModule:
     """A compiled module with its own buffers: `set_input` / `run` / `get_output` / `benchmark`."""
 
@@ -100,11 +146,25 @@ class GraphModule:
         blob = module.params_blob
         self._params = blob if blob is not None else pack_params(m, module.params)
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
-        self._inputs = [aligned_empty(s.shape, s.dtype) for s in m.inputs]
-        self._outputs = [aligned_empty(s.shape, s.dtype) for s in m.outputs]
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
+        self._shapes = None if m.is_static else SymbolicShapes(m)
+        self._bound_shapes: tuple[tuple[int, ...], ...] | None = None
+        """The input shapes the descriptors were last bound for (symbolic modules)."""
+        self._env: dict[str, int] = {}
+        self._given: tuple[tuple[tuple[int, ...], ...], dict[str, int]] | None = None
+        """The shapes of every input and the symbols they bind, when set in one call."""
+        self._storage = _Storage()
+        # a symbolic buffer is allocated once its shape is known (set_input, run)
+        self._inputs = [_static_empty(s) for s in m.inputs]
+        self._outputs = [_static_empty(s) for s in m.outputs]
         arrays = self._inputs + self._outputs + [self._params, self._workspace]
-        self._call = module.entry.bind([memref_descriptor(a) for a in arrays])
+        # a symbolic buffer's descriptor is filled in place once its buffer exists (_prepare)
+        ranks = [len(s.shape) for s in (*m.inputs, *m.outputs)] + [1, 1]
+        self._descriptors = [
+            _descriptor_type(rank)() if a is None else memref_descriptor(a)
+            for rank, a in zip(ranks, arrays)
+        ]
+        self._call = module.entry.bind(self._descriptors)
 
     # -- signature -----------------------------------------------------------------------
     def get_num_inputs(self) -> int:
@@ -137,13 +197,36 @@ class GraphModule:
             (self._input_index(name), self._check(self._input_spec(name), v))
             for name, v in inputs.items()
         ]
+        if self._shapes is not None and not self._same_shapes(checked):
+            shapes = {index: v.shape for index, v in checked}
+            env = self._shapes.bind(shapes)  # inputs given together agree
+            if len(shapes) == len(self._inputs):  # all of them: run() needs not bind again
+                self._given = (tuple(shapes[i] for i in range(len(shapes))), env)
         for index, v in checked:  # all checked before any is written
-            np.copyto(self._inputs[index], v)
+            buf = self._inputs[index]
+            if buf is None or buf.shape != v.shape:
+                buf = self._inputs[index] = self._storage.resized(
+                    f"input '{self.manifest.inputs[index].name}'", v.shape, v.dtype
+                )
+                self._bound_shapes = None  # the descriptors point at the old buffer
+            np.copyto(buf, v)
             self._staged[index] = v
+
+    def _same_shapes(self, values: list[tuple[int, np.ndarray]]) -> bool:
+        """Every value has the shape its buffer had at the last run (checked then)."""
+        if self._bound_shapes is None:
+            return False
+        return all(self._bound_shapes[i] == v.shape for i, v in values)
 
     def get_input(self, key: int | str) -> np.ndarray:
         """A copy of the current content of an input buffer."""
-        return self._inputs[self._input_index(key)].copy()
+        buf = self._inputs[self._input_index(key)]
+        if buf is None:
+            spec = self._input_spec(key)
+            raise RuntimeInputError(
+                f"input '{spec.name}' ({spec.describe()}) is not set: its shape is symbolic"
+            )
+        return buf.copy()
 
     def _input_index(self, key: int | str) -> int:
         spec = self._input_spec(key)
@@ -175,7 +258,9 @@ class GraphModule:
                 f"input '{spec.name}' expects {spec.describe()}, got "
                 f"{type(value).__name__} (pass a numpy array)"
             )
-        if value.dtype != np.dtype(spec.dtype) or tuple(value.shape) != spec.shape:
+        if value.dtype != np.dtype(spec.dtype) or (
+            spec.is_static and tuple(value.shape) != spec.shape
+        ):
             raise RuntimeInputError(
                 f"input '{spec.name}' expects {spec.describe()}, got {_describe(value)}"
             )
@@ -195,6 +280,30 @@ class GraphModule:
             raise RuntimeInputError(
                 f"inputs not set: {', '.join(unset)}; the module is {self.manifest.signature()}"
             )
+        if self._shapes is not None:
+            self._prepare(self._shapes)
+
+    def _prepare(self, shapes: SymbolicShapes) -> None:
+        """Bind the symbols from every input (inputs set in separate calls must agree now),
+        check the shape checks, size the outputs and rebind the descriptors if a shape moved."""
+        if self._bound_shapes is not None:  # no input buffer moved since the last run
+            return
+        current = tuple(b.shape for b in self._inputs)  # type: ignore[union-attr]
+        given, self._given = self._given, None
+        env = given[1] if given and given[0] == current else shapes.bind(dict(enumerate(current)))
+        shapes.check(env)
+        for i, (shape, spec) in enumerate(zip(shapes.output_shapes(env), self.manifest.outputs)):
+            buf = self._outputs[i]
+            if buf is None or buf.shape != shape:
+                self._outputs[i] = self._storage.resized(f"output '{spec.name}'", shape, spec.dtype)
+        for d, a in zip(self._descriptors, self._inputs + self._outputs):
+            fill_descriptor(d, a)  # type: ignore[arg-type]
+        self._env, self._bound_shapes = env, current
+
+    @property
+    def symbol_values(self) -> dict[str, int]:
+        """The symbols' values of the last run (empty for a static module)."""
+        return dict(self._env)
 
     def get_output(self, index: int | str, out: np.ndarray | None = None) -> np.ndarray:
         """Output `index` (position or name) as a new array, or copied into `out`."""
@@ -208,6 +317,12 @@ class GraphModule:
                 f"output index {index!r} out of range: the module has {len(names)} outputs"
             )
         buf = self._outputs[int(index)]
+        if buf is None:
+            spec = self.manifest.outputs[int(index)]
+            raise RuntimeInputError(
+                f"output '{spec.name}' ({spec.describe()}) has no value yet: its shape is "
+                "symbolic, known after run()"
+            )
         if out is None:
             return buf.copy()
         if out.dtype != buf.dtype or out.shape != buf.shape:
@@ -272,10 +387,10 @@ class GraphModule:
 
     def _run_end_to_end(self) -> list[np.ndarray]:
         for buf, src in zip(self._inputs, self._staged):
-            assert src is not None, "benchmark() checked that every input was set"
+            assert src is not None and buf is not None, "benchmark() checked the inputs"
             np.copyto(buf, src)
         self._call()
-        return [buf.copy() for buf in self._outputs]
+        return [buf.copy() for buf in self._outputs]  # type: ignore[union-attr]
 
     def profile(self, *, number: int = 10, warmup: int = 1) -> Profile:
         """Run `number` times after `warmup` untimed runs, reading the kernel timers compiled

@@ -9,6 +9,7 @@ import resource
 
 from mlc.contract import Manifest
 from mlc.errors import MlcError
+from mlc.symbolic import free_symbols
 
 
 class MemoryLimitError(MlcError):
@@ -36,7 +37,21 @@ def needed_bytes(manifest: Manifest) -> dict[str, int]:
     return {
         "parameters": manifest.params_size,
         "intermediates": manifest.workspace_size,
-        "inputs and outputs": sum(s.nbytes for s in (*manifest.inputs, *manifest.outputs)),
+        "inputs and outputs": sum(
+            s.nbytes if s.is_static else s.nbytes_at(_lower_bounds(manifest))
+            for s in (*manifest.inputs, *manifest.outputs)
+        ),
+    }
+
+
+def _lower_bounds(manifest: Manifest) -> dict[str, int]:
+    """Each symbol at its lower bound: the least a symbolic buffer takes (its size at the
+    sizes of a run is only known then)."""
+    return {
+        name: manifest.bounds(name)[0]
+        for spec in manifest.inputs
+        for d in spec.dims()
+        for name in free_symbols(d)
     }
 
 

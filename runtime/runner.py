@@ -22,7 +22,9 @@ from mlc.runtime.benchmark import BenchmarkResult
 from mlc.runtime.graph_module import GraphModule
 from mlc.runtime.package import load_module
 from mlc.runtime.profile import Profile
+from mlc.runtime.shapes import SymbolicShapes
 from mlc.runtime.verify import VerifyReport
+from mlc.symbolic import free_symbols
 
 
 class _ParsedEnum(enum.Enum):
@@ -78,6 +80,8 @@ class RunOptions:
     verify_rtol: float = 1e-3
     profile: int = 0
     """Read the kernel timers (a module compiled with them) over this many runs (0: do not)."""
+    input_shapes: dict[str, list[int]] | None = None
+    """Shapes of the inputs to fill (a module with symbolic dims: the sizes to run at)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fill_mode", FillMode.parse(self.fill_mode))
@@ -191,28 +195,75 @@ def make_inputs(
                 f"{options.inputs} has arrays {', '.join(unknown)} that are not "
                 f"inputs of the module {manifest.signature()}"
             )
+    shapes = fill_shapes(manifest, given, options.input_shapes or {})
     rng = np.random.default_rng(options.seed)
     inputs, sources = {}, {}
     for spec in manifest.inputs:
         if spec.name in given:
             inputs[spec.name], sources[spec.name] = given[spec.name], "file"
         else:
-            inputs[spec.name] = fill(spec, options.fill_mode, rng)
+            inputs[spec.name] = fill(spec, options.fill_mode, rng, shapes[spec.name])
             sources[spec.name] = options.fill_mode.value
     return inputs, sources
 
 
-def fill(spec: TensorSpec, mode: FillMode, rng: np.random.Generator) -> np.ndarray:
+def fill_shapes(
+    manifest: Manifest, given: dict[str, np.ndarray], requested: dict[str, list[int]]
+) -> dict[str, tuple[int, ...]]:
+    """The shape of every input not given: its static shape, the one requested
+    (`--input-shapes`), or its dims evaluated with the symbols the other inputs bind."""
+    names = [s.name for s in manifest.inputs]
+    for name in requested:
+        if name not in names:
+            raise RuntimeInputError(
+                f"--input-shapes names '{name}', not an input of the module {manifest.signature()}"
+            )
+        if name in given:
+            raise RuntimeInputError(
+                f"--input-shapes gives a shape for '{name}', which --inputs also gives; "
+                "drop one of them"
+            )
+    known = {names.index(n): tuple(v.shape) for n, v in given.items()}
+    known |= {names.index(n): tuple(dims) for n, dims in requested.items()}
+    env = SymbolicShapes(manifest).bind(known) if not manifest.is_static else {}
+    shapes = {}
+    for i, spec in enumerate(manifest.inputs):
+        if spec.name in given:
+            continue
+        if i in known:
+            shapes[spec.name] = known[i]
+            continue
+        try:
+            shapes[spec.name] = spec.shape_at(env)
+        except KeyError:
+            missing = sorted(set().union(*map(free_symbols, spec.dims())) - env.keys())
+            example = ",".join(str(d) if isinstance(d, int) else "N" for d in spec.shape)
+            raise RuntimeInputError(
+                f"input '{spec.name}' ({spec.describe()}) has the symbolic dim "
+                f"{', '.join(repr(m) for m in missing)} that no given input fixes: give its "
+                f'size with --input-shapes "{spec.name}:[{example}]" (or the input in --inputs)'
+            ) from None
+    return shapes
+
+
+def fill(
+    spec: TensorSpec,
+    mode: FillMode,
+    rng: np.random.Generator,
+    shape: tuple[int, ...] | None = None,
+) -> np.ndarray:
+    """An input of `spec` (at `shape`, for a spec with symbolic dims) made as `mode` says."""
     dtype = np.dtype(spec.dtype)
+    shape = tuple(spec.shape) if shape is None else shape  # type: ignore[arg-type]
     if mode is FillMode.ZEROS:
-        return np.zeros(spec.shape, dtype)
+        return np.zeros(shape, dtype)
     if mode is FillMode.ONES:
-        return np.ones(spec.shape, dtype)
+        return np.ones(shape, dtype)
     if dtype.kind == "f":
-        return rng.random(spec.shape).astype(dtype)
+        return rng.random(shape).astype(dtype)
     if dtype.kind == "b":
-        return rng.random(spec.shape) < 0.5
-    return rng.integers(0, 10, size=spec.shape).astype(dtype)
+        return rng.random(shape) < 0.5
+    return rng.integers(0, 10, size=shape).astype(dtype)
 
 
 def read_labels(path: pathlib.Path) -> list[str]:

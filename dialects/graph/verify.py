@@ -8,11 +8,11 @@ from __future__ import annotations
 from mlir import ir
 
 from mlc.errors import DiagnosticError
-from mlc.symbolic import UndecidableError
+from mlc.symbolic import UndecidableError, assume
 from mlc.symbolic import parse as parse_dim
 
 from ..attrs import from_attr, param_name, tensor_t
-from ..walk import ops_named
+from ..walk import ops_named, top_level_funcs
 from .spec import OPS, OpSpec, ShapeError
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
@@ -103,11 +103,31 @@ def _check_constant(op: ir.Operation) -> str | None:
 
 def verify_graph(root: ir.Operation) -> list[DiagnosticError]:
     errors = []
-    for op in ops_named(root, "graph."):
-        problem = check_op(op)
-        if problem:
-            errors.append(DiagnosticError(f"'{op.name}' op {problem}", op.location))
+    with assume(symbol_bounds(root)):  # the import simplified sizes under them
+        for op in ops_named(root, "graph."):
+            problem = check_op(op)
+            if problem:
+                errors.append(DiagnosticError(f"'{op.name}' op {problem}", op.location))
     return errors
+
+
+SYMBOL_BOUNDS_ATTR = "mlc.symbol_bounds"
+"""A func's dictionary of its symbolic dims' bounds (`--input-shapes x:[1..8]`): each symbol ->
+`array<i64: lo, hi>`, or `array<i64: lo>` when unbounded above."""
+
+
+def symbol_bounds(root: ir.Operation) -> dict[str, tuple[int, int | None]]:
+    """The bounds recorded on `root` (a func) or on the funcs of `root` (a module)."""
+    funcs = [root] if root.name == "func.func" else []
+    if root.name == "builtin.module":
+        funcs = top_level_funcs(root)
+    bounds: dict[str, tuple[int, int | None]] = {}
+    for fn in funcs:
+        if SYMBOL_BOUNDS_ATTR in fn.attributes:
+            for named in ir.DictAttr(fn.attributes[SYMBOL_BOUNDS_ATTR]):
+                values = list(ir.DenseI64ArrayAttr(named.attr))
+                bounds[named.name] = (values[0], values[1] if len(values) > 1 else None)
+    return bounds
 
 
 def spec_of(op: ir.Operation) -> OpSpec:

@@ -11,9 +11,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from mlc.dialects.graph.spec import TensorT
 from mlc.errors import InputShapeError, UnsupportedOpError
-from mlc.symbolic import Dim, sym
+from mlc.symbolic import Dim, free_symbols, sym
 from mlc.symbolic import parse as parse_dim
 
 from .dtypes import mlir_type_of, mlir_type_of_numpy_name
@@ -25,13 +27,16 @@ if TYPE_CHECKING:
 
 def resolve_inputs(
     graph: onnx.GraphProto,
-    shape_dict: Mapping[str, Sequence[int]] | None,
+    shape_dict: Mapping[str, Sequence[int | str]] | None,
     dtype: str,
     symbolic: bool = False,
+    bounds: dict[str, tuple[int, int | None]] | None = None,
 ) -> list[tuple[str, TensorT]]:
     """(name, type) of every true graph input, in model order. With `symbolic`, a dynamic dim
     left after the overrides becomes a symbolic one named by its dim_param (the same name ties
-    dims across inputs), or `<input>_<axis>` when it has none.
+    dims across inputs), or `<input>_<axis>` when it has none. A `shape_dict` dim may be a
+    range `"lo..hi"` (`"lo.."`: unbounded above): the dynamic dim there stays symbolic (with
+    `symbolic` or not) and its symbol's bounds are put in `bounds`.
 
     Raises:
         InputShapeError: `shape_dict` names something that is not a graph input, a rank
@@ -49,6 +54,7 @@ def resolve_inputs(
             f"its inputs are {', '.join(repr(i.name) for i in inputs) or 'none'}"
         )
     default_type = mlir_type_of_numpy_name(dtype)
+    found_bounds: dict[str, tuple[int, int | None]] = {}
     resolved: list[tuple[str, TensorT]] = []
     dynamic: list[tuple[str, str]] = []  # (name, description)
     for value in inputs:
@@ -65,14 +71,18 @@ def resolve_inputs(
         )
         declared = _declared_dims(tensor)
         if value.name in overrides:
-            shape = tuple(int(d) for d in overrides[value.name])
-            if any(d < 0 for d in shape):
-                raise InputShapeError(f"input '{value.name}': dims must be >= 0, got {list(shape)}")
-            if declared is not None and len(declared) != len(shape):
+            given = list(overrides[value.name])
+            if declared is not None and len(declared) != len(given):
                 raise InputShapeError(
-                    f"input '{value.name}' is given rank {len(shape)} {list(shape)}, but the "
+                    f"input '{value.name}' is given rank {len(given)} {given}, but the "
                     f"model declares rank {len(declared)} {_show(declared)}"
                 )
+            shape = tuple(
+                _given_dim(d, value.name, axis, declared, found_bounds)
+                for axis, d in enumerate(given)
+            )
+            if any(d < 0 for d in shape if not isinstance(d, Dim)):
+                raise InputShapeError(f"input '{value.name}': dims must be >= 0, got {given}")
         elif declared is not None and symbolic:
             shape = tuple(
                 _symbol(d, value.name, axis) if isinstance(d, str) else d
@@ -98,7 +108,65 @@ def resolve_inputs(
             + ". Give every "
             f'dimension with shape_dict={{name: [dims]}} or --input-shapes "{example}"'
         )
+    if bounds is not None:
+        bounds.update(found_bounds)
     return resolved
+
+
+_RANGE = re.compile(r"\s*(\d+)\s*\.\.\s*(\d+)?\s*")
+
+
+def parse_range(text: str, where: str) -> tuple[int, int | None]:
+    """`"1..512"` -> (1, 512); `"8.."` -> (8, None): a symbolic dim's inclusive bounds."""
+    m = _RANGE.fullmatch(text)
+    if m is None:
+        raise InputShapeError(
+            f"{where}: '{text}' is neither a size nor a range lo..hi (e.g. 1..512, or 1.. "
+            "for no upper bound)"
+        )
+    lo, hi = int(m[1]), None if m[2] is None else int(m[2])
+    if hi is not None and hi < lo:
+        raise InputShapeError(f"{where}: the range {text} is empty ({lo} > {hi})")
+    return lo, hi
+
+
+def _given_dim(
+    dim: object,
+    name: str,
+    axis: int,
+    declared: list[int | str] | None,
+    bounds: dict[str, tuple[int, int | None]],
+) -> int | Dim:
+    """A `shape_dict` dim: a size, or a range that keeps the model's dynamic dim symbolic."""
+    where = f"input '{name}' dim {axis}"
+    if isinstance(dim, str) and dim.strip().isdigit():
+        return int(dim)
+    if not isinstance(dim, str):
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)):
+            raise InputShapeError(f"{where}: {dim!r} is neither a size nor a range 'lo..hi'")
+        return int(dim)
+    lo, hi = parse_range(dim, where)
+    model_dim = "?" if declared is None else declared[axis]
+    if isinstance(model_dim, int):
+        raise InputShapeError(
+            f"{where} is {model_dim} in the model: a range ({dim.strip()}) applies to a dynamic "
+            "dim only; give the size instead"
+        )
+    symbol = _symbol(model_dim, name, axis)
+    names = free_symbols(symbol)
+    if len(names) != 1 or symbol != sym(next(iter(names))):
+        raise InputShapeError(
+            f"{where} is the expression '{symbol}' in the model: bound its symbols with a "
+            "range on a dim that is exactly one of them"
+        )
+    (symbol_name,) = names
+    if bounds.setdefault(symbol_name, (lo, hi)) != (lo, hi):
+        old = bounds[symbol_name]
+        raise InputShapeError(
+            f"the dim '{symbol_name}' is given two ranges, {old[0]}..{old[1] or ''} and "
+            f"{dim.strip()} ({where}); give it one"
+        )
+    return symbol
 
 
 def _symbol(dim_param: str, name: str, axis: int) -> int | Dim:

@@ -21,9 +21,9 @@ from mlir.dialects import func
 from mlc.dialects.attrs import tensor_t, to_type
 from mlc.dialects.context import make_context
 from mlc.dialects.graph.spec import TensorT
-from mlc.dialects.graph.verify import verify_graph
+from mlc.dialects.graph.verify import SYMBOL_BOUNDS_ATTR, verify_graph
 from mlc.errors import DiagnosticError, UnsupportedOpError
-from mlc.symbolic import UndecidableError, collect_checks
+from mlc.symbolic import UndecidableError, assume, collect_checks
 
 from .context import ImportContext
 from .converters.registry import lookup
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 def from_onnx(
     model: str | os.PathLike[str] | onnx.ModelProto,
-    shape_dict: Mapping[str, Sequence[int]] | None = None,
+    shape_dict: Mapping[str, Sequence[int | str]] | None = None,
     dtype: str = "float32",
     *,
     context: ir.Context | None = None,
@@ -53,7 +53,9 @@ def from_onnx(
 
     Args:
         model: path of an `.onnx` file, or a loaded `onnx.ModelProto`.
-        shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not).
+        shape_dict: static shapes for graph inputs (overriding the model's, dynamic or not);
+            a dim may be a range `"1..512"` (`"1.."`: no upper bound) that keeps the model's
+            dynamic dim there symbolic, with those bounds (`mlc.symbol_bounds` on @main).
         dtype: element type (numpy name) of graph inputs whose ONNX type declares none.
         context: an `mlc.Context()` to build in; a new one by default.
         symbolic_dims: keep dynamic input dims (not fixed by `shape_dict`) as symbolic dims
@@ -74,9 +76,10 @@ def from_onnx(
     graph = proto.graph
     planned = plan_graph(graph, opset_versions(proto))
     check_model_dtypes(graph, {i for p in planned if p.reads_values for i in p.node.input})
-    inputs = resolve_inputs(graph, shape_dict, dtype, symbolic_dims)
+    bounds: dict[str, tuple[int, int | None]] = {}
+    inputs = resolve_inputs(graph, shape_dict, dtype, symbolic_dims, bounds)
     context = context or make_context()
-    with context, ir.Location.unknown():
+    with context, ir.Location.unknown(), assume(bounds):
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             main = func.FuncOp("main", ir.FunctionType.get([to_type(t) for _, t in inputs], []))
@@ -99,9 +102,13 @@ def from_onnx(
         main.attributes["mlc.output_names"] = _names([o.name for o in graph.output])
         if checks:  # equalities of sizes the shape rules assumed: to check at run time
             main.attributes["mlc.shape_checks"] = _names([f"{a} == {b}" for a, b in checks])
-    check_against_onnx(proto, dict(inputs), _types(ctx), planned)
+        if bounds:
+            main.attributes[SYMBOL_BOUNDS_ATTR] = _bounds_attr(bounds)
+    with assume(bounds):
+        check_against_onnx(proto, dict(inputs), _types(ctx), planned)
     module.operation.verify()  # MLIR's own verifier (IRDL constraints)
-    errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
+    with assume(bounds):
+        errors = verify_graph(module.operation)  # the shape rules IRDL cannot express
     if errors:
         raise DiagnosticError.many([(e.message, e.location) for e in errors])
     return module, ctx.params
@@ -191,6 +198,15 @@ def _types(ctx: ImportContext) -> dict[str, TensorT]:
         if name not in out and mlir_type is not None:
             out[name] = TensorT(tuple(array.shape), mlir_type)
     return out
+
+
+def _bounds_attr(bounds: Mapping[str, tuple[int, int | None]]) -> ir.DictAttr:
+    return ir.DictAttr.get(
+        {
+            name: ir.DenseI64ArrayAttr.get([lo] if hi is None else [lo, hi])
+            for name, (lo, hi) in sorted(bounds.items())
+        }
+    )
 
 
 def _names(names: list[str]) -> ir.ArrayAttr:

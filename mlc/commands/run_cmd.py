@@ -15,7 +15,14 @@ import sys
 from typing import TYPE_CHECKING, Any, TextIO
 
 from mlc import progress
-from mlc.commands.common import UsageError, non_negative_float, non_negative_int, positive_int
+from mlc.commands.common import (
+    UsageError,
+    non_negative_float,
+    non_negative_int,
+    parse_input_shapes,
+    positive_int,
+    sizes_only,
+)
 
 if TYPE_CHECKING:
     from mlc.runtime.runner import RunOptions, RunResult
@@ -49,6 +56,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         help="how to make inputs missing from --inputs (default: random)",
     )
     p.add_argument("--seed", type=int, default=None, help="seed of --fill-mode random (default: 0)")
+    p.add_argument(
+        "--input-shapes",
+        type=parse_input_shapes,
+        default=None,
+        help='shapes of the inputs to fill, for a module with symbolic dims, e.g. "x:[2,7]"',
+    )
     p.add_argument("--print-time", action="store_true", help="time the module and print a summary")
     p.add_argument("--repeat", type=positive_int, default=None, help="timed samples (default: 1)")
     p.add_argument("--number", type=positive_int, default=None, help="runs per sample (default: 1)")
@@ -177,6 +190,7 @@ def options_from_args(args: argparse.Namespace) -> RunOptions:
         verify=args.verify,
         verify_model=args.verify_model,
         profile=(args.profile_runs or 10) if args.profile else 0,
+        input_shapes=sizes_only(args.input_shapes, "mlc run --input-shapes") or None,
         **{k: v for k, v in given.items() if v is not None},
     )
 
@@ -225,6 +239,7 @@ def _verify_only(args: argparse.Namespace) -> int:
     from mlc.runtime.package import verify_package
 
     run_flags = ("inputs", "output", "fill_mode", "seed", "print_time", "print_top", "verify")
+    run_flags += ("input_shapes",)
     run_flags += tuple(d for dests, _, _ in _NEEDS for d in dests)
     others = [_flag(d) for d in run_flags if getattr(args, d) not in (None, False, 0)]
     if others:
@@ -292,7 +307,7 @@ def result_to_json(result: RunResult) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "inputs": {
             s.name: {
-                "shape": list(s.shape),
+                "shape": list(result.inputs[s.name].shape),
                 "dtype": s.dtype,
                 "source": result.input_sources[s.name],
             }
