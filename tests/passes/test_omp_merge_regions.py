@@ -49,6 +49,8 @@ def test_a_kernel_forks_once_and_matches_onnxruntime() -> None:
     assert all(regions <= 1 for regions, _ in counts.values()), counts
     # the stem's kernel: its pad and conv loops share one region
     assert any(regions == 1 and loops >= 2 for regions, loops in counts.values()), counts
+    # the SE block's global pool (2 channel blocks over 112 x 112): one block per thread
+    assert any(counts[f][0] == 1 for f in counts if "reduce_mean" in f), counts
     x = rand(1, 3, 224, 224, seed=1)
     gm = GraphModule(lib.jit())
     (want,) = run_ort(model, {"x": x})
