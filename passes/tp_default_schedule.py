@@ -102,10 +102,6 @@ def _coverage(extent: int, tile: int) -> float:
     return extent / (-(-extent // tile) * tile)
 
 
-GEMV_BALANCE = 0.1
-"""How much better (busiest thread's share over a fair one) narrower vectors must split a
-streamed matrix-vector product to be chosen."""
-
 MANY_READS = 4
 """Reads from which a map's work counts them (`parallel-by-reads`)."""
 
@@ -512,10 +508,13 @@ class TpDefaultSchedulePass(ModulePass):
         for amap in reads_using(view, vec):  # the matrix's rows must be contiguous along vec
             if linear_coeff(amap.results[-1], pos) != 1 or linear_coeff(amap.results[-1], k) != 0:
                 return None
-        chunks = 1
-        if self.parallel and self.threads > 1:
-            lanes, chunks = self._gemv_slices(extent, lanes)
         vectors = extent // lanes
+        # One slice per thread; whole rows on one thread (half rows ran 1.35x slower there).
+        chunks = (
+            next(c for c in range(min(self.threads, vectors), vectors + 1) if vectors % c == 0)
+            if self.parallel and self.threads > 1
+            else 1
+        )
         per_chunk = lanes * (vectors // chunks)
         others = [a for a, kind in zip(axes, kinds) if kind == "S" and a != vec]
         if per_chunk >= extent:
@@ -530,27 +529,6 @@ class TpDefaultSchedulePass(ModulePass):
             vectorize=f"{vec}.2",
             parallel=(f"{vec}.0",),
         )
-
-    def _gemv_slices(self, extent: int, lanes: int) -> tuple[int, int]:
-        """(lanes, slices) for a streamed matrix-vector product on threads: a slice of whole
-        vectors per thread where one exists (whole rows on one thread: half rows ran 1.35x
-        slower there). 1000 columns are 125 vectors of 8, whose fewest slices (5) split 3:2
-        over 2 threads; 250 vectors of 4 split 1:1, and the loop is bound by reading the
-        matrix, not by the width of its vectors."""
-        best: tuple[float, int, int] | None = None
-        width = lanes
-        while width >= min(4, lanes) and extent % width == 0:
-            vectors = extent // width
-            slices = next(
-                c for c in range(min(self.threads, vectors), vectors + 1) if vectors % c == 0
-            )
-            per_thread = -(-slices // self.threads) if slices >= self.threads else 1
-            imbalance = per_thread * min(self.threads, slices) / slices
-            if best is None or imbalance < best[0] - GEMV_BALANCE:
-                best = (imbalance, width, slices)
-            width //= 2
-        assert best is not None
-        return best[1], best[2]
 
     # -- threads ------------------------------------------------------------------------------
     def work(self, view: BlockView) -> float:

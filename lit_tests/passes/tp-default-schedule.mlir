@@ -166,12 +166,11 @@ func.func @gemv(%A: memref<1x256xf32>, %B: memref<256x512xf32>, %C: memref<1x512
 
 // A matrix-vector product over a 4 MiB matrix streams it: k outer, so the matrix is read row by
 // row in memory order and the output is updated in memory (in L1); with 2 threads each thread
-// takes one slice of columns: 125 vectors of 8 do not split in 2 (5 slices of 200, chunked
-// 3 + 2), so the slices are 125 vectors of 4 each.
+// takes one slice of columns (125 vectors do not split in 2: 5 slices of 200, chunked 3 + 2).
 // CHECK-LABEL: func.func @gemv_streaming
 // CHECK: schedule = {order = ["s0", "k", "s1.0", "s1.1"], tile = {s1 = array<i64: 8>}, vectorize = "s1.1"}
 // THREADS2-LABEL: func.func @gemv_streaming
-// THREADS2: schedule = {order = ["s1.0", "s0", "k", "s1.1", "s1.2"], parallel = ["s1.0"], tile = {s1 = array<i64: 500, 4>}, vectorize = "s1.2"}
+// THREADS2: schedule = {order = ["s1.0", "s0", "k", "s1.1", "s1.2"], parallel = ["s1.0"], tile = {s1 = array<i64: 200, 8>}, vectorize = "s1.2"}
 func.func @gemv_streaming(%A: memref<1x1024xf32>, %B: memref<1024x1000xf32>, %C: memref<1x1000xf32>) {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(s0, s1, k) -> (s0, k)>} : (memref<1x1024xf32>) -> f32

@@ -121,22 +121,3 @@ def test_barriers_between_merged_loops_on_two_threads() -> None:
         call(engine, "chain", a, b, s)
         np.testing.assert_array_equal(a, want_a)
         np.testing.assert_allclose(b, want_b, rtol=1e-4)
-
-
-def test_a_matrix_vector_product_splits_evenly_over_two_threads() -> None:
-    """A classifier at batch 1 (1280 -> 1000, a streamed 5 MB matrix) runs as one slice of
-    columns per thread (125 vectors of 4 each; 125 vectors of 8 would split 3:2)."""
-    g = GraphBuilder(seed=5)
-    g.op("Gemm", "x", g.weight(1000, 1280), g.const(np.full(1000, 0.5)), transB=1)
-    g.nodes[-1].output[0] = "y"
-    model = make_model(g.nodes, {"x": (np.float32, [1, 1280])}, ["y"], g.consts)
-    module, params = from_onnx(model)
-    lib = mlc.build(module, params, threads=2)
-    counts = _regions_per_function(str(lib.module))
-    assert any(regions == 1 for name, (regions, _) in counts.items() if "dense" in name), counts
-    x = rand(1, 1280, seed=6)
-    gm = GraphModule(lib.jit())
-    gm.set_input("x", x)
-    gm.run()
-    (want,) = run_ort(model, {"x": x})
-    np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-4, atol=1e-4)
