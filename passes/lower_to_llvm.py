@@ -40,6 +40,9 @@ class LowerToLlvmPipeline(NamedPipeline):
     stays the default: on the 2-core VM dynamic chunks ran ResNet-50 1.04x faster but
     EfficientNet-B0, MobileNet-V2 and ViT-S 0.93-0.97x (both threads then touch every weight
     block instead of half of them each)."""
+    merge_regions: bool = True
+    """With OpenMP: one parallel region for consecutive parallel loops of a function (a
+    kernel's blocks), the threads meeting at barriers between them (omp-merge-regions)."""
     approx_math: bool = True
     """Replace f32 (and, extended to f32, f16/bf16) exp, expm1, log, log1p, tanh, erf, sin, cos and
     powf with inline vector polynomials (mlc-math-approx, within a few ulp) instead of one libm
@@ -80,6 +83,8 @@ class LowerToLlvmPipeline(NamedPipeline):
             # convert-scf-to-cf would split into blocks (invalid); canonicalize inlines the
             # scopes, which hold no allocas.
             head += [f"convert-scf-to-openmp{{num-threads={self.threads}}}", "canonicalize"]
+            if self.merge_regions:
+                head.append("omp-merge-regions")
             if self.schedule != "static":
                 head.append(f"omp-schedule{{kind={self.schedule}}}")
             # the count is read at run time from a global (the C API's num_threads sets it)

@@ -46,6 +46,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "tp-to-loops": _lazy("lowering.tp_to_loops", "TpToLoopsPass"),
     "tp-profile": _lazy("tp_profile", "TpProfilePass"),
     "mlc-math-approx": _lazy("math_approx.driver", "MathApproxPass"),
+    "omp-merge-regions": _lazy("omp_merge_regions", "OmpMergeRegionsPass"),
     "omp-schedule": _lazy("omp_schedule", "OmpSchedulePass"),
     "omp-threads": _lazy("omp_threads", "OmpThreadsPass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),

@@ -35,6 +35,7 @@ from .schedule_reads import (
     image_axis,
     lanes_of,
     read_bytes,
+    read_maps,
     read_steps,
     reads_using,
     row_axis,
@@ -101,6 +102,13 @@ class SampledView(BlockView):
         return [evaluate(e, self.sample) for e in super().extents]
 
 
+def _largest_other(view: BlockView, vec: str) -> str | None:
+    """The longest spatial axis besides `vec` (rows of a tile whose reads are all vectors)."""
+    spatial = [(e, a) for a, k, e in zip(view.axes, view.kinds, view.extents)
+               if k == "S" and a != vec and e > 1]  # fmt: skip
+    return max(spatial)[1] if spatial else None
+
+
 def _coverage(extent: int, tile: int) -> float:
     """The useful fraction of the tiles covering `extent` (the last one may be partial)."""
     return extent / (-(-extent // tile) * tile)
@@ -131,6 +139,12 @@ class TpDefaultSchedulePass(ModulePass):
     about a microsecond when both threads have a core, and a relu over 2^16 floats took 2.3 us
     on one thread and 2.2 us on two (2^17: 7.6 -> 3.2 us). When other processes crowd the
     cores, each region costs ~60 us (the worker waits for a time slice), so small ones hurt."""
+    reduce_cost: float = 0.5
+    """What one iteration of a reduction that reuses every read (a conv's or a matmul's
+    multiply-add on one lane of a register tile) counts for against `min-parallel-work`,
+    relative to one element of a map: a conv with 2^17 multiply-adds runs in about 3 us on one
+    core, a relu over 2^17 floats in 7.6 us. A reduction with a read that streams an element
+    per iteration (a pool, a matrix-vector product, a depthwise conv's input) counts one."""
     parallel_by_reads: bool = True
     """Count the work of a map (a block without reduce axes) with at least MANY_READS (4) reads
     as its iterations times its reads. Fewer reads count as one: SE-block products and residual adds
@@ -159,6 +173,8 @@ class TpDefaultSchedulePass(ModulePass):
             raise ValueError(f"l2-bytes must be at least 16384, got {self.l2_bytes}")
         if self.max_accumulators is not None and self.max_accumulators < 1:
             raise ValueError(f"max-accumulators must be >= 1, got {self.max_accumulators}")
+        if self.reduce_cost <= 0:
+            raise ValueError(f"reduce-cost must be > 0, got {self.reduce_cost}")
 
     @property
     def unit(self) -> VectorUnit:
@@ -218,10 +234,15 @@ class TpDefaultSchedulePass(ModulePass):
         order = tuple(spatial + [lp.name for lp in loops if lp.kind != "S"])
         return Schedule(order=order, parallel=self._parallel_prefix(view, {}, order, spatial))
 
-    def _vector_schedule(self, view: BlockView, vec: str, lanes: int, gathered: bool) -> Schedule:
+    def _vector_schedule(
+        self, view: BlockView, vec: str, lanes: int, gathered: bool, max_rows: int = 0
+    ) -> Schedule:
         """`vec` on vectors of `lanes`; a reduction gets a register tile around them, column
         blocks outside row blocks and, where its vector operand outgrows the caches, a blocked
-        reduce axis."""
+        reduce axis. A reduction with the work for threads whose register tile holds every
+        output (an SE block's global pool: 12 channel blocks over 56 x 56 pixels) gets a
+        tile of at most a thread's share of the rows (`max_rows`), so that threads can
+        split them."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
         reduction = "R" in kinds
         tile: dict[str, tuple[int, ...]] = {}
@@ -229,7 +250,7 @@ class TpDefaultSchedulePass(ModulePass):
         inner: list[str] = []
         vectors = 1
         if reduction:
-            regs = self._register_tile(view, vec, lanes, gathered)
+            regs = self._register_tile(view, vec, lanes, gathered, max_rows)
             vectors = regs.vectors
             inner = self._apply_register_tile(view, regs, tile, unroll)
         inner.append(self._vectorize(vec, lanes * vectors, extents[axes.index(vec)], tile))
@@ -262,6 +283,20 @@ class TpDefaultSchedulePass(ModulePass):
             )
             order = blocked or order
         parallel = self._parallel_prefix(view, tile, order, spatial)
+        if (
+            reduction
+            and not parallel
+            and not max_rows
+            and self.parallel
+            and self.threads > 1
+            and self.work(view) >= self.min_parallel_work
+        ):
+            row = row_axis(view, vec) or _window_row(view, vec) or _largest_other(view, vec)
+            extent = view.extents[view.axes.index(row)] if row else 1
+            if extent >= self.threads:
+                return self._vector_schedule(
+                    view, vec, lanes, gathered, max_rows=-(-extent // self.threads)
+                )
         return Schedule(
             tile=tile, order=order, unroll=unroll, vectorize=inner[-1], parallel=parallel
         )
@@ -299,7 +334,9 @@ class TpDefaultSchedulePass(ModulePass):
         return f"{vec}.1"
 
     # -- register tiles -----------------------------------------------------------------------
-    def _register_tile(self, view: BlockView, vec: str, lanes: int, gathered: bool) -> RegisterTile:
+    def _register_tile(
+        self, view: BlockView, vec: str, lanes: int, gathered: bool, max_rows: int = 0
+    ) -> RegisterTile:
         """The register tile with enough accumulators to hide FMA latency (about 8), then the
         most FMAs per load (each row's broadcast and each vector operand is one load per reduce
         step), discounted by what partial last tiles waste."""
@@ -314,15 +351,16 @@ class TpDefaultSchedulePass(ModulePass):
             if window:
                 most = min(most, WINDOW_ROWS)
             else:
-                spatial = [(e, a) for a, k, e in zip(axes, view.kinds, extents)
-                           if k == "S" and a != vec and e > 1]  # fmt: skip
-                row = max(spatial)[1] if spatial else None
+                row = _largest_other(view, vec)
         comp = companion_axis(view, vec)
         if comp == row:  # the fallback row can be the only companion candidate
             comp = None
+        limit_rows = max_rows
         max_rows = row_extent = extents[axes.index(row)] if row else 1
         if row is not None and any(s % ALIASED_STEP == 0 for s in read_steps(view, row, skip=vec)):
             max_rows = min(max_rows, ALIASED_ROWS)
+        if limit_rows:
+            max_rows = min(max_rows, limit_rows)
         if row_extent == 1 and not gathered:
             # A matrix-vector product: the vector axis alone gives the independent accumulators
             # (its operands feed the FMAs from memory).
@@ -526,6 +564,27 @@ class TpDefaultSchedulePass(ModulePass):
         )
 
     # -- threads ------------------------------------------------------------------------------
+    def work(self, view: BlockView) -> float:
+        """A block's cost in elements of a map: its iterations, times its reads for a map with
+        many of them, times `reduce-cost` for a reduction."""
+        work = 1.0
+        for e in view.extents:
+            work *= e
+        if "R" in view.kinds:
+            # every read reused across some axis (a conv's inputs across output channels, its
+            # weights across pixels), so no read streams one element per iteration
+            maps = read_maps(view)
+            long = [a for a, e in zip(view.axes, view.extents) if e > 1]
+            streamed = [m for m in maps if all(m in reads_using(view, a) for a in long)]
+            return work * self.reduce_cost if maps and not streamed else work
+        if self.parallel_by_reads:
+            reads = sum(op.name.startswith("tp.read") for op in view.body.operations)
+            if reads >= MANY_READS:
+                # a Winograd transform pass summing 5 inputs per output over 52K outputs
+                # (ResNet's 56 x 56 stage) is as much work as a relu over 260K elements
+                work *= reads
+        return work
+
     def _parallel_prefix(
         self,
         view: BlockView,
@@ -536,18 +595,7 @@ class TpDefaultSchedulePass(ModulePass):
         """The outer spatial loops up to the first real one, then more while the collapsed trip
         count is too small to split evenly over the threads (3 trips on 2 threads: 2:1)."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        work = 1
-        for e in extents:
-            work *= e
-        if self.parallel_by_reads and "R" not in kinds:
-            reads = sum(op.name.startswith("tp.read") for op in view.body.operations)
-        else:
-            reads = 0
-        if reads >= MANY_READS:
-            # a Winograd transform pass summing 5 inputs per output over 52K outputs (ResNet's
-            # 56 x 56 stage) is as much work as a relu over 260K elements
-            work *= reads
-        if not self.parallel or work < self.min_parallel_work:
+        if not self.parallel or self.work(view) < self.min_parallel_work:
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
         trips = {lp.name: lp.trip for lp in loops}

@@ -16,12 +16,13 @@
 // CHECK-NOT: graph.
 // CHECK-NOT: tp.block
 
-// threads=2: the kernel's parallel loop is split in 2 static chunks and runs as an OpenMP loop.
+// threads=2: the kernel's parallel loop is split in 2 static chunks and runs as an OpenMP loop
+// (nowait: the region's end is the barrier).
 // THREADS: omp.parallel num_threads(
-// THREADS-NEXT: omp.wsloop {
+// THREADS-NEXT: omp.wsloop nowait {
 // omp-schedule=dynamic: chunks to whichever thread is free (omp-schedule).
 // DYNAMIC: omp.parallel num_threads(
-// DYNAMIC: omp.wsloop schedule(dynamic = %{{.*}} : i32) {
+// DYNAMIC: omp.wsloop nowait schedule(dynamic = %{{.*}} : i32) {
 
 // The math approximations run right before the math conversions, unless approx-math=false.
 // APPROX: tp-to-loops

@@ -6,6 +6,9 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{vector-bits=256 l2-bytes=524288})' | FileCheck %s --check-prefix=L2HALF
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{l2-bytes=100})' 2>&1 | FileCheck %s --check-prefix=BADL2
 // BADL2: tp-default-schedule: l2-bytes must be at least 16384, got 100
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256 reduce-cost=1.0})' | FileCheck %s --check-prefix=COST1
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{reduce-cost=0})' 2>&1 | FileCheck %s --check-prefix=BADCOST
+// BADCOST: tp-default-schedule: reduce-cost must be > 0, got 0.0
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
@@ -518,5 +521,43 @@ func.func @work_by_reads(%X: memref<64x8x128xf32>, %Y: memref<64x128xf32>) {
     gpu.yield %0 : f32
   }) {name = "copy", axes = ["i", "j"], kinds = "SS", extents = array<i64: 64, 128>,
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<64x128xf32>) -> ()
+  return
+}
+
+// -----
+
+// An SE block's global pool (12 channel blocks of 8 over 56 x 56 pixels): its register tile
+// would hold every output and leave no loop to split; with threads it holds a thread's share
+// (6 channel blocks) and the threads split the two tiles.
+// CHECK-LABEL: func.func @se_pool
+// CHECK: schedule = {order = ["s0", "r2.0", "r2.1", "r3", "s1", "s4"], tile = {r2 = array<i64: 4>}, unroll = {s1 = 12 : i64}, vectorize = "s4"}
+// THREADS2-LABEL: func.func @se_pool
+// THREADS2: schedule = {order = ["s0", "s1.0", "r2.0", "r2.1", "r3", "s1.1", "s4"], parallel = ["s0", "s1.0"], tile = {r2 = array<i64: 8>, s1 = array<i64: 6>}, unroll = {s1.1 = 6 : i64}, vectorize = "s4"}
+func.func @se_pool(%X: memref<1x12x56x56x8xf32>, %O: memref<1x12x1x1x8xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(s0, s1, s4, r2, r3) -> (s0, s1, r2, r3, s4)>} : (memref<1x12x56x56x8xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "reduce_mean", axes = ["s0", "s1", "s4", "r2", "r3"], kinds = "SSSRR", extents = array<i64: 1, 12, 8, 56, 56>,
+      out_map = affine_map<(s0, s1, s4, r2, r3) -> (s0, s1, 0, 0, s4)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x12x1x1x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// Too little work to split: 64 x 64 x 48 multiply-adds (196K iterations, about 4 us on one
+// core) count half as much as a map's elements (reduce-cost): under min-parallel-work, the
+// block stays serial; counted one for one, it would go parallel.
+// THREADS2-LABEL: func.func @small_matmul
+// THREADS2: schedule = {order = ["j.0", "i.0", "k", "i.1", "j.1"], tile = {i = array<i64: 6>, j = array<i64: 16>}, unroll = {i.1 = 6 : i64}, vectorize = "j.1"}
+// COST1-LABEL: func.func @small_matmul
+// COST1: schedule = {order = ["j.0", "i.0", "k", "i.1", "j.1"], parallel = ["j.0", "i.0"],
+func.func @small_matmul(%A: memref<64x48xf32>, %B: memref<48x64xf32>, %C: memref<64x64xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<64x48xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(i, j, k) -> (k, j)>} : (memref<48x64xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "matmul", axes = ["i", "j", "k"], kinds = "SSR", extents = array<i64: 64, 64, 48>,
+      out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<64x64xf32>) -> ()
   return
 }
