@@ -514,7 +514,7 @@ class TpDefaultSchedulePass(ModulePass):
             # a Winograd transform pass summing 5 inputs per output over 52K outputs (ResNet's
             # 56 x 56 stage) is as much work as a relu over 260K elements
             work *= reads
-        if not self.parallel or work < self.min_parallel_work:
+        if not self.parallel or work < self.min_parallel_work or _in_parallel_loop(view):
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
         trips = {lp.name: lp.trip for lp in loops}
@@ -538,3 +538,14 @@ def _rows_first(view: BlockView, vec: str, image: str | None) -> bool:
     if image is not None:
         inputs //= view.extents[view.axes.index(image)]
     return inputs > ROWS_FIRST_BYTES and weights < inputs
+
+
+def _in_parallel_loop(view: BlockView) -> bool:
+    """Whether the block runs inside an scf.parallel (an attention kernel's chunk of queries):
+    its own loops then stay serial, one parallel region per kernel."""
+    parent = view.op.operation.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == "scf.parallel":
+            return True
+        parent = parent.parent
+    return False
