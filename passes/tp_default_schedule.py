@@ -595,7 +595,7 @@ class TpDefaultSchedulePass(ModulePass):
         """The outer spatial loops up to the first real one, then more while the collapsed trip
         count is too small to split evenly over the threads (3 trips on 2 threads: 2:1)."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        if not self.parallel or self.work(view) < self.min_parallel_work:
+        if not self.parallel or self.work(view) < self.min_parallel_work or _in_parallel_loop(view):
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
         trips = {lp.name: lp.trip for lp in loops}
@@ -619,3 +619,14 @@ def _rows_first(view: BlockView, vec: str, image: str | None) -> bool:
     if image is not None:
         inputs //= view.extents[view.axes.index(image)]
     return inputs > ROWS_FIRST_BYTES and weights < inputs
+
+
+def _in_parallel_loop(view: BlockView) -> bool:
+    """Whether the block runs inside an scf.parallel (an attention kernel's chunk of queries):
+    its own loops then stay serial, one parallel region per kernel."""
+    parent = view.op.operation.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == "scf.parallel":
+            return True
+        parent = parent.parent
+    return False

@@ -36,7 +36,9 @@ class LoweredKernel:
     """The symbols its sizes use, passed as `index` arguments after its output."""
 
 
-def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
+def lower_kernel(
+    module: ir.Operation, graph_fn: ir.Operation, online_softmax: bool = True
+) -> LoweredKernel:
     """Replace one graph kernel by its tp program."""
     name = _sym(graph_fn)
     if IMPL_ATTR in graph_fn.attributes:
@@ -62,7 +64,7 @@ def lower_kernel(module: ir.Operation, graph_fn: ir.Operation) -> LoweredKernel:
         # huge function whose optimization dominated JIT time.
         tp_fn.attributes["passthrough"] = ir.Attribute.parse('["noinline"]')
         tp_fn.add_entry_block()
-    kb = KernelBuilder(graph_fn, tp_fn.operation)
+    kb = KernelBuilder(graph_fn, tp_fn.operation, online_softmax)
     kb.lower()
     if kb.scratch is not None:
         types = [a.type for a in kb.entry.arguments]
@@ -83,6 +85,10 @@ class GraphToTpPass(ModulePass):
     """The model function to lower (its ops outside kernels are outlined one per kernel first,
     but for reshapes of a kernel's result, which become views of its buffer)."""
 
+    online_softmax: bool = True
+    """Lower an attention kernel (graph-fuse's Q·Kᵀ, softmax, ·V) as one pass over tiles of keys
+    with a running row maximum and sum (no score matrix), instead of anchor by anchor."""
+
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         funcs = {_sym(f): f for f in top_level_funcs(module)}
         main = funcs.get(self.entry)
@@ -101,7 +107,7 @@ class GraphToTpPass(ModulePass):
         for fn in top_level_funcs(module):
             if GRAPH_KERNEL in fn.attributes:
                 name = _sym(fn)  # before lowering erases fn
-                kernels[name] = lower_kernel(module, fn)
+                kernels[name] = lower_kernel(module, fn, self.online_softmax)
         main = {_sym(f): f for f in top_level_funcs(module)}[self.entry]
         scratch = {name: k.scratch for name, k in kernels.items()}
         symbols = {name: k.symbols for name, k in kernels.items() if k.symbols}

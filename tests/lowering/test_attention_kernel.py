@@ -79,9 +79,17 @@ def _reference(feeds: dict[str, np.ndarray]) -> np.ndarray:
 CHUNK_ALL = "min-bytes=0 chunk-bytes=4096"
 
 
-def _pipeline(threads: int, fuse: str, chunk: str = "") -> str:
-    """mlc-default with graph-fuse's options `fuse` and tp-chunk-rows' `chunk`."""
+ANCHORS = "graph-to-tp{online-softmax=false}"
+"""Attention anchor by anchor (Q·Kᵀ, the softmax's blocks, ·V), the form tp-chunk-rows and
+tp-defer-row-scale work on; by default graph-to-tp emits the online softmax."""
+
+
+def _pipeline(threads: int, fuse: str, chunk: str = "", online: bool = False) -> str:
+    """mlc-default with graph-fuse's options `fuse` and tp-chunk-rows' `chunk`, anchor by
+    anchor unless `online`."""
     default = MlcDefaultPipeline(threads=threads).expand()
+    if not online:
+        default = default.replace("graph-to-tp,", ANCHORS + ",")
     assert "graph-fuse{max-group-size=32}" in default and ",tp-chunk-rows," in default
     default = default.replace(
         ",tp-chunk-rows,", ",tp-chunk-rows{%s}," % chunk if chunk else ",tp-chunk-rows,"
@@ -97,9 +105,11 @@ def _run(
     threads: int,
     fuse: str = "attention-min-bytes=0",
     chunk: str = "",
+    online: bool = False,
 ) -> np.ndarray:
     module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, pipeline=_pipeline(threads, fuse, chunk)).jit())
+    pipeline = _pipeline(threads, fuse, chunk, online)
+    gm = GraphModule(mlc.build(module, params, pipeline=pipeline).jit())
     for name, value in feeds.items():
         gm.set_input(name, value)
     gm.run()
@@ -130,7 +140,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("chunk", ["", CHUNK_ALL], ids=["whole", "chunked"])
+@pytest.mark.parametrize("chunk", ["", CHUNK_ALL, "online"], ids=["whole", "chunked", "online"])
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize(
     "case", CASES, ids=lambda c: "x".join(map(str, c[:5])) + ("m" if c[5] else "")
@@ -139,7 +149,8 @@ def test_attention_kernel_matches_numpy(case: tuple, threads: int, chunk: str) -
     model, feeds = _attention(*case), _feeds(*case)
     (kernel,) = _kernels(model)
     assert kernel.count("graph.matmul") == 2 and "graph.softmax" in kernel
-    got = _run(model, feeds, threads, chunk=chunk)
+    online = chunk == "online"
+    got = _run(model, feeds, threads, chunk="" if online else chunk, online=online)
     np.testing.assert_allclose(got, _reference(feeds), rtol=1e-4, atol=2e-5)
 
 
@@ -147,6 +158,8 @@ def _schedules(model: object, threads: int = 1) -> dict[str, dict]:
     """Each tp block's schedule after mlc-default's scheduling stage, by block name."""
     module, params = mlc.from_onnx(model)
     graph, tp, _ = MlcDefaultPipeline(threads=threads).stages()
+    tp = tp.replace("graph-to-tp,", ANCHORS + ",")
+    assert ANCHORS in tp
     mlc.PassManager.parse(f"builtin.module({graph},{tp})").run(module, params=params)
     found = {}
     for op in walk(module.operation):
@@ -188,12 +201,15 @@ def test_softmax_scale_applies_to_the_product() -> None:
 
 
 def test_same_numbers_as_three_kernels() -> None:
-    """graph-fuse{attention=false}: Q·Kᵀ, softmax and ·V as three kernels, as before."""
+    """graph-fuse{attention=false}: Q·Kᵀ, softmax and ·V as three kernels, as before; the
+    online softmax sums in another order (rescaled per tile of keys), within float rounding."""
     case = (2, 3, 50, 50, 16, True)
     model, feeds = _attention(*case), _feeds(*case)
     fused = _run(model, feeds, 1)
     apart = _run(model, feeds, 1, "attention=false")
+    online = _run(model, feeds, 1, online=True)
     np.testing.assert_allclose(fused, apart, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(online, apart, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(fused, _reference(feeds), rtol=1e-4, atol=2e-5)
 
 

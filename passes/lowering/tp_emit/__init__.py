@@ -1,6 +1,7 @@
 """Emitters from graph ops to tp blocks, one module per op family; importing registers them."""
 
 from . import (  # noqa: F401  (importing registers the emitters)
+    attention,
     conv,
     elementwise,
     index_ops,

@@ -33,6 +33,11 @@ InlineFn = Callable[["KernelBuilder", ir.Operation], Expr]
 AnchorFn = Callable[["KernelBuilder", ir.Operation, ir.Value], "Expr | None"]
 INLINE: dict[str, InlineFn] = {}
 ANCHOR: dict[str, AnchorFn] = {}
+# Forms of a kernel's leading ops tried before anchor by anchor (attention with an online
+# softmax): each emits those ops, sets the value of the last one and returns how many it took,
+# or emits nothing and returns 0. The ops after them are lowered as usual.
+KernelForm = Callable[["KernelBuilder", Sequence[ir.Operation]], int]
+KERNEL_FORMS: list[KernelForm] = []
 
 
 def inline(*names: str) -> Callable[[InlineFn], InlineFn]:
@@ -68,8 +73,11 @@ def memref_type(t: ir.Type) -> ir.MemRefType:
 class KernelBuilder:
     """State while lowering one kernel: graph values -> buffers or inline expressions."""
 
-    def __init__(self, graph_fn: ir.Operation, tp_fn: ir.Operation) -> None:
+    def __init__(
+        self, graph_fn: ir.Operation, tp_fn: ir.Operation, kernel_forms: bool = True
+    ) -> None:
         self.graph_fn = graph_fn
+        self.kernel_forms = kernel_forms
         self.tp_fn = tp_fn
         self.entry = tp_fn.regions[0].blocks[0]
         graph_entry = graph_fn.regions[0].blocks[0]
@@ -200,7 +208,10 @@ class KernelBuilder:
             ):  # an empty result: nothing to write (no 0-extent block)
                 func.ReturnOp([])
                 return
-            for op in ops[:-1]:
+            taken = 0
+            for form in KERNEL_FORMS if self.kernel_forms else []:
+                taken = taken or form(self, ops[:-1])
+            for op in ops[taken:-1]:
                 try:
                     self._lower_op(op, result, in_place)
                 except (UnsupportedSymbolic, UndecidableError, TypeError, AttributeError) as e:
