@@ -1,0 +1,86 @@
+"""The machine code of quantized kernels for targets this host may lack: mlc-default with the
+int8 dot product of a VNNI target, then LLVM's own code generator for that CPU (mlir-translate,
+llc -mcpu=...), read as assembly and never run. QLinearConv and MatMulInteger (uint8 x int8)
+must multiply with vpdpbusd on AVX512-VNNI (zmm) and AVX-VNNI (ymm, VEX), and with vpmaddwd and
+no vpdpbusd on an AVX2-only CPU (the fallback this AVX2 host runs, tests/lowering/
+test_emit_quant.py executes it)."""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import mlc
+from helpers.onnx_testing import import_model, node_model
+from mlc.runtime.toolchain import llvm_bin, mlir_root
+
+RNG = np.random.default_rng(0)
+
+
+def _qlinear_conv() -> object:
+    f = np.float32
+    consts = {
+        "sx": np.array(0.02, f),
+        "zx": np.array(120, np.uint8),
+        "w": RNG.integers(-128, 127, (16, 16, 3, 3), endpoint=True).astype(np.int8),
+        "sw": np.linspace(0.001, 0.004, 16).astype(f),
+        "zw": np.zeros(16, np.int8),
+        "sy": np.array(0.9, f),
+        "zy": np.array(5, np.uint8),
+    }
+    x = np.zeros((1, 16, 10, 10), np.uint8)
+    order = ["x", "sx", "zx", "w", "sw", "zw", "sy", "zy"]
+    return node_model("QLinearConv", {"x": x}, consts=consts, opset=13, order=order,
+                      pads=[1, 1, 1, 1], out_dtypes=[np.uint8])  # fmt: skip
+
+
+def _matmul_integer() -> object:
+    a = np.zeros((16, 64), np.uint8)
+    b = RNG.integers(-128, 127, (64, 32), endpoint=True).astype(np.int8)
+    return node_model("MatMulInteger", {"a": a}, consts={"b": b}, opset=10,
+                      out_dtypes=[np.int32])  # fmt: skip
+
+
+MODELS = {"qlinear_conv": _qlinear_conv, "matmul_integer": _matmul_integer}
+
+
+def assembly(model: object, options: str, cpu: str, tmp: pathlib.Path) -> str:
+    """The model compiled by mlc-default{options} to LLVM IR, then to `cpu`'s assembly."""
+    module, params = import_model(model)
+    mlc.PassManager.parse(f"builtin.module(mlc-default{{{options}}})").run(module, params=params)
+    (tmp / "k.mlir").write_text(str(module))
+    run = lambda *cmd: subprocess.run(cmd, check=True, capture_output=True, text=True)  # noqa: E731
+    run(str(mlir_root() / "bin" / "mlir-translate"), "--mlir-to-llvmir", str(tmp / "k.mlir"),
+        "-o", str(tmp / "k.ll"))  # fmt: skip
+    return run(str(llvm_bin() / "llc"), "-O3", f"-mcpu={cpu}", str(tmp / "k.ll"), "-o", "-").stdout
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+@pytest.mark.parametrize(
+    "options,cpu,register",
+    [
+        ("vnni-bits=512 vector-bits=512", "icelake-server", "zmm"),
+        ("vnni-bits=256 vector-bits=256", "alderlake", "ymm"),
+    ],
+    ids=["avx512vnni", "avxvnni"],
+)
+def test_vnni_targets_multiply_with_vpdpbusd(
+    model: str, options: str, cpu: str, register: str, tmp_path: pathlib.Path
+) -> None:
+    asm = assembly(MODELS[model](), options, cpu, tmp_path)
+    dots = re.findall(r"^\s*(?:\{vex\}\s*)?vpdpbusd\s+(.*)$", asm, re.MULTILINE)
+    assert dots, "no vpdpbusd in the assembly"
+    assert any(f"%{register}" in d for d in dots), dots[:4]
+    assert "vpmaddwd" not in asm and "vpmulld" not in asm
+
+
+@pytest.mark.parametrize("model", sorted(MODELS))
+def test_avx2_multiplies_with_vpmaddwd(model: str, tmp_path: pathlib.Path) -> None:
+    asm = assembly(MODELS[model](), "vnni-bits=0 madd-bits=256 vector-bits=256", "znver3", tmp_path)
+    assert "vpdpbusd" not in asm
+    assert re.search(r"^\s*vpmaddwd\s+.*%ymm", asm, re.MULTILINE), "no vpmaddwd on ymm"
+    assert "vpmulld" not in asm
