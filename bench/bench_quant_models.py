@@ -97,12 +97,19 @@ def _output_step(model: object) -> float:
 
 
 def bench(  # type: ignore[type-arg]
-    name: str, threads: int, rounds: int, number: int, reduce_range: bool, cpu_time: bool
+    name: str,
+    threads: int,
+    rounds: int,
+    number: int,
+    reduce_range: bool,
+    cpu_time: bool,
+    pipeline: str = "",
 ) -> dict:
     model, feed, kind = quantized(name, reduce_range)
     start = time.perf_counter()
     module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, threads=threads).jit())
+    options = {"pipeline": pipeline} if pipeline else {"threads": threads}
+    gm = GraphModule(mlc.build(module, params, **options).jit())  # type: ignore[arg-type]
     compile_s = time.perf_counter() - start
     for key, value in feed.items():
         gm.set_input(key, value)
@@ -167,6 +174,7 @@ def main() -> int:
     parser.add_argument(
         "--cpu-time", action="store_true", help="time CPU time (steadier on a loaded host)"
     )
+    parser.add_argument("--pipeline", default="", help="replaces mlc-default (one thread count)")
     parser.add_argument("--write", help="append the markdown table to this file")
     args = parser.parse_args()
     reduce_range = not args.full_range and host_arch() == "x86_64" and not host_int8_dot_bits()
@@ -174,7 +182,9 @@ def main() -> int:
     rows = []
     for name in args.models:
         for threads in args.threads:
-            row = bench(name, threads, args.rounds, args.number, reduce_range, args.cpu_time)
+            row = bench(
+                name, threads, args.rounds, args.number, reduce_range, args.cpu_time, args.pipeline
+            )
             rows.append(row)
             print(
                 f"{name:16s} {row['kind']:8s} threads={threads} mlc {row['mlc_ms']:8.2f} ms  "

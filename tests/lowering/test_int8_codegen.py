@@ -2,8 +2,8 @@
 int8 dot product of a VNNI target, then LLVM's own code generator for that CPU (mlir-translate,
 llc -mcpu=...), read as assembly and never run. QLinearConv and MatMulInteger (uint8 x int8)
 must multiply with vpdpbusd on AVX512-VNNI (zmm) and AVX-VNNI (ymm, VEX), and with vpmaddwd and
-no vpdpbusd on an AVX2-only CPU (the fallback this AVX2 host runs, tests/lowering/
-test_emit_quant.py executes it)."""
+no vpdpbusd on AVX2 (ymm) and AVX512BW (zmm) CPUs without VNNI (the fallback; tests/lowering/
+test_emit_quant.py runs it where the host has it)."""
 
 from __future__ import annotations
 
@@ -79,8 +79,18 @@ def test_vnni_targets_multiply_with_vpdpbusd(
 
 
 @pytest.mark.parametrize("model", sorted(MODELS))
-def test_avx2_multiplies_with_vpmaddwd(model: str, tmp_path: pathlib.Path) -> None:
-    asm = assembly(MODELS[model](), "vnni-bits=0 madd-bits=256 vector-bits=256", "znver3", tmp_path)
+@pytest.mark.parametrize(
+    "options,cpu,register",
+    [
+        ("vnni-bits=0 madd-bits=256 vector-bits=256", "znver3", "ymm"),
+        ("vnni-bits=0 madd-bits=512 vector-bits=512", "skylake-avx512", "zmm"),
+    ],
+    ids=["avx2", "avx512bw"],
+)
+def test_without_vnni_multiplies_with_vpmaddwd(
+    model: str, options: str, cpu: str, register: str, tmp_path: pathlib.Path
+) -> None:
+    asm = assembly(MODELS[model](), options, cpu, tmp_path)
     assert "vpdpbusd" not in asm
-    assert re.search(r"^\s*vpmaddwd\s+.*%ymm", asm, re.MULTILINE), "no vpmaddwd on ymm"
+    assert re.search(rf"^\s*vpmaddwd\s+.*%{register}", asm, re.MULTILINE), f"no {register} vpmaddwd"
     assert "vpmulld" not in asm
