@@ -128,9 +128,11 @@ def _output_step(model: object) -> float:
 
 
 def bench_pair(
-    model: object, x: np.ndarray, threads: int, rounds: int, number: int
+    model: object, x: np.ndarray, threads: int, rounds: int, number: int, cpu_time: bool = False
 ) -> tuple[float, float, np.ndarray, np.ndarray]:
-    """(mlc ms, onnxruntime ms, mlc output, onnxruntime output)."""
+    """(mlc ms, onnxruntime ms, mlc output, onnxruntime output); `cpu_time`: the process's CPU
+    time per call (steadier on a loaded host, one thread)."""
+    timer = time.process_time if cpu_time else time.perf_counter
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
     gm.set_input("x", x)
@@ -139,10 +141,10 @@ def bench_pair(
     mlc_samples: list[float] = []
     ort_samples: list[float] = []
     for _ in range(rounds):
-        mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
+        mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1, timer=timer).samples
         time.sleep(SETTLE_S)
         ort_samples += time_function(
-            lambda: session.run(None, feed), number=1, repeat=number, warmup=1
+            lambda: session.run(None, feed), number=1, repeat=number, warmup=1, timer=timer
         ).samples
         time.sleep(SETTLE_S)
     gm.run()
@@ -150,13 +152,15 @@ def bench_pair(
     return mlc_ms, ort_ms, gm.get_output(0), session.run(None, feed)[0]
 
 
-def bench_case(name: str, threads: int, rounds: int, number: int) -> dict[str, object]:
+def bench_case(
+    name: str, threads: int, rounds: int, number: int, cpu_time: bool = False
+) -> dict[str, object]:
     rng = np.random.default_rng(0)
     model, shape = CASES[name](rng)
     qdq = quantize(model, shape, rng)
     x = rng.standard_normal(shape).astype(np.float32)
-    q_mlc, q_ort, got, want = bench_pair(qdq, x, threads, rounds, number)
-    f_mlc, f_ort, _, _ = bench_pair(model, x, threads, rounds, number)
+    q_mlc, q_ort, got, want = bench_pair(qdq, x, threads, rounds, number, cpu_time)
+    f_mlc, f_ort, _, _ = bench_pair(model, x, threads, rounds, number, cpu_time)
     steps = float(np.abs(got - want).max()) / _output_step(qdq)
     return {
         "case": name,
@@ -200,13 +204,14 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--number", type=int, default=10, help="timed calls per peer per round")
+    parser.add_argument("--cpu-time", action="store_true", help="time CPU time (1 thread)")
     parser.add_argument("--write", help="append the markdown table to this file")
     args = parser.parse_args()
     command = "python bench/bench_quant.py " + shlex.join(sys.argv[1:])
     rows = []
     for name in args.cases:
         for threads in args.threads:
-            row = bench_case(name, threads, args.rounds, args.number)
+            row = bench_case(name, threads, args.rounds, args.number, args.cpu_time)
             rows.append(row)
             print(
                 f"{name:20s} threads={threads} int8: mlc {row['int8_mlc_ms']:7.3f} ms  "
