@@ -10,6 +10,9 @@ runs it with ORT_ENABLE_ALL (its QDQ fusion turns it into QLinearConv / an int8 
 float model is timed too, for the int8 speed-up of each peer. Rounds alternate between the
 peers as in bench_models.py; figures are medians of all timed calls, ratio = onnxruntime / mlc.
 `steps` is the largest difference of the int8 outputs in quantization steps (0: identical).
+On x86 without VNNI onnxruntime's int8 kernels saturate pairs of uint8 x int8 products at
+int16, which `steps` then shows (up to 15); `--reduce-range` quantizes the weights to 7 bits,
+where they do not.
 """
 
 from __future__ import annotations
@@ -83,8 +86,11 @@ def matmul_layer(rng: np.random.Generator) -> tuple[object, tuple[int, ...]]:
     return _model(nodes, {"x": [128, 768]}, "y", {"w": w, "b": b}), (128, 768)
 
 
-def quantize(model: object, shape: tuple[int, ...], rng: np.random.Generator) -> object:
-    """The model in QDQ format: per-channel int8 weights, uint8 activations."""
+def quantize(
+    model: object, shape: tuple[int, ...], rng: np.random.Generator, reduce_range: bool = False
+) -> object:
+    """The model in QDQ format: per-channel int8 weights (7-bit with `reduce_range`), uint8
+    activations."""
     import onnx
     from onnxruntime.quantization import (
         CalibrationDataReader,
@@ -111,6 +117,7 @@ def quantize(model: object, shape: tuple[int, ...], rng: np.random.Generator) ->
             Reader(),
             quant_format=QuantFormat.QDQ,
             per_channel=True,
+            reduce_range=reduce_range,
             activation_type=QuantType.QUInt8,
             weight_type=QuantType.QInt8,
         )
@@ -128,9 +135,11 @@ def _output_step(model: object) -> float:
 
 
 def bench_pair(
-    model: object, x: np.ndarray, threads: int, rounds: int, number: int
+    model: object, x: np.ndarray, threads: int, rounds: int, number: int, cpu_time: bool = False
 ) -> tuple[float, float, np.ndarray, np.ndarray]:
-    """(mlc ms, onnxruntime ms, mlc output, onnxruntime output)."""
+    """(mlc ms, onnxruntime ms, mlc output, onnxruntime output); `cpu_time`: the process's CPU
+    time per call (steadier on a loaded host, one thread)."""
+    timer = time.process_time if cpu_time else time.perf_counter
     module, params = mlc.from_onnx(model)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
     gm.set_input("x", x)
@@ -139,10 +148,10 @@ def bench_pair(
     mlc_samples: list[float] = []
     ort_samples: list[float] = []
     for _ in range(rounds):
-        mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1).samples
+        mlc_samples += time_function(gm.run, number=1, repeat=number, warmup=1, timer=timer).samples
         time.sleep(SETTLE_S)
         ort_samples += time_function(
-            lambda: session.run(None, feed), number=1, repeat=number, warmup=1
+            lambda: session.run(None, feed), number=1, repeat=number, warmup=1, timer=timer
         ).samples
         time.sleep(SETTLE_S)
     gm.run()
@@ -150,13 +159,20 @@ def bench_pair(
     return mlc_ms, ort_ms, gm.get_output(0), session.run(None, feed)[0]
 
 
-def bench_case(name: str, threads: int, rounds: int, number: int) -> dict[str, object]:
+def bench_case(
+    name: str,
+    threads: int,
+    rounds: int,
+    number: int,
+    cpu_time: bool = False,
+    reduce_range: bool = False,
+) -> dict[str, object]:
     rng = np.random.default_rng(0)
     model, shape = CASES[name](rng)
-    qdq = quantize(model, shape, rng)
+    qdq = quantize(model, shape, rng, reduce_range)
     x = rng.standard_normal(shape).astype(np.float32)
-    q_mlc, q_ort, got, want = bench_pair(qdq, x, threads, rounds, number)
-    f_mlc, f_ort, _, _ = bench_pair(model, x, threads, rounds, number)
+    q_mlc, q_ort, got, want = bench_pair(qdq, x, threads, rounds, number, cpu_time)
+    f_mlc, f_ort, _, _ = bench_pair(model, x, threads, rounds, number, cpu_time)
     steps = float(np.abs(got - want).max()) / _output_step(qdq)
     return {
         "case": name,
@@ -200,13 +216,21 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1])
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--number", type=int, default=10, help="timed calls per peer per round")
+    parser.add_argument(
+        "--reduce-range",
+        action="store_true",
+        help="7-bit weights: onnxruntime's AVX2 kernels (vpmaddubsw) saturate 8-bit ones",
+    )
+    parser.add_argument("--cpu-time", action="store_true", help="time CPU time (1 thread)")
     parser.add_argument("--write", help="append the markdown table to this file")
     args = parser.parse_args()
     command = "python bench/bench_quant.py " + shlex.join(sys.argv[1:])
     rows = []
     for name in args.cases:
         for threads in args.threads:
-            row = bench_case(name, threads, args.rounds, args.number)
+            row = bench_case(
+                name, threads, args.rounds, args.number, args.cpu_time, args.reduce_range
+            )
             rows.append(row)
             print(
                 f"{name:20s} threads={threads} int8: mlc {row['int8_mlc_ms']:7.3f} ms  "

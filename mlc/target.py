@@ -141,6 +141,14 @@ def int8_dot_bits(features: frozenset[str]) -> int:
     return 256 if "avx_vnni" in features else 0
 
 
+def int8_madd_bits(features: frozenset[str]) -> int:
+    """The widest vpmaddwd (i16 pairs summed into i32) for int8 dot products without VNNI: 512
+    with AVX512BW (and F, VL), 256 with AVX2, 0 without."""
+    if {"avx512bw", "avx512f", "avx512vl"} <= features:
+        return 512
+    return 256 if "avx2" in features else 0
+
+
 def has_vector_ldexp(features: frozenset[str]) -> bool:
     """Whether LLVM lowers a vector llvm.ldexp to one instruction (AVX-512's vscalefps) rather
     than one libm call per lane: AVX-512 with VL (vscalefps on 128/256-bit vectors too)."""
@@ -149,6 +157,10 @@ def has_vector_ldexp(features: frozenset[str]) -> bool:
 
 def host_int8_dot_bits() -> int:
     return int8_dot_bits(host_features())
+
+
+def host_int8_madd_bits() -> int:
+    return int8_madd_bits(host_features())
 
 
 def host_arch() -> str:

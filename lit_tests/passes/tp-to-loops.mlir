@@ -3,6 +3,7 @@
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=CHUNKS
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=256},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{vnni-bits=512},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=VNNI512
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-to-loops{madd-bits=256},func.func(canonicalize,cse))' | FileCheck %s --check-prefix=MADD
 
 // Register tile: spatial loops after the reduce loop are unrolled (i.1) and vectorized (j.1),
 // so the 2x8 output tile is carried in vector iter_args across k and stored once.
@@ -340,6 +341,23 @@ func.func @scatter_rows_vectorized(%U: memref<3x16xf32>, %I: memref<3xi64>, %O: 
 // VNNI512-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<16xi32> to vector<64xi8>
 // VNNI512-NEXT: llvm.call_intrinsic "llvm.x86.avx512.vpdpbusd.512"(%{{.*}}, %[[A]], %[[B]]) : (vector<16xi32>, vector<64xi8>, vector<64xi8>) -> vector<16xi32>
 // VNNI512-NOT: vector.insert_strided_slice
+// Without VNNI, with 256-bit vpmaddwd (AVX2): per 8 lanes the even and the odd bytes widened in
+// 16-bit halves (u8: mask, logical shift; s8: arithmetic shifts) and two vpmaddwd, exact.
+// MADD-LABEL: func.func @dot4
+// MADD-NOT: arith.muli
+// MADD: %[[A:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<16xi16>
+// MADD-NEXT: %[[B:.*]] = vector.bitcast %{{.*}} : vector<8xi32> to vector<16xi16>
+// MADD-NEXT: %[[AE:.*]] = arith.andi %[[A]], %{{.*}} : vector<16xi16>
+// MADD-NEXT: %[[AO:.*]] = arith.shrui %[[A]], %{{.*}} : vector<16xi16>
+// MADD-NEXT: %[[BS:.*]] = arith.shli %[[B]], %{{.*}} : vector<16xi16>
+// MADD-NEXT: %[[BE:.*]] = arith.shrsi %[[BS]], %{{.*}} : vector<16xi16>
+// MADD-NEXT: %[[BO:.*]] = arith.shrsi %[[B]], %{{.*}} : vector<16xi16>
+// MADD-NEXT: %[[E:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%[[AE]], %[[BE]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// MADD-NEXT: %[[O:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%[[AO]], %[[BO]]) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// MADD-NEXT: %[[S:.*]] = arith.addi %[[E]], %[[O]] : vector<8xi32>
+// MADD-NEXT: arith.addi %{{.*}}, %[[S]] : vector<8xi32>
+// MADD-NOT: arith.muli
+// MADD-LABEL: func.func
 func.func @dot4(%A: memref<2x4xi32>, %B: memref<4x16xi32>, %C: memref<2x16xi32>) attributes {tp.kernel} {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j, k) -> (i, k)>} : (memref<2x4xi32>) -> i32

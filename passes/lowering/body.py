@@ -55,11 +55,13 @@ class Point:
 
 class BodyEmitter:
     """Emits a block's body; `Point` says where, the insertion point says where in the IR.
-    `vnni_bits`: the widest x86 VNNI instruction `tp.dot4` may use (0: none)."""
+    `vnni_bits`: the widest x86 VNNI instruction `tp.dot4` may use (0: none); `madd_bits`: the
+    widest vpmaddwd it falls back to without VNNI (0: none)."""
 
-    def __init__(self, block: BlockView, vnni_bits: int = 0) -> None:
+    def __init__(self, block: BlockView, vnni_bits: int = 0, madd_bits: int = 0) -> None:
         self.block = block
         self.vnni_bits = vnni_bits
+        self.madd_bits = madd_bits
         self.axes = block.axes
         self.ranges = [(0, e - 1) for e in block.extents]
         self.ops = list(block.body.operations)[:-1]
@@ -117,7 +119,7 @@ class BodyEmitter:
             if op.name == "tp.dot4":
                 acc = accumulate if op.results[0] == self.result else None
                 lhs, rhs = (env.get(v, v) for v in op.operands)
-                env[op.results[0]] = emit_dot4(lhs, rhs, acc, self.vnni_bits)
+                env[op.results[0]] = emit_dot4(lhs, rhs, acc, self.vnni_bits, self.madd_bits)
                 continue
             results = self._emit(op, env, point)
             for old, new in zip(op.results, results):

@@ -40,12 +40,17 @@ class TpToLoopsPass(ModulePass):
     """Widest vpdpbusd (x86 VNNI int8 dot product) for tp.dot4: 256 (AVX-VNNI, or AVX512-VNNI
     with VL: 128/256-bit forms), 512 (AVX512-VNNI); 0: tp.dot4 is expanded into shifts,
     multiplies and adds."""
+    madd_bits: int = 0
+    """Without VNNI, tp.dot4 of 8 (16) lanes as two vpmaddwd: 256 (AVX2), 512 (AVX512BW); 0:
+    expanded into shifts, multiplies and adds."""
 
     def __post_init__(self) -> None:
         if self.threads < 0:
             raise ValueError(f"threads must be >= 0, got {self.threads}")
         if self.vnni_bits not in (0, 256, 512):
             raise ValueError(f"vnni-bits must be 0, 256 or 512, got {self.vnni_bits}")
+        if self.madd_bits not in (0, 256, 512):
+            raise ValueError(f"madd-bits must be 0, 256 or 512, got {self.madd_bits}")
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)
@@ -60,10 +65,12 @@ class TpToLoopsPass(ModulePass):
             with ir.InsertionPoint(run[0].block.op), run[0].block.op.location:
                 depth = shared_rows(run) if len(run) > 1 else 0
                 if depth:
-                    emit_rows(run, depth, self.threads, self.vnni_bits)
+                    emit_rows(run, depth, self.threads, self.vnni_bits, self.madd_bits)
                     continue
                 for unit in run:
-                    BlockLowering(unit.block, unit.epilogue, self.threads, self.vnni_bits).emit()
+                    BlockLowering(
+                        unit.block, unit.epilogue, self.threads, self.vnni_bits, self.madd_bits
+                    ).emit()
         for op in blocks:
             op.erase()
 

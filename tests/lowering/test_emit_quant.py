@@ -187,9 +187,24 @@ def _vnni(bits: int) -> object:
     )
 
 
-# The scheduled pipeline with tp.dot4 expanded (any CPU) or as vpdpbusd (VNNI hosts only).
+def _madd(bits: int) -> object:
+    from mlc.target import host_int8_madd_bits
+
+    pipeline = SCHEDULED.replace("tp-to-loops", f"tp-to-loops{{madd-bits={bits}}}")
+    return pytest.param(
+        pipeline,
+        marks=pytest.mark.skipif(
+            host_int8_madd_bits() < bits, reason=f"the host has no {bits}-bit vpmaddwd"
+        ),
+    )
+
+
+# The scheduled pipeline with tp.dot4 expanded (any CPU), as vpdpbusd (VNNI hosts only) or as
+# two vpmaddwd (the AVX2 / AVX512BW fallback).
 DOT4_PIPELINES = pytest.mark.parametrize(
-    "pipeline", [SCHEDULED, _vnni(256), _vnni(512)], ids=["expanded", "vnni256", "vnni512"]
+    "pipeline",
+    [SCHEDULED, _vnni(256), _vnni(512), _madd(256), _madd(512)],
+    ids=["expanded", "vnni256", "vnni512", "madd256", "madd512"],
 )
 
 
@@ -227,6 +242,21 @@ def test_matmul_integer_packed_for_dot4(pipeline: str, a_shape: tuple[int, ...])
     a.reshape(-1)[:2] = [0, 255]
     b[:2, 0] = [-128, 127]
     packed = b.reshape(16, 4, 24).transpose(0, 2, 1).copy()
+    got, ref = run_graph(
+        lambda x, y: g.matmul_integer(x, y, rhs_layout="KN4k"), [a, packed], pipeline=pipeline
+    )
+    check(got[0], ref[0], np.matmul(a.astype(np.int32), b.astype(np.int32)))
+
+
+@DOT4_PIPELINES
+def test_dot4_of_extreme_bytes_does_not_saturate(pipeline: str) -> None:
+    """255 x -128 and 255 x 127 in every byte: two products sum to -65280 / 64770, past the 16
+    bits where AVX2's vpmaddubsw saturates; every lowering of tp.dot4 must stay exact."""
+    a = np.full((8, 32), 255, np.uint8)
+    a[1::2, ::3] = 0
+    b = np.where(RNG.random((32, 16)) < 0.5, -128, 127).astype(np.int8)
+    b[:, 0] = -128
+    packed = b.reshape(8, 4, 16).transpose(0, 2, 1).copy()
     got, ref = run_graph(
         lambda x, y: g.matmul_integer(x, y, rhs_layout="KN4k"), [a, packed], pipeline=pipeline
     )

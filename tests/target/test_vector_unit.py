@@ -11,6 +11,8 @@ from mlc.target import (
     SCALAR,
     has_vector_ldexp,
     host_vector_unit,
+    int8_dot_bits,
+    int8_madd_bits,
     vector_unit_of,
 )
 
@@ -47,3 +49,24 @@ def test_vector_ldexp_only_where_it_is_one_instruction() -> None:
     assert "vector-ldexp" not in MlcDefaultPipeline.for_target(zen3).expand()
     no_approx = MlcDefaultPipeline(vector_ldexp=True, approx_math=False).expand()
     assert "vector-ldexp" not in no_approx and "approx-math=false" in no_approx
+
+
+def test_int8_dot_products_by_target() -> None:
+    """vpdpbusd where VNNI is; elsewhere on x86 two vpmaddwd per dot product (AVX2: 256 bits,
+    AVX512BW: 512), and the kernels are packed for either; neither: unpacked."""
+    skx = frozenset({"avx2", "fma", "avx512f", "avx512vl", "avx512bw"})
+    assert (int8_dot_bits(skx), int8_madd_bits(skx)) == (0, 512)
+    assert (int8_dot_bits(skx | {"avx512_vnni"}), int8_madd_bits(frozenset({"avx2"}))) == (512, 256)
+    assert int8_dot_bits(frozenset({"avx2", "avx_vnni"})) == 256
+    assert int8_madd_bits(frozenset({"sse2"})) == int8_madd_bits(frozenset({"asimd"})) == 0
+
+    def expand(*features: str) -> str:
+        return MlcDefaultPipeline.for_target(
+            TargetInfo("x86_64-unknown-linux-gnu", "cpu", ("fma", *features))
+        ).expand()
+
+    zen3 = expand("avx2")
+    assert "int8-dot=true" in zen3 and "tp-to-loops{threads=1 madd-bits=256}" in zen3
+    icx = expand("avx2", "avx512f", "avx512vl", "avx512bw", "avx512_vnni")
+    assert "tp-to-loops{threads=1 vnni-bits=512}" in icx
+    assert "int8-dot" not in expand() and "madd-bits" not in expand()
