@@ -348,6 +348,10 @@ def _sink(op: ir.Operation) -> bool:
             _replace(op, inner.operands[0])
             return True
         return False
+    if op_kind(op) == "elemwise" and name != "batch_norm" and len(op.results) == 1:
+        crops = [_cropped(v) for v in op.operands]
+        if any(crops):
+            return _sink_crop(op, crops)
     backs = [_is_back_transform(v) for v in op.operands]
     if not any(backs) or len(op.results) != 1:
         return False
@@ -384,6 +388,58 @@ def _sink(op: ir.Operation) -> bool:
     new = gb.make(name, *operands, **attrs)
     _replace(op, gb.layout_transform(new, src_layout=layout, dst_layout="NCHW"))
     return True
+
+
+def _cropped(v: ir.Value) -> tuple[ir.Operation, ir.Operation] | None:
+    """(crop, back-transform) if `v` is a padded conv's output: the transform back to NCHW
+    with the padded channels cut off (`_pad_channels`)."""
+    crop = defining_op(v)
+    if crop is None or crop.name != "graph.pad":
+        return None
+    pads = tuple(_attr(crop, "pads"))  # type: ignore[arg-type]
+    if len(pads) != 8 or pads[5] >= 0 or any(p for i, p in enumerate(pads) if i != 5):
+        return None
+    back = _is_back_transform(crop.operands[0])
+    return (crop, back) if back is not None else None
+
+
+def _sink_crop(op: ir.Operation, crops: list[tuple[ir.Operation, ir.Operation] | None]) -> bool:
+    """An elementwise op (the activation, a per-channel scale) after a padded conv runs on the
+    blocked, padded channels too (per-channel constants padded with zeros; what the padded
+    channels compute is cut off): it then fuses into the conv's kernel instead of into the
+    transform back."""
+    crop, back = next(c for c in crops if c is not None)
+    layout = str(_attr(back, "src_layout"))
+    padded = _shape(crop.operands[0])
+    operands = []
+    for v, c in zip(op.operands, crops):
+        if c is not None and _shape(c[0].operands[0]) == padded:
+            if str(_attr(c[1], "src_layout")) != layout:
+                return False
+            operands.append(c[1].operands[0])
+            continue
+        blocked = _padded_constant(v, _shape(op.results[0])[1], padded[1], layout)
+        if blocked is None:
+            return False
+        operands.append(blocked)
+    attrs = {k: _attr(op, k) for k in op.attributes}
+    new = gb.make(op.name.removeprefix("graph."), *operands, **attrs)
+    out = gb.layout_transform(new, src_layout=layout, dst_layout="NCHW")
+    _replace(op, gb.pad(out, pads=tuple(_attr(crop, "pads"))))  # type: ignore[arg-type]
+    return True
+
+
+def _padded_constant(v: ir.Value, channels: int, padded: int, layout: str) -> ir.Value | None:
+    """A scalar, or a per-channel operand padded with zeros to `padded` channels and blocked."""
+    shape = _shape(v)
+    if all(d == 1 for d in shape):
+        return v if len(shape) <= 4 else None
+    if shape == (channels, 1, 1):
+        v = gb.reshape(v, shape=(1, channels, 1, 1))
+    elif shape != (1, channels, 1, 1):
+        return None
+    v = _pad_dim1(v, padded - channels)
+    return gb.layout_transform(v, src_layout="NCHW", dst_layout=layout)
 
 
 def _blocked_constant(v: ir.Value, out_shape: tuple[int, ...], layout: str) -> ir.Value | None:

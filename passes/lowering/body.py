@@ -212,12 +212,51 @@ class BodyEmitter:
         contiguous = steps_along(coeffs, len(coeffs) - 1)
         if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
+        if contiguous and self._lanes_inside(amap, point, shape[-1]):
+            return self._clamped_vector(op, buf, amap, point, vtype)
         if contiguous:
             return self._loaded_or_lanes(op, buf, amap, point, vtype, 1, padded)
         step = coeffs[-1]
         if plain and step in STRIDED_STEPS and all(c == 0 for c in coeffs[:-1]):
             return self._loaded_or_lanes(op, buf, amap, point, vtype, step, padded)
         return self._gather(op, buf, amap, point, vtype, padded)
+
+    def _lanes_inside(self, amap: ir.AffineMap, point: Point, dim: int) -> bool:
+        """Whether a padded read's lanes along its innermost dim always lie inside it (the
+        channel lanes of a blocked layout): only the outer dims can leave the buffer."""
+        assert point.vec_axis is not None
+        extent = self.ranges[self.axes.index(point.vec_axis)][1] + 1
+        lo, hi = expr_range(amap.results[-1], self.ranges)
+        return extent % point.lanes == 0 and lo >= 0 and hi < dim
+
+    def _clamped_vector(
+        self,
+        op: ir.Operation,
+        buf: ir.Value,
+        amap: ir.AffineMap,
+        point: Point,
+        vtype: ir.VectorType,
+    ) -> ir.Value:
+        """A padded contiguous read whose lanes stay inside the innermost dim: the vector at
+        the outer indices clamped into the buffer, or the padding value where they were out,
+        without a branch. A depthwise conv reading its unpadded input (no scratch copy) keeps
+        its register tile's taps in straight-line code."""
+        idx = self.indices(amap, point)
+        shape = ir.MemRefType(buf.type).shape
+        outer, ok = [], None
+        for value, dim, expr in zip(idx[:-1], shape[:-1], amap.results[:-1]):
+            lo, hi = expr_range(expr, self.ranges)
+            if lo < 0 or hi >= dim:
+                # One unsigned compare tests both ends; an index outside reads row 0.
+                inside = arith.CmpIOp(arith.CmpIPredicate.ult, value, index_const(dim)).result
+                value = arith.SelectOp(inside, value, index_const(0)).result
+                ok = inside if ok is None else arith.AndIOp(ok, inside).result
+            outer.append(value)
+        loaded = vector.LoadOp(vtype, buf, outer + [idx[-1]]).result
+        if ok is None:
+            return loaded
+        fill = broadcast(scalar_const(op.attributes["value"]), vtype)
+        return arith.SelectOp(ok, loaded, fill).result
 
     def _loaded_or_lanes(
         self,
