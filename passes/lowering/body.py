@@ -212,8 +212,6 @@ class BodyEmitter:
         contiguous = steps_along(coeffs, len(coeffs) - 1)
         if contiguous and not padded:
             return vector.LoadOp(vtype, buf, self.indices(amap, point)).result
-        if contiguous and self._lanes_inside(amap, point, shape[-1]):
-            return self._clamped_vector(op, buf, amap, point, vtype)
         if contiguous:
             return self._loaded_or_lanes(op, buf, amap, point, vtype, 1, padded)
         step = coeffs[-1]
@@ -228,35 +226,6 @@ class BodyEmitter:
         extent = self.ranges[self.axes.index(point.vec_axis)][1] + 1
         lo, hi = expr_range(amap.results[-1], self.ranges)
         return extent % point.lanes == 0 and lo >= 0 and hi < dim
-
-    def _clamped_vector(
-        self,
-        op: ir.Operation,
-        buf: ir.Value,
-        amap: ir.AffineMap,
-        point: Point,
-        vtype: ir.VectorType,
-    ) -> ir.Value:
-        """A padded contiguous read whose lanes stay inside the innermost dim: the vector at
-        the outer indices clamped into the buffer, or the padding value where they were out,
-        without a branch. A depthwise conv reading its unpadded input (no scratch copy) keeps
-        its register tile's taps in straight-line code."""
-        idx = self.indices(amap, point)
-        shape = ir.MemRefType(buf.type).shape
-        outer, ok = [], None
-        for value, dim, expr in zip(idx[:-1], shape[:-1], amap.results[:-1]):
-            lo, hi = expr_range(expr, self.ranges)
-            if lo < 0 or hi >= dim:
-                # One unsigned compare tests both ends; an index outside reads row 0.
-                inside = arith.CmpIOp(arith.CmpIPredicate.ult, value, index_const(dim)).result
-                value = arith.SelectOp(inside, value, index_const(0)).result
-                ok = inside if ok is None else arith.AndIOp(ok, inside).result
-            outer.append(value)
-        loaded = vector.LoadOp(vtype, buf, outer + [idx[-1]]).result
-        if ok is None:
-            return loaded
-        fill = broadcast(scalar_const(op.attributes["value"]), vtype)
-        return arith.SelectOp(ok, loaded, fill).result
 
     def _loaded_or_lanes(
         self,
@@ -275,10 +244,15 @@ class BodyEmitter:
         shape = ir.MemRefType(buf.type).shape
         wide = ir.VectorType.get([point.lanes * step], vtype.element_type)
         inside: ir.Value | None = None
+        ult = arith.CmpIPredicate.ult
         for k, (value, dim) in enumerate(zip(idx, shape)):
             last = k == len(idx) - 1
             lo, hi = expr_range(amap.results[k], self.ranges)
             checks = []
+            if padded and lo < 0 and hi >= dim and not last:
+                # One unsigned compare tests both ends of an outer index.
+                inside = _and(inside, arith.CmpIOp(ult, value, index_const(dim)).result)
+                continue
             if padded and lo < 0:
                 checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
             if (padded and hi >= dim) or last:
@@ -297,7 +271,13 @@ class BodyEmitter:
                 loaded = vector.ShuffleOp(loaded, loaded, lanes).result
             scf.YieldOp([loaded])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([self._border_lanes(op, buf, idx, amap, vtype, step, padded)])
+            if padded and step == 1 and self._lanes_inside(amap, point, shape[-1]):
+                # Only an outer index left the buffer (a row or column of a depthwise conv's
+                # window over the image border): every lane is padding.
+                fill = broadcast(scalar_const(op.attributes["value"]), vtype)
+                scf.YieldOp([fill])
+            else:
+                scf.YieldOp([self._border_lanes(op, buf, idx, amap, vtype, step, padded)])
         return branch.results[0]
 
     def _border_lanes(
@@ -420,6 +400,10 @@ class BodyEmitter:
             ]
             values.append(memref.LoadOp(buf, lane_idx).result)
         return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
+
+
+def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
+    return b if a is None else arith.AndIOp(a, b).result
 
 
 def _zero_attr(elem: ir.Type) -> ir.Attribute:

@@ -14,19 +14,21 @@
 // TP: name = "epilogue_1"
 // TP-NEXT: return
 
-// Its body: vectors along the 8 channels of a block; an input row or column outside the image
-// reads a clamped index and selects zero, without a branch.
+// Its body: vectors along the 8 channels of a block; one unsigned compare per outer index
+// tests whether a window row or column lies inside the image, where the vector is loaded,
+// and zero stands for the padding outside (a branch taken only at the border).
 // LOOPS-LABEL: func.func private @fused_conv2d_relu_3(
 // LOOPS-NOT: memref.view
-// LOOPS-NOT: scf.if
-// LOOPS: %[[IN:.*]] = arith.cmpi ult, %{{.*}}, %c14 : index
-// LOOPS: %[[V:.*]] = vector.load %arg0[{{.*}}] : memref<1x8x14x14x8xf32>, vector<8xf32>
-// LOOPS-NEXT: %[[S:.*]] = arith.select %{{.*}}, %[[V]], %{{.*}} : vector<8xf32>
-// LOOPS-NEXT: %[[W:.*]] = vector.load %arg1[{{.*}}] : memref<8x1x3x3x1x8xf32>, vector<8xf32>
-// LOOPS-NEXT: arith.mulf %[[S]], %[[W]] {{.*}} : vector<8xf32>
-// LOOPS-NOT: scf.if
+// LOOPS: %[[H:.*]] = arith.cmpi ult, %{{.*}}, %c14 : index
+// LOOPS-NEXT: %[[W:.*]] = arith.cmpi ult, %{{.*}}, %c14 : index
+// LOOPS-NEXT: %[[IN:.*]] = arith.andi %[[H]], %[[W]] : i1
+// LOOPS-NEXT: %[[V:.*]] = scf.if %[[IN]] -> (vector<8xf32>) {
+// LOOPS-NEXT: vector.load %arg0[{{.*}}] : memref<1x8x14x14x8xf32>, vector<8xf32>
+// LOOPS: } else {
+// LOOPS-NEXT: scf.yield %[[ZERO:.*]] : vector<8xf32>
+// LOOPS: %[[K:.*]] = vector.load %arg1[{{.*}}] : memref<8x1x3x3x1x8xf32>, vector<8xf32>
+// LOOPS-NEXT: arith.mulf %[[V]], %[[K]] {{.*}} : vector<8xf32>
 // LOOPS: arith.maximumf %{{.*}} : vector<8xf32>
-// LOOPS-NOT: scf.if
 // LOOPS: return
 func.func @main(%x: tensor<1x58x14x14xf32>) -> tensor<1x58x14x14xf32> {
   %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<58x1x3x3xf32>
