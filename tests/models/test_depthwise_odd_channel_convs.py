@@ -116,3 +116,42 @@ def test_odd_channel_conv_runs_blocked(cin: int, cout: int, kernel: int, stride:
         assert kernel == 1 and ir.RankedTensorType(conv.operands[0].type).shape[2] == 1
     else:
         assert layout in ('"NCHW16c"', '"NCHW8c"'), layout
+
+
+def se_model(channels: int, squeezed: int) -> Any:
+    """A squeeze-excite block as RegNet-Y writes it: mean over H, W; 1x1 conv to `squeezed`
+    channels (which no block divides), ReLU, 1x1 conv back, Sigmoid, times the input."""
+    rng = np.random.default_rng(squeezed)
+    inits = [
+        numpy_helper.from_array(a.astype(np.float32), name)
+        for name, a in (
+            ("w1", rng.standard_normal((squeezed, channels, 1, 1)) * 0.1),
+            ("b1", rng.standard_normal(squeezed)),
+            ("w2", rng.standard_normal((channels, squeezed, 1, 1)) * 0.3),
+            ("b2", rng.standard_normal(channels)),
+        )
+    ]
+    nodes = [
+        helper.make_node("GlobalAveragePool", ["x"], ["m"]),
+        helper.make_node("Conv", ["m", "w1", "b1"], ["s"]),
+        helper.make_node("Relu", ["s"], ["r"]),
+        helper.make_node("Conv", ["r", "w2", "b2"], ["e"]),
+        helper.make_node("Sigmoid", ["e"], ["g"]),
+        helper.make_node("Mul", ["x", "g"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "se",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, SIZE, SIZE])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def test_squeeze_excite_convs_to_odd_channels_run_blocked() -> None:
+    """208 -> 26 -> 208 channels on one pixel (RegNet-Y 400MF): both 1x1 convs are padded
+    (26 -> 32 output channels, then 32 input channels) and run NCHW8c."""
+    staged = _check(se_model(208, 26), 8)
+    layouts = [str(op.attributes["out_layout"]) for op in _convs(staged)]
+    assert layouts == ['"NCHW8c"', '"NCHW8c"'], layouts
