@@ -222,11 +222,14 @@ def conv_loops(
     x, w = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
     pad = None
     pads = kb.attrs(op)["pads"]
-    if in_place and s.depthwise and any(pads):  # type: ignore[arg-type]
+    wide_window = max(s.strides) == 1 and s.kw > 3 and s.ow > 14
+    if in_place and s.depthwise and any(pads) and not wide_window:  # type: ignore[arg-type]
         # A depthwise conv reads each input element only kh x kw / stride^2 times: copying the
         # input into a padded buffer first cost more than bounds-checked reads (a branch per
         # vector, taken only at the border). 144 channels, 56x56, stride 2: 37 -> 87 GFLOP/s;
-        # stride 1 gained as well (240 channels, 28x28, 3x3: 34 -> 60 GFLOP/s, load 13).
+        # stride 1 gained as well (240 channels, 28x28, 3x3: 34 -> 60 GFLOP/s, load 13), but
+        # not a 5x5 window at stride 1 on rows wider than 14 (240 channels at 28x28: 50 -> 33;
+        # at 14x14 and 7x7 it gained 55 -> 67): those keep the copy.
         pad = float(pad_value)
     else:
         x, s = _padded_input(kb, op, x, s, pad_value)
