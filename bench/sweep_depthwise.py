@@ -27,11 +27,13 @@ SHAPES = [(96, 56, 1), (144, 56, 2), (32, 112, 1), (384, 14, 1), (960, 7, 1), (2
 """(channels, input size, stride)."""
 
 
-def depthwise_model(channels: int, size: int, stride: int, path: pathlib.Path) -> int:
-    """Write the model; return the depthwise conv's FLOPs."""
+def depthwise_model(
+    channels: int, size: int, stride: int, path: pathlib.Path, kernel: int = 3
+) -> int:
+    """Write the model (a `kernel` x `kernel` depthwise conv); return its FLOPs."""
     rng = np.random.default_rng(0)
     consts = {
-        "w": rng.standard_normal((channels, 1, 3, 3)),
+        "w": rng.standard_normal((channels, 1, kernel, kernel)),
         "b": np.zeros(channels),
         "w1": rng.standard_normal((channels, channels, 1, 1)) * 0.1,
         "lo": np.array(0.0),
@@ -44,8 +46,8 @@ def depthwise_model(channels: int, size: int, stride: int, path: pathlib.Path) -
             ["x", "w", "b"],
             ["y"],
             group=channels,
-            kernel_shape=[3, 3],
-            pads=[1, 1, 1, 1],
+            kernel_shape=[kernel, kernel],
+            pads=[kernel // 2] * 4,
             strides=[stride, stride],
         ),  # fmt: skip
         helper.make_node("Clip", ["y", "lo", "hi"], ["z"]),
@@ -60,7 +62,7 @@ def depthwise_model(channels: int, size: int, stride: int, path: pathlib.Path) -
         [numpy_helper.from_array(v.astype(np.float32), k) for k, v in consts.items()],
     )
     onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
-    return 2 * channels * out * out * 9
+    return 2 * channels * out * out * kernel * kernel
 
 
 def _in_grid(config: dict[str, object], default: dict[str, object]) -> bool:

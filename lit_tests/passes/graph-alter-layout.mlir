@@ -48,18 +48,23 @@ func.func @grouped(%x: tensor<1x16x8x8xf32>) -> tensor<1x32x8x8xf32> {
   return %c2 : tensor<1x32x8x8xf32>
 }
 
-// A depthwise conv whose channels the block does not divide stays in NCHW, and so does a conv
-// whose channels the block does not divide. That one is 1x1 with stride 1 and no padding: it
-// runs on its 64 pixels as one row (vectors along 64 contiguous pixels, not rows of 8).
-// CHECK-LABEL: func.func @unchanged
-// CHECK-NOT: layout_transform
-// CHECK: %[[DW:.*]] = "graph.conv2d"(%arg0, %{{.*}}) {{.*}}group = 12
-// CHECK: %[[F:.*]] = "graph.reshape"(%[[DW]]) {shape = array<i64: 1, 12, 1, 64>}
+// A depthwise conv whose channels the block does not divide runs blocked on its channels padded
+// with zeros up to the block (input, weights), the padded channels cut off after it. A 1x1 conv
+// with stride 1 and no padding whose channels the block does not divide runs on its 64 pixels
+// as one row (vectors along 64 contiguous pixels, not rows of 8).
+// CHECK-LABEL: func.func @unblockable
+// CHECK: %[[XP:.*]] = "graph.pad"(%arg0) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, 4, 0, 0>{{.*}} -> tensor<1x16x8x8xf32>
+// CHECK: %[[WP:.*]] = "graph.pad"(%{{.*}}) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 4, 0, 0, 0>{{.*}} -> tensor<16x1x3x3xf32>
+// CHECK: %[[XB:.*]] = "graph.layout_transform"(%[[XP]]) {dst_layout = "NCHW8c", src_layout = "NCHW"}
+// CHECK: %[[DW:.*]] = "graph.conv2d"(%[[XB]], %{{.*}}) {{.*}}group = 16 : i64, kernel_layout = "OIHW1i8o", out_layout = "NCHW8c"
+// CHECK-NEXT: %[[B:.*]] = "graph.layout_transform"(%[[DW]]) {dst_layout = "NCHW", src_layout = "NCHW8c"}
+// CHECK-NEXT: %[[CUT:.*]] = "graph.pad"(%[[B]]) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, -4, 0, 0>{{.*}} -> tensor<1x12x8x8xf32>
+// CHECK: %[[F:.*]] = "graph.reshape"(%[[CUT]]) {shape = array<i64: 1, 12, 1, 64>}
 // CHECK: %[[C:.*]] = "graph.conv2d"(%[[F]], %{{.*}}) {{.*}} -> tensor<1x12x1x64xf32>
 // CHECK: %[[Y:.*]] = "graph.reshape"(%[[C]]) {shape = array<i64: 1, 12, 8, 8>}
 // CHECK-NOT: layout_transform
 // CHECK: return %[[Y]]
-func.func @unchanged(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
+func.func @unblockable(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
   %w = "graph.constant"() {value = #graph.param<"dw">} : () -> tensor<12x1x3x3xf32>
   %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 12 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x12x8x8xf32>, tensor<12x1x3x3xf32>) -> tensor<1x12x8x8xf32>
   %w2 = "graph.constant"() {value = #graph.param<"w12">} : () -> tensor<12x12x1x1xf32>

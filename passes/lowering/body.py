@@ -222,6 +222,14 @@ class BodyEmitter:
             return self._loaded_or_lanes(op, buf, amap, point, vtype, step, padded)
         return self._gather(op, buf, amap, point, vtype, padded)
 
+    def _lanes_inside(self, amap: ir.AffineMap, point: Point, dim: int) -> bool:
+        """Whether a padded read's lanes along its innermost dim always lie inside it (the
+        channel lanes of a blocked layout): only the outer dims can leave the buffer."""
+        assert point.vec_axis is not None
+        extent = self.ranges[self.axes.index(point.vec_axis)][1] + 1
+        lo, hi = expr_range(amap.results[-1], self.ranges)
+        return extent % point.lanes == 0 and lo >= 0 and hi < dim
+
     def _loaded_or_lanes(
         self,
         op: ir.Operation,
@@ -239,10 +247,15 @@ class BodyEmitter:
         shape = ir.MemRefType(buf.type).shape
         wide = ir.VectorType.get([point.lanes * step], vtype.element_type)
         inside: ir.Value | None = None
+        ult = arith.CmpIPredicate.ult
         for k, (value, dim) in enumerate(zip(idx, shape)):
             last = k == len(idx) - 1
             lo, hi = expr_range(amap.results[k], self.ranges)
             checks = []
+            if padded and _may(lo, "<", 0) and _may(hi, ">=", dim) and not last:
+                # One unsigned compare tests both ends of an outer index.
+                inside = _and(inside, arith.CmpIOp(ult, value, _size(buf, k)).result)
+                continue
             if padded and _may(lo, "<", 0):
                 checks.append(arith.CmpIOp(arith.CmpIPredicate.sge, value, index_const(0)).result)
             if (padded and _may(hi, ">=", dim)) or last:
@@ -263,7 +276,13 @@ class BodyEmitter:
                 loaded = vector.ShuffleOp(loaded, loaded, lanes).result
             scf.YieldOp([loaded])
         with ir.InsertionPoint(branch.else_block):
-            scf.YieldOp([self._border_lanes(op, buf, idx, amap, vtype, step, padded)])
+            if padded and step == 1 and self._lanes_inside(amap, point, shape[-1]):
+                # Only an outer index left the buffer (a row or column of a depthwise conv's
+                # window over the image border): every lane is padding.
+                fill = broadcast(scalar_const(op.attributes["value"]), vtype)
+                scf.YieldOp([fill])
+            else:
+                scf.YieldOp([self._border_lanes(op, buf, idx, amap, vtype, step, padded)])
         return branch.results[0]
 
     def _border_lanes(
@@ -389,6 +408,10 @@ class BodyEmitter:
             ]
             values.append(memref.LoadOp(buf, lane_idx).result)
         return vector.FromElementsOp(ir.VectorType.get([lanes], elem), values).result
+
+
+def _and(a: ir.Value | None, b: ir.Value) -> ir.Value:
+    return b if a is None else arith.AndIOp(a, b).result
 
 
 def _zero_attr(elem: ir.Type) -> ir.Attribute:

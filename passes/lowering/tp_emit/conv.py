@@ -212,20 +212,24 @@ def conv_loops(
     pad_value: float | int = 0,
     kernel_layout: str = "",
     *,
-    strided_in_place: bool = False,
+    in_place: bool = False,
 ) -> ConvLoops:
     """Axes, extents and operand indices of `op` (conv2d or conv2d_integer) from the index
     builder of its layout; a padded input is first copied with a border of `pad_value`, except
-    for a strided depthwise conv when `strided_in_place` (the caller then reads `x` with the
-    returned `pad` value outside it)."""
+    for a depthwise conv when `in_place` (the caller then reads `x` with the returned `pad`
+    value outside it)."""
     s = conv_shape(kb, op, kernel_layout)
     x, w = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
     pad = None
     pads = kb.attrs(op)["pads"]
-    if strided_in_place and s.depthwise and max(s.strides) > 1 and any(pads):  # type: ignore[arg-type]
-        # A strided depthwise conv reads each input element about twice: copying the input
-        # into a padded buffer first cost more than bounds-checked reads (144 channels,
-        # 56x56, stride 2: 37 -> 87 GFLOP/s without the copy). At stride 1 the two are even.
+    wide_window = max(s.strides) == 1 and s.kw > 3 and s.ow > 14
+    if in_place and s.depthwise and any(pads) and not wide_window:  # type: ignore[arg-type]
+        # A depthwise conv reads each input element only kh x kw / stride^2 times: copying the
+        # input into a padded buffer first cost more than bounds-checked reads (a branch per
+        # vector, taken only at the border). 144 channels, 56x56, stride 2: 37 -> 87 GFLOP/s;
+        # stride 1 gained as well (240 channels, 28x28, 3x3: 34 -> 60 GFLOP/s, load 13), but
+        # not a 5x5 window at stride 1 on rows wider than 14 (240 channels at 28x28: 50 -> 33;
+        # at 14x14 and 7x7 it gained 55 -> 67): those keep the copy.
         pad = float(pad_value)
     else:
         x, s = _padded_input(kb, op, x, s, pad_value)
@@ -279,7 +283,7 @@ def _bias_epilogue(
 @anchor("conv2d")
 def conv2d(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     y_t = kb.type_of(op.results[0])
-    loops = conv_loops(kb, op, strided_in_place=True)
+    loops = conv_loops(kb, op, in_place=True)
     half = is_half(ir.Type.parse(y_t.dtype))  # f16 / bf16: multiply and sum in f32, round once
     acc = (
         Leaf(y_t.shape, "f32", kb.temp(TensorT(y_t.shape, "f32")))
