@@ -72,6 +72,9 @@ class GraphTuneReport:
         return d / b if d and b else None
 
     def summary(self) -> str:
+        if not self.costs_ms and not self.resumed:
+            why = "no time to build the whole model twice"
+            return f"graph knobs: {self.best.text()} (mlc-default's; {why})"
         if self.resumed:
             return f"graph knobs: {self.best.text()} (from the records already in the file)"
         gain = f", {self.speedup:.2f}x the default" if self.speedup else ""
@@ -95,9 +98,12 @@ def tune_graph(
     build: Build | None = None,
     run: Run | None = None,
     timer: Time | None = None,
+    first_build_s: float = 0.0,
 ) -> GraphTuneReport:
     """Measure the graph-level points of `module` (see the module docstring); `build`, `run`
-    and `timer` replace the in-process compile, run and timing (tests)."""
+    and `timer` replace the in-process compile, run and timing (tests). `first_build_s`: what
+    one build is expected to take before any was made; when two (mlc-default's point and one
+    more) cannot finish by `deadline`, nothing is measured and every point is untried."""
     target = target or host_target()
     start = clock()
     key = graph_key(module)
@@ -107,10 +113,13 @@ def tune_graph(
         held = graph_choice(read_records(path).records, key, target, threads)
         if held is not None:
             return GraphTuneReport(key, default, held[0], resumed=True)
+    report = GraphTuneReport(key, default, default)
+    if deadline is not None and clock() + 2 * first_build_s > deadline:
+        report.untried = graph_space(target)
+        return report
     build = build or _jit_builder(module, params, threads, target)
     run = run or _run
     timer = timer or _time
-    report = GraphTuneReport(key, default, default)
     built: list[tuple[GraphConfig, Any]] = []
     reference: list[np.ndarray] = []
     build_s: list[float] = []

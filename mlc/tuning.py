@@ -28,7 +28,14 @@ from mlc import progress as mlc_progress
 from mlc.compiler import BuildOptions, build, check_target
 from mlc.errors import MlcError
 from mlc.graph_tuning import GraphTuneReport, tune_graph
-from mlc.tuner.budget import DEFAULTS_SHARE, GRAPH_SHARE, Budget, Clock, monotonic
+from mlc.tuner.budget import (
+    BUILD_PER_EXTRACTION,
+    DEFAULTS_SHARE,
+    GRAPH_SHARE,
+    Budget,
+    Clock,
+    monotonic,
+)
 from mlc.tuner.measure import MeasureOptions
 from mlc.tuner.runner import LocalRunner, Runner
 from mlc.tuner.task import Task, extract_tasks
@@ -95,6 +102,9 @@ def tune_model(
     budget = Budget(None if minutes is None else minutes * 60, clock=clock)
     with budget.phase("import"), mlc_progress.stage(f"importing {model}"):
         module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
+    with budget.phase("extraction"), mlc_progress.stage("extracting tasks"):
+        with mlc_progress.suppressed():
+            found = extract_tasks(module, params, threads=options.threads)
     graph = None
     if options.graph_knobs:
         with budget.phase("graph knobs"), mlc_progress.stage("timing graph-level knobs"):
@@ -104,18 +114,17 @@ def tune_model(
                     params,
                     records,
                     threads=options.threads,
-                    deadline=budget.until(GRAPH_SHARE),
+                    deadline=budget.span(GRAPH_SHARE),
                     clock=clock,
+                    first_build_s=BUILD_PER_EXTRACTION * budget.phases["extraction"],
                 )
+        if graph.best != graph.default:  # other kernels: extract them again
+            with budget.phase("extraction"), mlc_progress.stage("extracting tasks again"):
+                with mlc_progress.suppressed():
+                    found = extract_tasks(
+                        module, params, threads=options.threads, graph_config=graph.best
+                    )
     with runner or make_runner(options) as active:
-        with budget.phase("extraction"), mlc_progress.stage("extracting tasks"):
-            with mlc_progress.suppressed():
-                found = extract_tasks(
-                    module,
-                    params,
-                    threads=options.threads,
-                    graph_config=None if graph is None else graph.best,
-                )
         with budget.phase("defaults"), mlc_progress.stage("timing the default schedules"):
             with mlc_progress.suppressed():
                 timed = active.measure_defaults(

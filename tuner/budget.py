@@ -27,8 +27,11 @@ def monotonic() -> float:
 
 
 GRAPH_SHARE = 0.2
-"""The graph-level knobs (layout block, Winograd) may be measured until this much of the
-budget is spent: each candidate is a whole-model build and run."""
+"""The graph-level knobs (layout block, Winograd) may be measured for this much of the
+budget after the extraction: each point is a whole-model build and run."""
+BUILD_PER_EXTRACTION = 4.0
+"""A whole-model build and JIT takes about this many times the task extraction (SqueezeNet,
+2 threads, on a loaded host: 20 s to extract, 73 s to build)."""
 DEFAULTS_SHARE = 0.45
 """Default schedules are built and timed until this much of the budget is spent (the import,
 graph knobs and extraction included); tasks not timed by then keep their defaults."""
@@ -65,6 +68,10 @@ class Budget:
     def until(self, share: float) -> float | None:
         """The deadline by which `share` of the budget is spent (None without a budget)."""
         return None if self.seconds is None else self.start + share * self.seconds
+
+    def span(self, share: float) -> float | None:
+        """The deadline `share` of the budget from now (None without a budget)."""
+        return None if self.seconds is None else self.clock() + share * self.seconds
 
     @contextmanager
     def phase(self, name: str) -> Iterator[None]:

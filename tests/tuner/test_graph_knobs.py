@@ -70,7 +70,15 @@ def test_points_are_built_only_while_they_fit_the_deadline(tmp_path: pathlib.Pat
     lines = load_records(records)
     assert [r.block for r in lines] == [GRAPH_BLOCK] * 2 and lines[0].default
     assert {r.workload for r in lines} == {graph_key(module)}
-    assert "1 points" not in report.summary() and "4 not tried (time budget)" in report.summary()
+    assert "4 not tried (time budget)" in report.summary()
+
+    # two builds expected to take 7 s each cannot finish in 12 s: nothing is built
+    clock.now, built[:] = 100.0, []
+    other = tmp_path / "other.jsonl"
+    kwargs = dict(deadline=clock.now + 12.0, clock=clock, build=build, first_build_s=7.0)
+    report = tune_graph(module, params, other, **kwargs)  # type: ignore[arg-type]
+    assert built == [] and report.untried == space and report.best == space[0]
+    assert not other.exists() and "no time to build the whole model twice" in report.summary()
 
 
 def test_a_point_whose_output_differs_is_an_error_record(tmp_path: pathlib.Path) -> None:
