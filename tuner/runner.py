@@ -138,10 +138,10 @@ class Runner(abc.ABC):
     ) -> list[Task]:
         """The tasks with `default_ms` measured (None where the default schedule failed). At
         `deadline` (a reading of `clock`) the rest are left out: the result is then the first
-        tasks only (at least one), so pass them largest first."""
+        tasks only (none when it has passed already), so pass them largest first."""
         out = []
         for task in tasks:
-            if deadline is not None and out and clock() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 break
             (result,) = self.measure(task, [Candidate.of(task, task.default_index)])
             ms = result.cost * 1e3 if result is not None and result.ok else None
@@ -198,12 +198,12 @@ class LocalRunner(Runner):
         clock: Callable[[], float] = monotonic,
     ) -> list[Task]:
         """The defaults in chunks of a few builds per worker, until `deadline` (a reading of
-        `clock`): the result is the first tasks (at least one chunk), so pass them largest
-        first. A model of 191 kernels spent minutes here before any search began."""
+        `clock`): the result is the first tasks (none when it has passed already), so pass them
+        largest first. A model of 191 kernels spent minutes here before any search began."""
         chunk = DEFAULTS_PER_WORKER * max(self.options.parallel, 1)
         out: list[Task] = []
         for begin in range(0, len(tasks), chunk):
-            if deadline is not None and out and clock() >= deadline:
+            if deadline is not None and clock() >= deadline:
                 break
             out += self._measure_defaults(tasks[begin : begin + chunk])
         return out

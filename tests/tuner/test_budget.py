@@ -4,6 +4,7 @@ fake clock that only the fake runner and graph tuner move: deterministic, no rea
 
 from __future__ import annotations
 
+import json
 import math
 import pathlib
 from collections.abc import Sequence
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from helpers.tuner_models import conv_net, save
+from mlc.commands.tune_cmd import report_dict, result_table
 from mlc.graph_tuning import GraphTuneReport
 from mlc.target import host_target
 from mlc.tuner.budget import Budget, plan_tasks
@@ -142,14 +144,21 @@ def test_tune_holds_its_budget_and_reports_what_it_skipped(
     summary = report.tuning.skipped_summary()
     assert "3 task(s) kept their default schedules untuned" in summary
     assert "1 negligible, 2 no time" in summary and "10.0 % of the timed model latency" in summary
+    table = result_table(report, tmp_path / "r.jsonl")
+    assert summary in table and "graph knobs: layout-block=" in table
+    assert "(import " in table and "defaults 4 s, search " in table
+    data = json.loads(json.dumps(report_dict(report, tmp_path / "r.jsonl")))
+    assert data["skipped_share"] == pytest.approx(0.1) and len(data["skipped"]) == 3
+    assert data["phase_seconds"]["graph knobs"] == 10.0
 
 
+@pytest.mark.parametrize("graph_s, timed", [(20.0, 2), (30.0, 0)])
 def test_defaults_stop_at_their_share_of_the_budget(
-    model: pathlib.Path, tmp_path: pathlib.Path
+    model: pathlib.Path, tmp_path: pathlib.Path, graph_s: float, timed: int
 ) -> None:
-    """The graph knobs take 20 s of 60 and each default 5 s: at 45 % of the budget (27 s) two
-    defaults are timed; the other two tasks are reported as not timed, and the run still ends
-    on time."""
+    """Each default takes 5 s of a 60 s budget. After 20 s of graph knobs two defaults are timed
+    by 45 % of the budget (27 s); after 30 s none. The other tasks are reported as not timed,
+    and the run ends on time."""
     clock = Clock()
     runner = FakeRunner(clock, 5.0, _latencies(model))
     start = clock.now
@@ -159,10 +168,10 @@ def test_defaults_stop_at_their_share_of_the_budget(
         TuneModelOptions(tune=TuneOptions(tuner="random", time_budget=1.0), compare_rounds=0),
         runner=runner,
         clock=clock,
-        tune_graph_knobs=_graph_phase(20.0, clock),
+        tune_graph_knobs=_graph_phase(graph_s, clock),
     )
     assert clock.now - start <= 66.0
-    assert len(report.tasks) == 2
+    assert len(report.tasks) == timed
     untimed = [s for s in report.tuning.skipped if s.reason == "not timed"]
-    assert len(untimed) == 2 and all(s.share is None for s in untimed)
-    assert "2 not timed" in report.tuning.skipped_summary()
+    assert len(untimed) == 4 - timed and all(s.share is None for s in untimed)
+    assert f"{4 - timed} not timed" in report.tuning.skipped_summary()
