@@ -27,6 +27,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--minutes", type=float, default=1.5, help="tuning time per run")
     parser.add_argument("-o", "--output", type=pathlib.Path, required=True)
+    parser.add_argument(
+        "--compare", type=int, default=0, help="rounds of the default-vs-tuned model timing"
+    )
+    parser.add_argument("--no-graph-knobs", action="store_true", help="kernel schedules only")
     args = parser.parse_args()
     args.output.parent.mkdir(parents=True, exist_ok=True)
     for name in args.models:
@@ -34,17 +38,34 @@ def main() -> int:
         for threads in args.threads:
             start = time.monotonic()
             options = TuneModelOptions(
-                threads=threads, tune=TuneOptions(time_budget=args.minutes), compare_rounds=0
+                threads=threads,
+                tune=TuneOptions(time_budget=args.minutes),
+                compare_rounds=args.compare,
+                graph_knobs=not args.no_graph_knobs,
             )
             report = tune_model(model, args.output, options)
             gains = [r.speedup for r in report.tuning.tasks if r.speedup]
+            tuned = report.tuning.seconds
             print(
-                f"{name:14s} threads={threads} tuned {len(report.tasks)} tasks in "
-                f"{(time.monotonic() - start) / 60:.1f} min (extraction "
-                f"{report.extract_seconds:.0f} s); best kernel speedup "
-                f"{max(gains, default=1.0):.2f}x",
+                f"{name:14s} threads={threads} {len(report.tasks)} tasks timed, "
+                f"{len(report.tuning.tasks)} searched; budget {args.minutes:.1f} min, tuning "
+                f"took {tuned / 60:.2f} min ({100 * tuned / (60 * args.minutes):.0f} %), "
+                f"with the comparison {(time.monotonic() - start) / 60:.1f} min; best kernel "
+                f"speedup {max(gains, default=1.0):.2f}x",
                 flush=True,
             )
+            phases = report.budget.phases if report.budget else {}
+            print("  phases: " + ", ".join(f"{k} {v:.0f} s" for k, v in phases.items()))
+            for line in (report.tuning.skipped_summary(), report.graph and report.graph.summary()):
+                if line:
+                    print("  " + line)
+            if report.model_default_ms and report.model_tuned_ms:
+                print(
+                    f"  whole model: default {report.model_default_ms:.2f} ms, tuned "
+                    f"{report.model_tuned_ms:.2f} ms "
+                    f"({report.model_default_ms / report.model_tuned_ms:.2f}x)",
+                    flush=True,
+                )
     return 0
 
 

@@ -33,8 +33,10 @@ from mlc.files import (
 from mlc.npz import read_npz
 
 if TYPE_CHECKING:
+    from mlc.contract import TargetInfo
     from mlc.passes.diagnostics import Diag
     from mlc.runtime import CompiledLibrary, SourceModel
+    from mlc.tuner.graph_knobs import GraphConfig
 
 _log = logging.getLogger(__name__)
 
@@ -99,20 +101,40 @@ class BuildOptions:
                 "letters, digits and '_', not starting with a digit"
             )
 
-    def pipeline_text(self) -> str:
-        """`pipeline`, or mlc-default as chosen for the host (`MlcDefaultPipeline.for_target`)."""
+    def pipeline_text(self, module: ir.Module | None = None) -> str:
+        """`pipeline`, or mlc-default as chosen for the host (`MlcDefaultPipeline.for_target`),
+        with the graph-level knobs (layout block, Winograd) the tuning records hold for
+        `module` when given."""
         if self.pipeline:
             return self.pipeline
         from mlc.passes.mlc_default import MlcDefaultPipeline
         from mlc.target import host_target
 
+        target = host_target()
+        graph = self.graph_config(module, target) if module is not None else None
         default = MlcDefaultPipeline.for_target(
-            host_target(),
+            target,
             threads=self.threads or 1,
             records=self.tuning_records or "",
             profile=self.profile,
+            layout_block=None if graph is None else graph.layout_block,
+            winograd=None if graph is None else graph.winograd,
         )
         return f"builtin.module({default})"
+
+    def graph_config(self, module: ir.Module, target: TargetInfo) -> GraphConfig | None:
+        """The best graph-level record of `module` in the tuning records (None: none)."""
+        if not self.tuning_records:
+            return None
+        from mlc.tuner.graph_knobs import graph_choice, graph_key
+        from mlc.tuner.records import RecordError, read_records
+
+        try:
+            log = read_records(self.tuning_records)
+        except RecordError:
+            return None  # tp-apply-records reports the file with its pass name
+        choice = graph_choice(log.records, graph_key(module), target, self.threads or 1)
+        return None if choice is None else choice[0]
 
 
 def _copy(module: ir.Module) -> ir.Module:
@@ -156,7 +178,7 @@ def build(
         raise MlcError(f"tuning records '{options.tuning_records}' do not exist")
     work = _copy(module)
     table = dict(params or {})
-    pm = PassManager.parse(options.pipeline_text())
+    pm = PassManager.parse(options.pipeline_text(module))
     if options.print_ir_after_all:
         pm.enable_ir_printing()
     if options.save_temps:

@@ -6,6 +6,11 @@ whole model with its default schedules and with the tuned ones, in this process.
     report.model_default_ms, report.model_tuned_ms
 
 Afterwards `mlc compile model.onnx --tuning-records r.jsonl --threads 2` applies the records.
+
+With a time budget every phase is charged to it (`mlc.tuner.budget`): the import, the graph-level
+knobs (whole-model builds, until GRAPH_SHARE of it is spent), the extraction, the default
+schedules' builds and timings (until DEFAULTS_SHARE; tasks not timed by then keep their
+defaults) and the search; the whole-model comparison that follows is reported apart.
 """
 
 from __future__ import annotations
@@ -22,10 +27,19 @@ from mlir import ir
 from mlc import progress as mlc_progress
 from mlc.compiler import BuildOptions, build, check_target
 from mlc.errors import MlcError
+from mlc.graph_tuning import GraphTuneReport, tune_graph
+from mlc.tuner.budget import (
+    BUILD_PER_EXTRACTION,
+    DEFAULTS_SHARE,
+    GRAPH_SHARE,
+    Budget,
+    Clock,
+    monotonic,
+)
 from mlc.tuner.measure import MeasureOptions
 from mlc.tuner.runner import LocalRunner, Runner
 from mlc.tuner.task import Task, extract_tasks
-from mlc.tuner.tune import Progress, TuneOptions, TuneReport, tune
+from mlc.tuner.tune import Progress, SkippedTask, TuneOptions, TuneReport, tune
 
 SETTLE_S = 0.3
 """Pause between the two builds' turns (OpenMP workers spin for 200 ms after a run)."""
@@ -44,6 +58,9 @@ class TuneModelOptions:
     """Where candidates are built and timed: worker processes here, or Ray tasks."""
     ray_address: str | None = None
     """The Ray cluster (`ray.init`'s address); None starts a local Ray instance."""
+    graph_knobs: bool = True
+    """Tune the layout block and the Winograd choice on the whole model first
+    (`mlc.graph_tuning`); the kernel tasks are then those of the fastest point."""
 
 
 @dataclass
@@ -51,8 +68,14 @@ class ModelTuneReport:
     tasks: list[Task]
     tuning: TuneReport
     extract_seconds: float = 0.0
+    """Seconds from the start to the first search (import, graph knobs, extraction, defaults)."""
     model_default_ms: float | None = None
     model_tuned_ms: float | None = None
+    budget: Budget | None = None
+    """What each phase spent (`Budget.phases`)."""
+    graph: GraphTuneReport | None = None
+    compare_seconds: float = 0.0
+    """The whole-model comparison after the tuning (not part of the time budget)."""
 
 
 def tune_model(
@@ -62,32 +85,78 @@ def tune_model(
     *,
     on_tasks: Callable[[Sequence[Task]], None] | None = None,
     progress: Progress | None = None,
+    runner: Runner | None = None,
+    clock: Clock = monotonic,
+    tune_graph_knobs: Callable[..., GraphTuneReport] = tune_graph,
 ) -> ModelTuneReport:
-    """Extract the tasks of an ONNX model, tune them into `records`, compare the whole model."""
+    """Extract the tasks of an ONNX model, tune them into `records`, compare the whole model.
+    `runner` (instead of one made from the options), `clock` (what the budget reads) and
+    `tune_graph_knobs` are for tests."""
     from mlc.frontend import from_onnx
 
     options = options or TuneModelOptions()
     check_target(options.target)
     if options.threads < 1:
         raise MlcError(f"threads must be >= 1, got {options.threads}")
-    start = time.monotonic()  # the time budget covers the import and the extraction too
-    with mlc_progress.stage(f"importing {model}"):
+    minutes = options.tune.time_budget
+    budget = Budget(None if minutes is None else minutes * 60, clock=clock)
+    with budget.phase("import"), mlc_progress.stage(f"importing {model}"):
         module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
-    with make_runner(options) as runner:
-        with mlc_progress.stage("extracting tasks, timing their default schedules"):
+    with budget.phase("extraction"), mlc_progress.stage("extracting tasks"):
+        with mlc_progress.suppressed():
+            found = extract_tasks(module, params, threads=options.threads)
+    graph = None
+    if options.graph_knobs:
+        with budget.phase("graph knobs"), mlc_progress.stage("timing graph-level knobs"):
             with mlc_progress.suppressed():
-                tasks = extract_tasks(module, params, threads=options.threads, runner=runner)
-        extract_seconds = time.monotonic() - start
+                graph = tune_graph_knobs(
+                    module,
+                    params,
+                    records,
+                    threads=options.threads,
+                    deadline=budget.span(GRAPH_SHARE),
+                    clock=clock,
+                    first_build_s=BUILD_PER_EXTRACTION * budget.phases["extraction"],
+                )
+        if graph.best != graph.default:  # other kernels: extract them again
+            with budget.phase("extraction"), mlc_progress.stage("extracting tasks again"):
+                with mlc_progress.suppressed():
+                    found = extract_tasks(
+                        module, params, threads=options.threads, graph_config=graph.best
+                    )
+    with runner or make_runner(options) as active:
+        with budget.phase("defaults"), mlc_progress.stage("timing the default schedules"):
+            with mlc_progress.suppressed():
+                timed = active.measure_defaults(
+                    found, deadline=budget.until(DEFAULTS_SHARE), clock=clock
+                )
+        per_default = budget.phases["defaults"] / len(timed) if timed else 0.0
+        untimed = found[len(timed) :]
+        tasks = sorted(timed, key=lambda t: -(t.weight * (t.default_ms or 0.0)))
+        extract_seconds = budget.elapsed()
         if on_tasks is not None:
             on_tasks(tasks)
-        report = tune(tasks, runner, records, options.tune, progress=progress, started=start)
-    out = ModelTuneReport(tasks, report, extract_seconds)
+        with budget.phase("search"):
+            report = tune(
+                tasks,
+                active,
+                records,
+                options.tune,
+                progress=progress,
+                budget=budget,
+                candidate_seconds=per_default,
+            )
+    report.skipped += [SkippedTask(t, "not timed") for t in untimed]
+    report.seconds = budget.elapsed()
+    out = ModelTuneReport(tasks, report, extract_seconds, budget=budget, graph=graph)
     if options.compare_rounds > 0 and pathlib.Path(records).exists():
+        began = clock()
         with mlc_progress.stage("timing the whole model, default vs tuned"):
             with mlc_progress.suppressed():
                 out.model_default_ms, out.model_tuned_ms = compare_whole_model(
                     module, params, options.threads, str(records), options.compare_rounds
                 )
+        out.compare_seconds = clock() - began
     return out
 
 

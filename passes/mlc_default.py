@@ -107,14 +107,24 @@ class MlcDefaultPipeline(NamedPipeline):
 
     @classmethod
     def for_target(
-        cls, target: TargetInfo, *, threads: int = 1, records: str = "", profile: bool = False
+        cls,
+        target: TargetInfo,
+        *,
+        threads: int = 1,
+        records: str = "",
+        profile: bool = False,
+        layout_block: int | None = None,
+        winograd: int | None = None,
     ) -> MlcDefaultPipeline:
         """The pipeline `mlc compile` and `mlc tune` use for a target, with its vector width and
         int8 dot product named: convolutions in NCHW16c where a 16-lane f32 vector is one register
         (AVX-512), NCHW8c elsewhere. On an AVX-512 host (znver5) tuned 3x3 and 1x1 convs of
-        ResNet-50 ran 1.5-1.7x faster in NCHW16c than the best NCHW8c schedules."""
+        ResNet-50 ran 1.5-1.7x faster in NCHW16c than the best NCHW8c schedules. `layout_block`
+        and `winograd` override those choices (graph-level tuning records)."""
         features = frozenset(target.features)
         return cls(
+            layout_block=layout_block,
+            winograd=cls.winograd if winograd is None else winograd,
             threads=threads,
             records=records,
             vector_bits=vector_unit_of(features).bits,

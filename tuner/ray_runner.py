@@ -32,6 +32,7 @@ from typing import Any
 from mlc.errors import MissingDependencyError, MlcError
 from mlc.target import host_target
 
+from .budget import monotonic
 from .measure import MeasureOptions
 from .runner import Candidate, LocalRunner, MeasureResult, OnResult, Runner
 from .task import Task
@@ -214,9 +215,16 @@ class RayRunner(Runner):
                     on_result(candidates[i], results[i])  # type: ignore[arg-type]
         return results
 
-    def measure_defaults(self, tasks: Sequence[Task]) -> list[Task]:
+    def measure_defaults(
+        self,
+        tasks: Sequence[Task],
+        *,
+        deadline: float | None = None,
+        clock: Callable[[], float] = monotonic,
+    ) -> list[Task]:
         """Every task's default schedule at once (one Ray task each), then timed again, the
-        faster kept as in `LocalRunner.measure_defaults`."""
+        faster kept as in `LocalRunner.measure_defaults`. All are submitted at once: the
+        deadline is not checked (the cluster's nodes time them side by side)."""
         best: list[float | None] = [None] * len(tasks)
         for _ in range(2):
             refs = [self._submit(t, Candidate.of(t, t.default_index)) for t in tasks]

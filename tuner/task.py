@@ -40,6 +40,7 @@ from .space import ConfigSpace
 from .templates import block_space
 
 if TYPE_CHECKING:
+    from .graph_knobs import GraphConfig
     from .runner import Runner
 
 
@@ -196,13 +197,21 @@ def extract_tasks(
     threads: int = 1,
     runner: Runner | None = None,
     target: TargetInfo | None = None,
+    graph_config: GraphConfig | None = None,
 ) -> list[Task]:
     """One task per distinct tp kernel of a graph-dialect model, as `mlc compile` will build
     it for `threads` on `target` (the host by default). With a runner, each task's default
     latency is measured and the tasks are ordered by share of the model's latency (weight x
-    default ms), largest first; without one, by weight x FLOPs."""
+    default ms), largest first; without one, by weight x FLOPs. `graph_config`: the graph-level
+    knobs (layout block, Winograd) to build with instead of mlc-default's."""
     target = target or host_target()
-    pipeline = MlcDefaultPipeline.for_target(target, threads=threads)
+    knobs = graph_config
+    pipeline = MlcDefaultPipeline.for_target(
+        target,
+        threads=threads,
+        layout_block=None if knobs is None else knobs.layout_block,
+        winograd=None if knobs is None else knobs.winograd,
+    )
     graph, schedule, _ = pipeline.stages()
     work = ir.Module.parse(module.operation.get_asm(enable_debug_info=True), module.context)
     PassManager.parse(f"builtin.module({graph},{schedule})").run(work, params=dict(params or {}))

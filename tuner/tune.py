@@ -7,9 +7,12 @@
 * **Resume**: records already in the file for a task (same target, threads and pipeline) are
   not measured again; they count towards `trials` and the tuner learns from them. A run killed
   mid-way loses at most the candidate being timed.
-* **Time budget** (minutes, the whole run): each task gets the remaining time in proportion to
-  its share of the model's latency among the tasks not yet tuned, so what a task leaves unused
-  (it converged: early stopping or its space exhausted) goes to the ones after it.
+* **Time budget** (minutes, the whole run, `budget.Budget`: the caller's import, extraction and
+  default timings are charged to it too): the tasks to tune are planned first
+  (`budget.plan_tasks`: tasks under 0.5 % of the model's latency, and those whose share of the
+  time left would not hold a useful search, are skipped and reported in `TuneReport.skipped`);
+  each then gets the remaining time in proportion to its share among the tasks not yet tuned,
+  so what a task leaves unused (early stopping, its space exhausted) goes to the ones after it.
 * **Transfer learning** (xgb): the cost model of each task also trains on the records of the
   tasks tuned before it in this run, of earlier runs in the same file, and of `prior_records`
   (other models), so later tasks find good points in fewer trials.
@@ -28,6 +31,7 @@ from mlc.errors import MlcError
 from mlc.target import host_target
 from mlc.version import __version__
 
+from .budget import Budget, Clock, monotonic, plan_tasks
 from .history import ExamplePool, matching, measured_points
 from .records import (
     Record,
@@ -123,6 +127,18 @@ class TaskReport:
         return self.stopped
 
 
+@dataclass(frozen=True)
+class SkippedTask:
+    """A task left with its default schedule without a search, and why."""
+
+    task: Task
+    reason: str
+    """'negligible' (under budget.NEGLIGIBLE_SHARE), 'no time' (its share of the budget would
+    not hold a search), 'not timed' (the budget ran out before its default was timed)."""
+    share: float | None = None
+    """Its share of the model's (timed) latency; None when its default was not timed."""
+
+
 @dataclass
 class TuneReport:
     records: str
@@ -130,6 +146,25 @@ class TuneReport:
     seconds: float = 0.0
     problems: list[str] = field(default_factory=list)
     """Lines of the record file that could not be read (they were left alone)."""
+    skipped: list[SkippedTask] = field(default_factory=list)
+    """Tasks not searched (kept their defaults), with why; see `skipped_summary`."""
+
+    def skipped_share(self) -> float:
+        """The share of the model's timed latency in tasks skipped after being timed."""
+        return sum(s.share or 0.0 for s in self.skipped)
+
+    def skipped_summary(self) -> str:
+        """One line: how many tasks were not searched, why, and their share of the model."""
+        if not self.skipped:
+            return ""
+        counts: dict[str, int] = {}
+        for s in self.skipped:
+            counts[s.reason] = counts.get(s.reason, 0) + 1
+        why = ", ".join(f"{n} {reason}" for reason, n in counts.items())
+        return (
+            f"{len(self.skipped)} task(s) kept their default schedules untuned ({why}): "
+            f"{100 * self.skipped_share():.1f} % of the timed model latency"
+        )
 
 
 class Progress:
@@ -150,13 +185,21 @@ def tune(
     *,
     progress: Progress | None = None,
     started: float | None = None,
+    budget: Budget | None = None,
+    candidate_seconds: float = 0.0,
 ) -> TuneReport:
     """Tune `tasks` (from `extract_tasks`, defaults measured), appending to `records`. The time
-    budget counts from `started` (time.monotonic(); now by default): a caller that extracted
-    the tasks first passes when it began, so that the extraction is part of the budget."""
+    budget counts from `started` (time.monotonic(); now by default), or is `budget` (its clock
+    drives every deadline): a caller that extracted the tasks first passes when it began, so
+    that the extraction is part of the budget. `candidate_seconds`: what one candidate is
+    expected to take (build + timing) before any was measured, e.g. from the defaults' timing."""
     options = options or TuneOptions()
     progress = progress or Progress()
-    start = time.monotonic() if started is None else started
+    if budget is None:
+        seconds = options.time_budget * 60 if options.time_budget else None
+        budget = Budget(seconds) if started is None else Budget(seconds, start=started)
+    clock = budget.clock
+    start = budget.start
     path = pathlib.Path(records)
     report = TuneReport(str(path))
     target = host_target()
@@ -174,19 +217,30 @@ def tune(
         pool.add_records(old, by_workload, table)
         for prior in options.prior_records:
             _add_prior(pool, prior, by_workload, report)
-    session = _Session(runner, path, old, pool, options, progress)
-    tunable = [t for t in tasks if t.default_ms is not None]
+    session = _Session(runner, path, old, pool, options, progress, candidate_seconds, clock)
+    timed = [t for t in tasks if t.default_ms is not None]
+    all_shares = [t.weight * (t.default_ms or 0.0) for t in timed]
+    deadline_all = budget.deadline
+    if deadline_all is None:
+        plan = plan_tasks(math.inf, all_shares, min_seconds=0.0, negligible=0.0)
+    else:
+        least = max(MIN_TASK_SECONDS, (CONFIRMING + MIN_BATCH) * candidate_seconds)
+        plan = plan_tasks(budget.left(), all_shares, min_seconds=least)
+    for reason, indices in (("negligible", plan.negligible), ("no time", plan.no_time)):
+        report.skipped += [
+            SkippedTask(timed[i], reason, plan.share([i], all_shares)) for i in indices
+        ]
+    tunable = [timed[i] for i in sorted(plan.tuned)]  # in the given order (largest first)
     shares = [t.weight * (t.default_ms or 0.0) for t in tunable]
-    deadline_all = start + options.time_budget * 60 if options.time_budget else None
     for i, task in enumerate(tunable):
         if task.workload not in table:
             append_workload(table_path, task.workload, task.kernel, task.ir)
             table[task.workload] = (task.kernel, task.ir)
         deadline = None
         if deadline_all is not None:
-            deadline = time.monotonic() + allot(deadline_all - time.monotonic(), shares[i:])
+            deadline = clock() + allot(deadline_all - clock(), shares[i:])
         report.tasks.append(session.tune_task(task, i, len(tunable), deadline))
-    report.seconds = time.monotonic() - start
+    report.seconds = clock() - start
     return report
 
 
@@ -221,9 +275,10 @@ class _Session:
     """Seconds a candidate took (build + timing) in the tasks tuned so far: batches are cut to
     what fits before a task's deadline, the final check of its best points (`CONFIRMING`
     candidates) is reserved out of it, and a task whose share cannot hold both is not started."""
+    clock: Clock = monotonic
 
     def tune_task(self, task: Task, index: int, count: int, deadline: float | None) -> TaskReport:
-        start = time.monotonic()
+        start = self.clock()
         options = self.options
         report = TaskReport(task)
         mine = matching(self.old, task, host_target())
@@ -243,7 +298,7 @@ class _Session:
         tuner.load_history([(task.default_index, (task.default_ms or math.inf) / 1e3)] + history)
         n_trial = max(0, options.trials - report.resumed)
         self.progress.start(task, index, count, n_trial)
-        left = math.inf if deadline is None else deadline - time.monotonic()
+        left = math.inf if deadline is None else deadline - self.clock()
         if left < max(MIN_TASK_SECONDS, (CONFIRMING + MIN_BATCH) * self.per_candidate):
             report.stopped = "no time left"
         elif len(task.space) <= 1:
@@ -259,12 +314,14 @@ class _Session:
                 callbacks=[self.progress.update],
                 candidate_seconds=self.per_candidate,
                 reserve=CONFIRMING,
+                clock=self.clock,
             )
-            report.stopped = _why(tuner, options, n_trial, deadline)
+            report.stopped = _why(tuner, options, n_trial, deadline, self.clock)
             if tuner.trials:
-                _confirm(task, tuner, self.runner, self.writer(task, remeasured=True))
+                write = self.writer(task, remeasured=True)
+                _confirm(task, tuner, self.runner, write, deadline, self.clock)
                 measured = tuner.trials + CONFIRMING
-                spent = (time.monotonic() - start) / measured
+                spent = (self.clock() - start) / measured
                 self.per_candidate = (
                     spent if not self.per_candidate else (0.7 * self.per_candidate + 0.3 * spent)
                 )
@@ -274,7 +331,7 @@ class _Session:
         if tuner.best_index is not None and math.isfinite(tuner.best_cost):
             report.best_ms = tuner.best_cost * 1e3
             report.best_schedule = task.schedule_text(tuner.best_index)
-        report.seconds = time.monotonic() - start
+        report.seconds = self.clock() - start
         self.progress.finish(report)
         return report
 
@@ -329,19 +386,28 @@ confirmed ones (it does not win unconfirmed)."""
 
 
 def _confirm(
-    task: Task, tuner: Tuner, runner: Runner, write: Callable[[Candidate, MeasureResult], None]
+    task: Task,
+    tuner: Tuner,
+    runner: Runner,
+    write: Callable[[Candidate, MeasureResult], None],
+    deadline: float | None = None,
+    clock: Clock = monotonic,
 ) -> None:
     """Time the best few points and the default again, side by side; the new measurement
     replaces the search's (`Tuner.remeasured`: the search's fastest is biased low), as it does
     for `tp-apply-records` (`records.best_records`), and the best is the fastest confirmed
     point. When the points confirmed fall behind one that was not, that one is confirmed in
-    turn, at most RECONFIRM times. Each point is timed CONFIRM_PASSES times and its slowest
-    measurement stands (`records.settle` does the same with the records)."""
+    turn, at most RECONFIRM times, and not past `deadline` (the first check is the time the
+    search reserved; further ones only fit in what it left over). Each point is timed
+    CONFIRM_PASSES times and its slowest measurement stands (`records.settle` does the same
+    with the records)."""
     ranked = sorted((i for i in tuner.costs if math.isfinite(tuner.costs[i])), key=tuner.costs.get)
     picks = [i for i in ranked if i != task.default_index][:CONFIRM] + [task.default_index]
     if len(picks) < 2:
         return
-    for _ in range(RECONFIRM + 1):
+    for attempt in range(RECONFIRM + 1):
+        if attempt and deadline is not None and clock() >= deadline:
+            return
         results: list[MeasureResult | None] = [None] * len(picks)
         for _ in range(CONFIRM_PASSES):
             got = runner.measure(task, [Candidate.of(task, i) for i in picks], on_result=write)
@@ -361,13 +427,15 @@ def _slower(a: MeasureResult | None, b: MeasureResult | None) -> MeasureResult |
     return a if a.cost >= b.cost else b
 
 
-def _why(tuner: Tuner, options: TuneOptions, n_trial: int, deadline: float | None) -> str:
+def _why(
+    tuner: Tuner, options: TuneOptions, n_trial: int, deadline: float | None, clock: Clock
+) -> str:
     if tuner.converged:
         return "space exhausted"
     if options.early_stopping is not None and tuner.since_best() >= options.early_stopping:
         return "early stopping"
     if tuner.trials >= n_trial:
         return "trials"
-    if deadline is not None and time.monotonic() >= deadline:
+    if deadline is not None and clock() >= deadline:
         return "time budget"
     return "no new candidates"

@@ -66,8 +66,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--time-budget",
         type=positive_float,
         metavar="MINUTES",
-        help="the run's time from import to the last task (the default-vs-tuned "
-        "model comparison follows), split by each task's share of the model's latency",
+        help="the run's time from import to the last task, every phase included (graph "
+        "knobs, extraction, default timings; the default-vs-tuned model comparison follows), "
+        "the search split by each task's share of the model's latency; tasks whose share "
+        "is negligible or would not hold a search are skipped and reported",
     )
     p.add_argument(
         "--number",
@@ -129,6 +131,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "Ray instance)",
     )
     p.add_argument(
+        "--graph-knobs",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="first time the whole model with each layout block and Winograd choice and tune "
+        "the kernels of the fastest; mlc compile --tuning-records builds with it (default on)",
+    )
+    p.add_argument(
         "--plot",
         type=pathlib.Path,
         metavar="PNG",
@@ -174,6 +183,7 @@ def drive(args: argparse.Namespace) -> int:
         ),
         runner=args.runner,
         ray_address=args.ray_address,
+        graph_knobs=args.graph_knobs,
         tune=TuneOptions(
             tuner=args.tuner,
             trials=args.trials,
@@ -240,8 +250,14 @@ def result_table(report: ModelTuneReport, records: pathlib.Path) -> str:
             f"{i:3d} {r.task.kernel[:34]:34s} {default} {best} {speed} {r.trials:6d} "
             f"{r.errors:6d}  {r.status}"
         )
-    minutes = (report.extract_seconds + report.tuning.seconds) / 60
-    lines.append(f"tuning took {minutes:.1f} min; records: {records}")
+    if report.tuning.skipped:
+        lines.append(report.tuning.skipped_summary())
+    if report.graph is not None:
+        lines.append(report.graph.summary())
+    minutes = report.tuning.seconds / 60
+    phases = report.budget.phases if report.budget is not None else {}
+    spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in phases.items())
+    lines.append(f"tuning took {minutes:.1f} min ({spent}); records: {records}")
     default, tuned = report.model_default_ms, report.model_tuned_ms
     if default is not None and tuned is not None:
         lines.append(
@@ -256,6 +272,21 @@ def report_dict(report: ModelTuneReport, records: pathlib.Path) -> dict[str, Any
         "records": str(records),
         "extract_seconds": report.extract_seconds,
         "tuning_seconds": report.tuning.seconds,
+        "phase_seconds": dict(report.budget.phases) if report.budget is not None else {},
+        "compare_seconds": report.compare_seconds,
+        "graph_knobs": None
+        if report.graph is None
+        else {
+            "best": report.graph.best.config(),
+            "costs_ms": [{**c.config(), "cost_ms": ms} for c, ms in report.graph.costs_ms.items()],
+            "untried": len(report.graph.untried),
+            "errors": len(report.graph.errors),
+        },
+        "skipped": [
+            {"kernel": s.task.kernel, "reason": s.reason, "share": s.share}
+            for s in report.tuning.skipped
+        ],
+        "skipped_share": report.tuning.skipped_share(),
         "model_default_ms": report.model_default_ms,
         "model_tuned_ms": report.model_tuned_ms,
         "tasks": [

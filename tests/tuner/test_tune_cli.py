@@ -22,7 +22,7 @@ from mlc.runtime import GraphModule, load_module
 from mlc.tuner.records import load_records, read_records, workload_table_path
 
 pytest.importorskip("xgboost")
-FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2"]
+FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2", "--no-graph-knobs"]
 
 
 def test_tune_then_compile_with_the_records(

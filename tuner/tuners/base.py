@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import abc
 import math
-import time
 from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import numpy as np
 
+from ..budget import monotonic
 from ..runner import Candidate, MeasureResult, OnResult, Runner
 from ..task import Task
 
@@ -132,19 +132,21 @@ class Tuner(abc.ABC):
         callbacks: Sequence[BatchCallback] = (),
         candidate_seconds: float = 0.0,
         reserve: int = 0,
+        clock: Callable[[], float] = monotonic,
     ) -> None:
         """Measure up to `n_trial` more points, in batches; stop early after `early_stopping`
         trials without a better point, or at `deadline` (time.monotonic()). Builds are not cut
         short, so a full batch started just before the deadline would overrun it by a whole
         batch: a batch holds only the candidates expected to finish in time, each expected to
         take `candidate_seconds` (until a batch of this call has been timed), and the time of
-        `reserve` more candidates is left over for whatever follows the search."""
+        `reserve` more candidates is left over for whatever follows the search. `clock` is what
+        the deadline is a reading of."""
         start = self.trials
         seconds = candidate_seconds
         while self.has_next() and self.trials - start < n_trial:
             size = min(batch_size, n_trial - (self.trials - start))
             if deadline is not None:
-                left = deadline - time.monotonic() - reserve * seconds
+                left = deadline - clock() - reserve * seconds
                 fits = int(left / seconds) if seconds > 0 else size
                 if left <= 0 or fits < 1:
                     break
@@ -152,10 +154,10 @@ class Tuner(abc.ABC):
             batch = self.next_batch(size)
             if not batch:
                 break
-            began = time.monotonic()
+            began = clock()
             candidates = [Candidate.of(self.task, i) for i in batch]
             results = runner.measure(self.task, candidates, on_result=on_result, deadline=deadline)
-            observed = (time.monotonic() - began) / len(batch)
+            observed = (clock() - began) / len(batch)
             seconds = observed if seconds <= 0 else 0.5 * (seconds + observed)
             done = [(i, r) for i, r in zip(batch, results) if r is not None]
             if not done:
