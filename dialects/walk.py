@@ -7,18 +7,40 @@ from collections.abc import Iterator
 from mlir import ir
 
 
+def nested_ops(op: ir.Operation) -> list[ir.Operation]:
+    """Every op nested under `op` (not `op` itself), pre-order, collected up front.
+
+    MLIR's own walk calls back once per op; the recursive generator this replaced paid a
+    resume per nesting level for every op (a third of a ResNet-50 compile's Python time).
+    """
+    found: list[ir.Operation] = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        found.append(child)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return found[1:]  # pre-order: `op` itself comes first
+
+
 def walk(op: ir.Operation) -> Iterator[ir.Operation]:
-    """Every op nested under `op` (not `op` itself), pre-order."""
-    for region in op.regions:
-        for block in region.blocks:
-            for child in block.operations:
-                yield child.operation
-                yield from walk(child.operation)
+    """Every op nested under `op` (not `op` itself), pre-order, collected before the first is
+    yielded (so the caller may mutate the IR while iterating)."""
+    return iter(nested_ops(op))
 
 
-def ops_named(op: ir.Operation, prefix: str) -> list[ir.Operation]:
-    """All nested ops whose name starts with `prefix` (e.g. "graph."), collected up front."""
-    return [o for o in walk(op) if o.name.startswith(prefix)]
+def ops_named(op: ir.Operation, prefix: str | tuple[str, ...]) -> list[ir.Operation]:
+    """All nested ops whose name starts with `prefix` (e.g. "graph.", or one of several),
+    collected up front."""
+    found: list[ir.Operation] = []
+
+    def visit(child: ir.Operation) -> ir.WalkResult:
+        if child.name.startswith(prefix):
+            found.append(child)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit, ir.WalkOrder.PRE_ORDER)
+    return [o for o in found if o != op]
 
 
 def top_level_funcs(module: ir.Operation) -> list[ir.Operation]:

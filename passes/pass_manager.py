@@ -42,8 +42,10 @@ def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:
     """mlc's semantic checks of both dialects (what IRDL cannot express)."""
     from mlc.dialects.graph.verify import verify_graph
     from mlc.dialects.tp.verify import verify_tp
+    from mlc.dialects.walk import ops_named
 
-    return verify_graph(op) + verify_tp(op)
+    ours = ops_named(op, ("graph.", "tp."))  # one walk for both (it runs after every mlc pass)
+    return verify_graph(op, ours) + verify_tp(op, ours)
 
 
 class PassManager:

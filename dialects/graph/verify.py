@@ -101,10 +101,15 @@ def _check_constant(op: ir.Operation) -> str | None:
     return f'value must be #graph.param<"name"> or a dense elements literal, got {value}'
 
 
-def verify_graph(root: ir.Operation) -> list[DiagnosticError]:
+def verify_graph(
+    root: ir.Operation, candidates: list[ir.Operation] | None = None
+) -> list[DiagnosticError]:
+    """Check the graph ops under `root` (or those among `candidates`, ops collected under it
+    by one walk shared with other checks)."""
     errors = []
+    ops = ops_named(root, "graph.") if candidates is None else candidates
     with assume(symbol_bounds(root)):  # the import simplified sizes under them
-        for op in ops_named(root, "graph."):
+        for op in (o for o in ops if o.name.startswith("graph.")):
             problem = check_op(op)
             if problem:
                 errors.append(DiagnosticError(f"'{op.name}' op {problem}", op.location))

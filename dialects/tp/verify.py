@@ -135,9 +135,13 @@ def _enclosing_block(op: ir.Operation) -> ir.Operation | None:
     return None
 
 
-def verify_tp(root: ir.Operation) -> list[DiagnosticError]:
+def verify_tp(
+    root: ir.Operation, candidates: list[ir.Operation] | None = None
+) -> list[DiagnosticError]:
+    """Check the tp ops under `root` (or those among `candidates`, see verify_graph)."""
     errors: list[DiagnosticError] = []
-    for op in ops_named(root, "tp."):
+    ops = ops_named(root, "tp.") if candidates is None else candidates
+    for op in (o for o in ops if o.name.startswith("tp.")):
         if op.name == "tp.block":
             problems = _check_block(op)
         else:
