@@ -21,8 +21,9 @@ from collections.abc import Iterator
 from mlir import ir
 
 from mlc import progress
+from mlc.dialects.graph.verify import symbol_bounds
 from mlc.errors import DiagnosticError, MlcError, PassFailedError
-from mlc.symbolic import UndecidableError
+from mlc.symbolic import UndecidableError, assume
 
 from ._mlir_adapter import print_ir_dump, run_upstream
 from .base import ModulePass, PassContext
@@ -145,6 +146,7 @@ class PassManager:
             self.save_temp("pipeline.txt", str(self) + "\n")
         steps = list(self.steps())
         symbolic: list[object] = []  # [first symbolic (type, location) or None], found once
+        bounds = symbol_bounds(op)  # @main's, read before graph-to-tp replaces it
         try:
             for i, step in enumerate(steps, start=1):
                 t0 = time.perf_counter()
@@ -154,7 +156,8 @@ class PassManager:
                         if isinstance(step, PassEntry) and step.kind == "mlc":
                             assert step.instance is not None
                             _refuse_symbolic(op, step.instance, symbolic, filename)
-                            self._run_mlc(op, step.instance, ctx, filename)
+                            with assume(bounds):  # size comparisons decided under them
+                                self._run_mlc(op, step.instance, ctx, filename)
                         else:
                             self._run_upstream(op, step, filename)
                 except PassFailedError:

@@ -12,6 +12,7 @@ from onnx import helper
 from helpers.onnx_testing import make_model, rand
 from mlc.driver import _main
 from mlc.frontend import import_model_files
+from mlc.runtime import GraphModule, load_module
 
 
 @pytest.fixture
@@ -89,17 +90,23 @@ def test_dynamic_input_without_shapes_exits_4(
     assert not (tmp_path / "o.mlir").exists()
 
 
-def test_symbolic_dims_are_kept_on_request_and_refused_by_compile(
+def test_symbolic_dims_are_kept_on_request_and_compile_to_one_package(
     model_path: pathlib.Path, tmp_path: pathlib.Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     out = tmp_path / "sym.mlir"
     assert _main(["import", str(model_path), "-o", str(out), "--symbolic-dims"]) == 0
     assert 'tensor<?x4xf32, ["n", 4]>' in out.read_text()
     capsys.readouterr()
-    assert _main(["compile", str(out), "-o", str(tmp_path / "sym.tar")]) == 4
-    err = capsys.readouterr().err
-    assert "does not handle symbolic dims yet" in err and "Traceback" not in err
-    assert not (tmp_path / "sym.tar").exists()
+    package = tmp_path / "sym.tar"
+    assert _main(["compile", str(out), "-o", str(package)]) == 0
+    gm = GraphModule(load_module(package))
+    w, b = rand(3, 4), rand(3, seed=1)
+    for n in (1, 6, 17):
+        x = np.random.default_rng(n).standard_normal((n, 4)).astype(np.float32)
+        gm.run(x=x)
+        np.testing.assert_allclose(
+            gm.get_output(0), np.maximum(x @ w.T + b, 0), rtol=1e-5, atol=1e-6
+        )
 
 
 def test_bad_file_and_unsupported_op_exit_4(
