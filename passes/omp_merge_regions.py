@@ -46,6 +46,7 @@ class OmpMergeRegionsPass(ModulePass):
     """Merge consecutive omp.parallel regions of a block into one (serial code in omp.single)."""
 
     name: ClassVar[str] = "omp-merge-regions"
+    symbolic_dims: ClassVar[bool] = True
 
     serial_between: bool = True
     """Also merge across serial loops between two regions (run by one thread in an omp.single

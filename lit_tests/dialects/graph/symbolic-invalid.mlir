@@ -1,7 +1,7 @@
 // RUN: mlc-opt %s --split-input-file --verify-diagnostics
-// RUN: not mlc-opt %S/symbolic.mlir --split-input-file --pass-pipeline='builtin.module(graph-verify,graph-fuse)' 2>&1 | FileCheck %s --check-prefix=REFUSE
-// REFUSE: symbolic.mlir:{{[0-9]+}}:{{[0-9]+}}: error: graph-fuse does not handle symbolic dims yet (tensor<?x?x64xf32, ["batch", "seq", 64]>); give the inputs fixed sizes (--input-shapes, shape_dict) to compile this model
-// Symbolic dims that the shape rules reject; and a pass that does not handle them yet refuses.
+// RUN: mlc-opt %S/symbolic.mlir --split-input-file --pass-pipeline='builtin.module(graph-verify,graph-fuse)' | FileCheck %s --check-prefix=FUSED
+// FUSED: attributes {graph.kernel}
+// Symbolic dims that the shape rules reject (the graph passes take the valid ones: fused).
 
 func.func @inner_dims_differ(%a: tensor<?x?xf32, ["seq", "seq"]>, %b: tensor<?x8xf32, ["past", 8]>) {
   // expected-error @+1 {{'graph.matmul' op contracting dims differ: tensor<?x?xf32, ["seq", "seq"]> x tensor<?x8xf32, ["past", 8]>}}

@@ -1,6 +1,7 @@
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention-min-bytes=0},graph-to-tp,tp-default-schedule{vector-bits=512},tp-to-loops{threads=1},func.func(canonicalize,cse))' | FileCheck %s --strict-whitespace
-// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention-min-bytes=0},graph-to-tp,tp-default-schedule{vector-bits=512 reduce-cost=1.0},tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --strict-whitespace --check-prefix=THREADS
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention-min-bytes=0},graph-to-tp{online-softmax=false},tp-default-schedule{vector-bits=512},tp-to-loops{threads=1},func.func(canonicalize,cse))' | FileCheck %s --strict-whitespace
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(graph-fuse{attention-min-bytes=0},graph-to-tp{online-softmax=false},tp-default-schedule{vector-bits=512 reduce-cost=1.0},tp-to-loops{threads=2},func.func(canonicalize,cse))' | FileCheck %s --strict-whitespace --check-prefix=THREADS
 
+// (The three-kernel lowering, online-softmax=false: graph-to-tp-online-attention covers the other.)
 // An attention kernel runs head by head: one loop over the 4 heads holds the scores' product
 // (Q·Kᵀ, its scale fused as the epilogue), the softmax blocks, themselves row-fused in tiles of
 // query rows (max, exp, sum, reciprocal, product: a tile stays in L1), and the product by V.
