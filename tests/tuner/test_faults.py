@@ -25,7 +25,7 @@ from helpers.tuner_models import dense_net, save
 from mlc.tuner.records import load_records, read_records, workload_table_path
 
 pytest.importorskip("xgboost")
-FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2"]
+FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2", "--no-graph-knobs"]
 TRIALS = 16
 
 APPENDER = """

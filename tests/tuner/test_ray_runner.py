@@ -34,7 +34,7 @@ from mlc.tuner.tune import TuneOptions, tune
 loopback_only()  # before ray is imported
 ray = pytest.importorskip("ray")
 pytest.importorskip("xgboost")
-FAST = ["--repeat", "1", "--min-repeat-ms", "0"]
+FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--no-graph-knobs"]
 
 
 @pytest.fixture(scope="module")

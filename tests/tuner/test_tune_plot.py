@@ -16,7 +16,7 @@ from mlc.plot import plot_tuning, tuning_curves
 from mlc.tuner.records import Record
 
 pytest.importorskip("xgboost")
-FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2"]
+FAST = ["--repeat", "1", "--min-repeat-ms", "0", "--parallel", "2", "--no-graph-knobs"]
 
 
 def _record(workload: str, cost_ms: float | None, t: float, **kw: object) -> Record:
