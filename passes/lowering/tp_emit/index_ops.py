@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import arith
 
+from mlc.symbolic import parse
+
 from ..emit_util import index_const
 from .expr import Computed, Elementwise, Expr, Index, affine_value
 from .kernel import KernelBuilder, inline
@@ -70,16 +72,23 @@ def _range(kb: KernelBuilder, op: ir.Operation) -> Expr:
 
 @inline("dim_values")
 def _dim_values(kb: KernelBuilder, op: ir.Operation) -> Expr:
-    """values[i], chosen by comparing the index with each position (a handful of sizes)."""
-    values = [int(v) for v in kb.attrs(op)["values"]]  # type: ignore[union-attr]
+    """values[i], chosen by comparing the index with each position (a handful of sizes); a
+    size known only at run time is computed from the kernel's symbols before the block."""
     i64 = ir.IntegerType.get_signless(64)
+    values = [
+        int(v) if not isinstance(v, str) else kb.size_scalar(parse(v), i64)  # type: ignore[arg-type]
+        for v in kb.attrs(op)["values"]  # type: ignore[union-attr]
+    ]
+
+    def value(v: int | ir.Value) -> ir.Value:
+        return v if isinstance(v, ir.Value) else arith.ConstantOp(i64, v).result
 
     def pick(axes: Sequence[str], idx: Index) -> ir.Value:
         i = affine_value(axes, idx[0])
-        result = arith.ConstantOp(i64, values[-1]).result
+        result = value(values[-1])
         for k in range(len(values) - 1):
             at = arith.CmpIOp(arith.CmpIPredicate.eq, i, index_const(k)).result
-            result = arith.SelectOp(at, arith.ConstantOp(i64, values[k]).result, result).result
+            result = arith.SelectOp(at, value(values[k]), result).result
         return result
 
     return Computed((len(values),), "i64", pick)

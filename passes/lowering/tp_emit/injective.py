@@ -5,7 +5,7 @@ from __future__ import annotations
 from mlir import ir
 
 from mlc.dialects.graph.spec import layout_block
-from mlc.symbolic import Dim, minimum, parse
+from mlc.symbolic import Dim, UndecidableError, minimum, parse
 
 from ..runtime_extents import UnsupportedSymbolic
 from .expr import Expr, Index, Leaf, PadLeaf, Remap, broadcast_index, reshape_index
@@ -16,7 +16,13 @@ from .kernel import KernelBuilder, inline
 def _reshape(kb: KernelBuilder, op: ir.Operation) -> Expr:
     child = kb.expr(op.operands[0])
     out = kb.type_of(op.results[0])
-    return Remap(out.shape, out.dtype, child, reshape_index(child.shape, out.shape))
+    try:
+        return Remap(out.shape, out.dtype, child, reshape_index(child.shape, out.shape))
+    except (UnsupportedSymbolic, UndecidableError):
+        # merging or splitting run-time sizes: index maps cannot divide by them, but the
+        # buffer (row-major, contiguous) can be viewed in the new shape
+        view = kb.reshaped(kb.buffer(op.operands[0]), child.shape, out.shape)
+        return Leaf(out.shape, out.dtype, view)
 
 
 @inline("transpose")

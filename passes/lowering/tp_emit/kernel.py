@@ -9,6 +9,7 @@ like every other intermediate buffer), never in per-call allocations.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 
 from mlir import ir
@@ -21,6 +22,7 @@ from mlc.dialects.graph import TensorT, op_kind
 from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
 from mlc.symbolic import Dim, UndecidableError, free_symbols
+from mlc.symbolic import parse as parse_dim
 
 from ..runtime_extents import UnsupportedSymbolic, kernel_symbols, materialize
 from .expr import Expr, Leaf, block_over, storage_type, to_storage
@@ -176,6 +178,49 @@ class KernelBuilder:
             [1] * mtype.rank,
         ).result
 
+    def reshaped(
+        self, buf: ir.Value, in_shape: Sequence[int | Dim], out_shape: Sequence[int | Dim]
+    ) -> ir.Value:
+        """A contiguous buffer viewed in another shape whose dims merge or split runs of its
+        dims (memref.collapse_shape / expand_shape: sizes known at run time allowed)."""
+        mtype = ir.MemRefType(buf.type)
+        if mtype.layout != ir.AffineMapAttr.get(ir.AffineMap.get_identity(mtype.rank)):
+            raise UnsupportedSymbolic("a reshape of a strided view with run-time sizes")
+        core = [d for d in out_shape if not (isinstance(d, int) and d == 1)]
+        if core and list(core) != list(out_shape):  # without its 1s first, then with them
+            return self._regroup(self._regroup(buf, in_shape, core), core, out_shape)
+        return self._regroup(buf, in_shape, out_shape)
+
+    def _regroup(
+        self, buf: ir.Value, in_shape: Sequence[int | Dim], out_shape: Sequence[int | Dim]
+    ) -> ir.Value:
+        """One collapse_shape or expand_shape from `in_shape` to `out_shape`."""
+        if list(in_shape) == list(out_shape):
+            return buf
+        mtype = ir.MemRefType(buf.type)
+        collapse = len(out_shape) <= len(in_shape)
+        fine, coarse = (in_shape, out_shape) if collapse else (out_shape, in_shape)
+        groups = _runs(fine, coarse)
+        if groups is None:
+            raise UnsupportedSymbolic(
+                f"a reshape from {list(in_shape)} to {list(out_shape)} that is not a merge or "
+                "split of runs of dims"
+            )
+        shape = [d if isinstance(d, int) else DYNAMIC for d in out_shape]
+        result = ir.MemRefType.get(shape, mtype.element_type)
+        i64 = ir.IntegerType.get_signless(64)
+        assoc = ir.ArrayAttr.get(
+            [ir.ArrayAttr.get([ir.IntegerAttr.get(i64, k) for k in g]) for g in groups]
+        )
+        if collapse:
+            return memref.CollapseShapeOp(result, buf, assoc).result
+        sizes = [materialize(d, self.symbols) for d in out_shape if isinstance(d, Dim)]
+        return memref.ExpandShapeOp(result, buf, assoc, sizes, shape).result
+
+    def index_value(self, size: Dim) -> ir.Value:
+        """A size known at run time as an `index` value at the kernel's top level."""
+        return materialize(size, self.symbols)
+
     def size_scalar(self, size: Dim, element: ir.Type) -> ir.Value:
         """A size known at run time as a scalar of `element` (a mean's count), computed at the
         kernel's top level for block bodies to use."""
@@ -265,6 +310,29 @@ def _in_place_root(ops: Sequence[ir.Operation], result: ir.Value) -> ir.Operatio
     return None
 
 
+def _runs(fine: Sequence[int | Dim], coarse: Sequence[int | Dim]) -> list[list[int]] | None:
+    """For each coarse dim, the run of consecutive fine dims whose product it is (structural
+    equality of sizes; dims of 1 join the run before them), or None."""
+    groups: list[list[int]] = []
+    i = 0
+    for d in coarse:
+        run: list[int] = []
+        product: int | Dim = 1
+        while not (run and product == d):
+            if i == len(fine):
+                return None
+            product = product * fine[i]
+            run.append(i)
+            i += 1
+        groups.append(run)
+    if not groups:
+        return None
+    while i < len(fine) and fine[i] == 1:
+        groups[-1].append(i)
+        i += 1
+    return groups if i == len(fine) else None
+
+
 def _aligned(nbytes: int | Dim) -> int | Dim:
     return (
         aligned(nbytes)
@@ -276,9 +344,16 @@ def _aligned(nbytes: int | Dim) -> int | Dim:
 def kernel_symbols_of(graph_fn: ir.Operation) -> list[str]:
     """The symbols the sizes of a graph kernel's values use (its tp program's `index` arguments)."""
     values = list(graph_fn.regions[0].blocks[0].arguments)
+    names: set[str] = set()
     for op in walk(graph_fn):
         values += list(op.results)
-    names: set[str] = set()
+        for name in op.attributes:  # `dims` attributes: sizes as data (dim_values, range)
+            attr = op.attributes[name]
+            if isinstance(attr, ir.ArrayAttr):
+                for a in attr:
+                    if isinstance(a, ir.StringAttr):
+                        with contextlib.suppress(ValueError, SyntaxError):
+                            names |= free_symbols(parse_dim(a.value))
     for v in values:
         t = tensor_t(v.type) if isinstance(v.type, ir.RankedTensorType) else None
         for d in t.shape if t is not None else ():

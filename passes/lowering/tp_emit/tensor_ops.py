@@ -34,17 +34,16 @@ def _select_lt(a: ir.Value, b: ir.Value, then: ir.Value, otherwise: ir.Value) ->
     return arith.SelectOp(lt, then, otherwise).result
 
 
-def _clamp(i: ir.Value, hi: int) -> ir.Value:
-    return arith.MinSIOp(arith.MaxSIOp(i, _index(0)).result, _index(hi)).result
-
-
-def axis_position(raw: ir.Value, dim: int) -> ir.Value:
-    """An index read from an index tensor as a position along a dim of `dim` elements: negative
-    values count from the end, then clamp into [0, dim - 1] (out-of-range indices are undefined
-    in ONNX; clamping keeps the access inside the buffer)."""
+def axis_position(raw: ir.Value, dim: int | ir.Value) -> ir.Value:
+    """An index read from an index tensor as a position along a dim of `dim` elements (an
+    `index` value computed outside the block when known at run time only): negative values
+    count from the end, then clamp into [0, dim - 1] (out-of-range indices are undefined in
+    ONNX; clamping keeps the access inside the buffer)."""
+    size = dim if isinstance(dim, ir.Value) else _index(dim)
     i = arith.IndexCastOp(ir.IndexType.get(), raw).result
-    i = _select_lt(i, _index(0), arith.AddIOp(i, _index(dim)).result, i)
-    return _clamp(i, dim - 1)
+    i = _select_lt(i, _index(0), arith.AddIOp(i, size).result, i)
+    last = arith.SubIOp(size, _index(1)).result
+    return arith.MinSIOp(arith.MaxSIOp(i, _index(0)).result, last).result
 
 
 @anchor("gather")
@@ -53,11 +52,12 @@ def gather(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
     axis = int(kb.attrs(op)["axis"])  # type: ignore[call-overload]
     axis = axis + data_t.rank if axis < 0 else axis
     dim = data_t.shape[axis]
+    size = kb.index_value(dim) if isinstance(dim, Dim) else dim
     data = kb.buffer(op.operands[0])
     indices = kb.expr(op.operands[1])
     blk, axes, idx = block_over(out, kb.name("gather"), y_t.shape)
     with ir.InsertionPoint(blk.body):
-        i = axis_position(indices.emit(axes, idx[axis : axis + idx_t.rank]), dim)
+        i = axis_position(indices.emit(axes, idx[axis : axis + idx_t.rank]), size)
         position = (
             [affine_value(axes, e) for e in idx[:axis]]
             + [i]
