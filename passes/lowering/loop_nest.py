@@ -356,9 +356,9 @@ class BlockLowering:
         self._nest(inner, point, [], self._update_body)
 
     def _in_registers(self, lp: Loop) -> bool:
-        return (self.vec is not None and lp.name == self.vec.name) or self.schedule.unroll.get(
-            lp.name, 1
-        ) >= lp.trip
+        if self.vec is not None and lp.name == self.vec.name:
+            return True
+        return not isinstance(lp.trip, Dim) and self.schedule.unroll.get(lp.name, 1) >= lp.trip
 
     def _register_tail(self, inner: Sequence[Loop]) -> int | None:
         """Where a register tile can start inside a reduction whose outer loops mix reduce and
@@ -643,4 +643,7 @@ def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
 def _register_mode(lowering: BlockLowering, first_r: int) -> bool:
     spatial = [lp for lp in lowering.loops[first_r:] if lp.kind == "S"]
     unrolled = [lp for lp in spatial if lowering.vec is None or lp.name != lowering.vec.name]
-    return all(lowering.schedule.unroll.get(lp.name, 1) >= lp.trip for lp in unrolled)
+    return all(
+        not isinstance(lp.trip, Dim) and lowering.schedule.unroll.get(lp.name, 1) >= lp.trip
+        for lp in unrolled
+    )

@@ -215,7 +215,34 @@ class KernelBuilder:
         if collapse:
             return memref.CollapseShapeOp(result, buf, assoc).result
         sizes = [materialize(d, self.symbols) for d in out_shape if isinstance(d, Dim)]
+        if any(sum(isinstance(out_shape[k], Dim) for k in g) > 1 for g in groups):
+            # expand_shape takes one run-time size per group (expand-strided-metadata asserts
+            # otherwise): the row-major view with its strides computed instead
+            return self._row_major_view(buf, out_shape)
         return memref.ExpandShapeOp(result, buf, assoc, sizes, shape).result
+
+    def _row_major_view(self, buf: ir.Value, shape: Sequence[int | Dim]) -> ir.Value:
+        """`buf` (contiguous) seen as a row-major array of `shape`."""
+        dyn = ir.ShapedType.get_dynamic_stride_or_offset()
+        strides: list[int | Dim] = []
+        stride: int | Dim = 1
+        for d in reversed(shape):
+            strides.insert(0, stride)
+            stride = stride * d
+        static = [st if isinstance(st, int) else dyn for st in strides]
+        dims = [d if isinstance(d, int) else DYNAMIC for d in shape]
+        element = ir.MemRefType(buf.type).element_type
+        result = ir.MemRefType.get(dims, element, ir.StridedLayoutAttr.get(0, static))
+        return memref.ReinterpretCastOp(
+            result,
+            buf,
+            [],
+            [materialize(d, self.symbols) for d in shape if isinstance(d, Dim)],
+            [materialize(st, self.symbols) for st in strides if isinstance(st, Dim)],
+            [0],
+            dims,
+            static,
+        ).result
 
     def index_value(self, size: Dim) -> ir.Value:
         """A size known at run time as an `index` value at the kernel's top level."""
