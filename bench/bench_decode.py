@@ -157,9 +157,23 @@ def compile_with_mlc(model: object, threads: int = 1) -> Runner:
     import mlc
     from mlc.runtime import GraphModule
 
-    module, params = mlc.from_onnx(model, symbolic_dims=True)
+    module, params = mlc.from_onnx(model, shape_dict=cache_bounds(model), symbolic_dims=True)
     lib = mlc.build(module, params, threads=threads) if threads != 1 else mlc.build(module, params)
     return graph_module_runner(GraphModule(lib.jit()))
+
+
+def cache_bounds(model: object) -> dict[str, list[int | str]]:
+    """shape_dict for the cache inputs: their past length may be 0 (the prompt's step), which
+    the compiler must assume (sizes are otherwise assumed >= 1); other dims stay symbolic."""
+    bounds: dict[str, list[int | str]] = {}
+    for value in model.graph.input:  # type: ignore[attr-defined]
+        dims = value.type.tensor_type.shape.dim
+        if any(d.dim_param == "past" for d in dims):
+            bounds[value.name] = [
+                d.dim_value if not d.dim_param else ("0.." if d.dim_param == "past" else "1..")
+                for d in dims
+            ]
+    return bounds
 
 
 def vocab_size(model: object) -> int:
