@@ -34,6 +34,7 @@ LEAVES = {
     "mlc.target",
     "mlc.files",
     "mlc.progress",
+    "mlc.symbolic",
 }
 """Leaf modules of the root package: imported by every layer, importing only each other."""
 ALLOWED = {
