@@ -9,7 +9,6 @@ like every other intermediate buffer), never in per-call allocations.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Callable, Sequence
 
 from mlir import ir
@@ -19,6 +18,7 @@ from mlc.contract import ALIGNMENT, aligned
 from mlc.dialects import tp
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import TensorT, op_kind
+from mlc.dialects.graph.spec import OPS
 from mlc.dialects.walk import walk
 from mlc.errors import DiagnosticError
 from mlc.symbolic import Dim, UndecidableError, free_symbols
@@ -374,13 +374,14 @@ def kernel_symbols_of(graph_fn: ir.Operation) -> list[str]:
     names: set[str] = set()
     for op in walk(graph_fn):
         values += list(op.results)
-        for name in op.attributes:  # `dims` attributes: sizes as data (dim_values, range)
-            attr = op.attributes[name]
-            if isinstance(attr, ir.ArrayAttr):
+        spec = OPS.get(op.name.removeprefix("graph.")) if op.name.startswith("graph.") else None
+        for attr_spec in spec.attrs if spec is not None else ():
+            # `dims` attributes: sizes as data (dim_values, range, a reshape's shape)
+            attr = op.attributes[attr_spec.name] if attr_spec.name in op.attributes else None
+            if attr_spec.kind == "dims" and isinstance(attr, ir.ArrayAttr):
                 for a in attr:
                     if isinstance(a, ir.StringAttr):
-                        with contextlib.suppress(ValueError, SyntaxError):
-                            names |= free_symbols(parse_dim(a.value))
+                        names |= free_symbols(parse_dim(a.value))
     for v in values:
         t = tensor_t(v.type) if isinstance(v.type, ir.RankedTensorType) else None
         for d in t.shape if t is not None else ():
