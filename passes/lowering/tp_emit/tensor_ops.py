@@ -39,11 +39,12 @@ def axis_position(raw: ir.Value, dim: int | ir.Value) -> ir.Value:
     `index` value computed outside the block when known at run time only): negative values
     count from the end, then clamp into [0, dim - 1] (out-of-range indices are undefined in
     ONNX; clamping keeps the access inside the buffer)."""
-    size = dim if isinstance(dim, ir.Value) else _index(dim)
     i = arith.IndexCastOp(ir.IndexType.get(), raw).result
-    i = _select_lt(i, _index(0), arith.AddIOp(i, size).result, i)
-    last = arith.SubIOp(size, _index(1)).result
-    return arith.MinSIOp(arith.MaxSIOp(i, _index(0)).result, last).result
+    size = (lambda: dim) if isinstance(dim, ir.Value) else (lambda: _index(dim))
+    i = _select_lt(i, _index(0), arith.AddIOp(i, size()).result, i)
+    low = arith.MaxSIOp(i, _index(0)).result
+    last = arith.SubIOp(dim, _index(1)).result if isinstance(dim, ir.Value) else _index(dim - 1)
+    return arith.MinSIOp(low, last).result
 
 
 @anchor("gather")
