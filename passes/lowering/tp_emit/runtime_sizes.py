@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from mlir import ir
 from mlir.dialects import memref
 
+from mlc.contract import plain_symbol
 from mlc.dialects.attrs import tensor_t
 from mlc.errors import DiagnosticError
-from mlc.symbolic import Dim, free_symbols, sym
+from mlc.symbolic import Dim, free_symbols
 
 from ..emit_util import index_const
 from ..runtime_extents import materialize
@@ -32,10 +33,9 @@ class RuntimeSizes:
         for arg, buffer in zip(graph_args, buffers):
             t = tensor_t(arg.type)
             for axis, d in enumerate(t.shape if t is not None else ()):
-                if isinstance(d, Dim) and len(free_symbols(d)) == 1:
-                    (name,) = free_symbols(d)
-                    if d == sym(name):
-                        self.sources.setdefault(name, (buffer, axis))
+                name = plain_symbol(d)
+                if name is not None:
+                    self.sources.setdefault(name, (buffer, axis))
         self.symbols: dict[str, ir.Value] = {}
 
     def value(self, d: int | Dim) -> ir.Value:
