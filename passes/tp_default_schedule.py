@@ -599,13 +599,16 @@ class TpDefaultSchedulePass(ModulePass):
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
         trips = {lp.name: lp.trip for lp in loops}
+        # A loop over a run-time extent (sampled at `symbol-hint`) may run once: a batch of 1.
+        # It counts one trip, so the loops after it join the parallel nest and feed the threads.
+        runtime = _runtime_axes(view)
         parallel: tuple[str, ...] = ()
         product = 1
         for i, name in enumerate(order):
             if name not in spatial or (product >= self.min_parallel_trips and parallel):
                 break
-            product *= trips[name]
-            if product >= 2:
+            product *= 1 if name.split(".")[0] in runtime else trips[name]
+            if product >= 2 or name.split(".")[0] in runtime:
                 parallel = order[: i + 1]
         return parallel
 
@@ -619,6 +622,13 @@ def _rows_first(view: BlockView, vec: str, image: str | None) -> bool:
     if image is not None:
         inputs //= view.extents[view.axes.index(image)]
     return inputs > ROWS_FIRST_BYTES and weights < inputs
+
+
+def _runtime_axes(view: BlockView) -> set[str]:
+    """The axes of a sampled block whose extents are known at run time only."""
+    if not isinstance(view, SampledView):
+        return set()
+    return {a for a, e in zip(view.axes, BlockView(view.op).extents) if not isinstance(e, int)}
 
 
 def _in_parallel_loop(view: BlockView) -> bool:

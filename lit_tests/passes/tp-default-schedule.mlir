@@ -561,3 +561,23 @@ func.func @small_matmul(%A: memref<64x48xf32>, %B: memref<48x64xf32>, %C: memref
       out_map = affine_map<(i, j, k) -> (i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<64x64xf32>) -> ()
   return
 }
+
+// -----
+
+// A batched matmul whose batch and rows are run-time sizes (`extent_exprs`), scheduled at the
+// sample size symbol-hint=64: the batch loop may run once (a batch of 1), so the parallel nest
+// does not stop at it but takes the row tiles and the column blocks too.
+// THREADS2-LABEL: func.func @symbolic_batch_matmul
+// THREADS2: extent_exprs = ["batch", "seq", "", ""]
+// THREADS2-SAME: parallel = ["b", "i.0", "j.0"]
+func.func @symbolic_batch_matmul(%A: memref<?x?x64xf32>, %B: memref<64x128xf32>, %C: memref<?x?x128xf32>, %batch: index, %seq: index) attributes {tp.kernel, tp.symbols = ["batch", "seq"]} {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(b, i, j, k) -> (b, i, k)>} : (memref<?x?x64xf32>) -> f32
+    %w = "tp.read"(%B) {map = affine_map<(b, i, j, k) -> (k, j)>} : (memref<64x128xf32>) -> f32
+    %m = arith.mulf %a, %w : f32
+    gpu.yield %m : f32
+  }) {name = "bmm", axes = ["b", "i", "j", "k"], kinds = "SSSR", extents = array<i64: -1, -1, 128, 64>,
+      extent_exprs = ["batch", "seq", "", ""],
+      out_map = affine_map<(b, i, j, k) -> (b, i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<?x?x128xf32>) -> ()
+  return
+}
