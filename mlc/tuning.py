@@ -7,6 +7,11 @@ whole model with its default schedules and with the tuned ones, in this process.
 
 Afterwards `mlc compile model.onnx --tuning-records r.jsonl --threads 2` applies the records.
 
+A model with symbolic dims (`input_ids [batch, seq]`) keeps them, as `mlc compile` does: its
+kernels are the ones the one-for-every-size package runs, searched and timed at representative
+sizes (`sizes`: a value per symbol, by default `DEFAULT_SIZE` within the symbol's bounds), and
+the records apply to that package at every size. Its graph-level knobs are not tuned.
+
 With a time budget every phase is charged to it (`mlc.tuner.budget`): the import, the graph-level
 knobs (whole-model builds, until GRAPH_SHARE of it is spent), the extraction, the default
 schedules' builds and timings (until DEFAULTS_SHARE; tasks not timed by then keep their
@@ -26,8 +31,12 @@ from mlir import ir
 
 from mlc import progress as mlc_progress
 from mlc.compiler import BuildOptions, build, check_target
+from mlc.dialects.attrs import tensor_t
+from mlc.dialects.graph.verify import symbol_bounds
 from mlc.errors import MlcError
 from mlc.graph_tuning import GraphTuneReport, tune_graph
+from mlc.symbolic import evaluate, free_symbols
+from mlc.symbolic import parse as parse_dim
 from mlc.tuner.budget import (
     BUILD_PER_EXTRACTION,
     DEFAULTS_SHARE,
@@ -40,6 +49,10 @@ from mlc.tuner.measure import MeasureOptions
 from mlc.tuner.runner import LocalRunner, Runner
 from mlc.tuner.task import Task, extract_tasks
 from mlc.tuner.tune import Progress, SkippedTask, TuneOptions, TuneReport, tune
+
+DEFAULT_SIZE = 64
+"""A symbolic dim's representative size when none is given (tp-default-schedule's sample size
+of run-time extents), clamped to the dim's bounds."""
 
 SETTLE_S = 0.3
 """Pause between the two builds' turns (OpenMP workers spin for 200 ms after a run)."""
@@ -61,6 +74,9 @@ class TuneModelOptions:
     graph_knobs: bool = True
     """Tune the layout block and the Winograd choice on the whole model first
     (`mlc.graph_tuning`); the kernel tasks are then those of the fastest point."""
+    sizes: Mapping[str, int] | None = None
+    """Representative values of the model's symbolic dims, to tune its kernels at (others:
+    DEFAULT_SIZE within their bounds)."""
 
 
 @dataclass
@@ -74,6 +90,8 @@ class ModelTuneReport:
     budget: Budget | None = None
     """What each phase spent (`Budget.phases`)."""
     graph: GraphTuneReport | None = None
+    sizes: dict[str, int] = field(default_factory=dict)
+    """The symbolic dims' values the kernels were tuned at (empty for a static model)."""
     compare_seconds: float = 0.0
     """The whole-model comparison after the tuning (not part of the time budget)."""
 
@@ -101,12 +119,15 @@ def tune_model(
     minutes = options.tune.time_budget
     budget = Budget(None if minutes is None else minutes * 60, clock=clock)
     with budget.phase("import"), mlc_progress.stage(f"importing {model}"):
-        module, params = from_onnx(pathlib.Path(model), shape_dict=options.shape_dict)
+        module, params = from_onnx(
+            pathlib.Path(model), shape_dict=options.shape_dict, symbolic_dims=True
+        )
+    sizes = representative_sizes(module, options.sizes or {})
     with budget.phase("extraction"), mlc_progress.stage("extracting tasks"):
         with mlc_progress.suppressed():
-            found = extract_tasks(module, params, threads=options.threads)
+            found = extract_tasks(module, params, threads=options.threads, sizes=sizes)
     graph = None
-    if options.graph_knobs:
+    if options.graph_knobs and not sizes:
         with budget.phase("graph knobs"), mlc_progress.stage("timing graph-level knobs"):
             with mlc_progress.suppressed():
                 graph = tune_graph_knobs(
@@ -148,16 +169,55 @@ def tune_model(
             )
     report.skipped += [SkippedTask(t, "not timed") for t in untimed]
     report.seconds = budget.elapsed()
-    out = ModelTuneReport(tasks, report, extract_seconds, budget=budget, graph=graph)
+    out = ModelTuneReport(tasks, report, extract_seconds, budget=budget, graph=graph, sizes=sizes)
     if options.compare_rounds > 0 and pathlib.Path(records).exists():
         began = clock()
         with mlc_progress.stage("timing the whole model, default vs tuned"):
             with mlc_progress.suppressed():
                 out.model_default_ms, out.model_tuned_ms = compare_whole_model(
-                    module, params, options.threads, str(records), options.compare_rounds
+                    module,
+                    params,
+                    options.threads,
+                    str(records),
+                    options.compare_rounds,
+                    sizes=sizes,
                 )
         out.compare_seconds = clock() - began
     return out
+
+
+def representative_sizes(module: ir.Module, given: Mapping[str, int]) -> dict[str, int]:
+    """A value for every symbolic dim of the model's inputs: `given`'s, else DEFAULT_SIZE
+    within the dim's bounds. MlcError for a name that is no symbol of the model or a value
+    outside its bounds."""
+    main = next(
+        op.operation
+        for op in module.body.operations
+        if ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"
+    )
+    names: set[str] = set()
+    for arg in main.regions[0].blocks[0].arguments:
+        for d in tensor_t(arg.type).shape:
+            names |= free_symbols(d)
+    unknown = sorted(set(given) - names)
+    if unknown:
+        have = ", ".join(sorted(names)) or "none: its input shapes are static"
+        raise MlcError(
+            f"--sizes names {', '.join(repr(u) for u in unknown)}, which the model has no "
+            f"symbolic dim of (its symbolic dims: {have})"
+        )
+    bounds = symbol_bounds(module.operation)
+    sizes = {}
+    for name in sorted(names):
+        lo, hi = bounds.get(name, (1, None))
+        value = given.get(name, min(max(DEFAULT_SIZE, lo), DEFAULT_SIZE if hi is None else hi))
+        if value < lo or (hi is not None and value > hi):
+            raise MlcError(
+                f"--sizes {name}={value} is outside the bounds of '{name}' "
+                f"({lo}..{'' if hi is None else hi})"
+            )
+        sizes[name] = value
+    return sizes
 
 
 def make_runner(options: TuneModelOptions) -> Runner:
@@ -178,11 +238,13 @@ def compare_whole_model(
     records: str,
     rounds: int,
     number: int = 5,
+    sizes: Mapping[str, int] | None = None,
 ) -> tuple[float, float]:
     """The model's latency (ms) built without the records, and with them: timed in this
     process sample by sample (default, tuned, default, ...; `benchmark_interleaved`), the tuned
     figure is the default's median over the median ratio of the pairs. Medians of the two
-    builds timed in turns differed by 1.09x for identical code on a shared VM."""
+    builds timed in turns differed by 1.09x for identical code on a shared VM. A model with
+    symbolic dims runs at `sizes`."""
     from mlc.runtime import GraphModule
 
     plain = GraphModule(build(module, params, options=BuildOptions(threads=threads)).jit())
@@ -196,7 +258,8 @@ def compare_whole_model(
     )
     rng = np.random.default_rng(0)
     for spec in plain.manifest.inputs:
-        value = _random_input(rng, spec.shape, spec.dtype)
+        shape = tuple(evaluate(parse_dim(str(d)), sizes or {}) for d in spec.shape)
+        value = _random_input(rng, shape, spec.dtype)
         plain.set_input(spec.name, value)
         tuned.set_input(spec.name, value)
     default: list[float] = []

@@ -152,6 +152,8 @@ def _fitting(
     except (ValueError, TypeError, ir.MLIRError) as e:
         ctx.warn(f"{what} has a malformed schedule ({e}); the block keeps its default", loc)
         return None
+    # a block with run-time extents: tuned at some sizes, it keeps what holds at every size
+    schedule = schedule.fit_runtime_extents(view.axes, view.extents)
     problems = schedule.check(view.axes, view.kinds, view.extents)
     if problems:
         ctx.warn(

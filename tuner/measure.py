@@ -105,7 +105,7 @@ def build_candidate(request: dict[str, Any]) -> dict[str, Any]:
     with ctx, ir.Location.unknown():
         schedule = Schedule.from_attr(ir.Attribute.parse(request["schedule"]))
         set_schedule(kernel_of(module), request["block"], schedule)
-        harness(module, int(request["scratch"]))
+        harness(module, int(request["scratch"]), request.get("sizes"))
     pipeline = lowering_pipeline(int(request["threads"]))
     PassManager.parse(pipeline).run(module)
     lib = CompiledLibrary.from_module(module, {}, pipeline=pipeline)

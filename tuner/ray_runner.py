@@ -55,6 +55,7 @@ class RemoteTask:
     scratch: int
     default_ms: float | None
     constants: tuple[int, ...]
+    sizes: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def of(cls, task: Task) -> RemoteTask:
@@ -67,6 +68,7 @@ class RemoteTask:
             task.scratch,
             task.default_ms,
             task.constants,
+            task.sizes,
         )
 
 

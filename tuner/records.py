@@ -21,9 +21,12 @@ else the fastest sample; null for an error record, whose
 `wrong output: ...`); `default` marks the measurement of the default schedule (the baseline),
 `remeasured` a second measurement of a schedule already in the log (the best few of a task are
 timed again at its end, and the last such measurement stands for its schedule);
-`target` is the CPU the code was generated and timed on (`mlc.target.host_target`), `threads`
-the thread count of the kernel, `pipeline` a hash of the passes that lowered it (`tp-to-loops`
-to LLVM), `tuner` and `seed` what proposed it, `timestamp` when it was measured (seconds).
+`sizes`, for a kernel with run-time sizes, the values of its symbols it was timed at (absent
+for static kernels; `mlc tune` times a dynamic model's kernels at one set of sizes, and the
+record applies to the kernel at every size); `target` is the CPU the code was generated and
+timed on (`mlc.target.host_target`), `threads` the thread count of the kernel, `pipeline` a
+hash of the passes that lowered it (`tp-to-loops` to LLVM), `tuner` and `seed` what proposed
+it, `timestamp` when it was measured (seconds).
 
 The kernels themselves live apart from the records, in a workload table next to them
 (`records.workloads.jsonl`: one `{"workload": key, "kernel": name, "ir": text}` per workload),
@@ -83,6 +86,7 @@ class Record:
     seed: int = 0
     timestamp: float = 0.0
     schema: int = SCHEMA
+    sizes: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -94,6 +98,8 @@ class Record:
         data["reference_ms"] = list(self.reference_ms)
         if not self.reference_ms:
             del data["reference_ms"]  # readable by mlc versions before paired timing
+        if not self.sizes:
+            del data["sizes"]
         return json.dumps(data, sort_keys=True)
 
 
@@ -119,6 +125,7 @@ _TYPES: dict[str, tuple[type, ...]] = {
     "seed": (int,),
     "timestamp": (int, float),
     "schema": (int,),
+    "sizes": (dict,),
 }
 
 

@@ -184,6 +184,7 @@ class LocalRunner(Runner):
                     "block": task.block,
                     "schedule": cand.schedule,
                     "scratch": task.scratch,
+                    "sizes": dict(task.sizes),
                     "threads": task.threads,
                     "out": str(self.dir / f"c{self._serial}.so"),
                 }

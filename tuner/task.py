@@ -31,10 +31,11 @@ from mlc.errors import MlcError
 from mlc.passes.diagnostics import node_names
 from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.passes.pass_manager import PassManager
+from mlc.passes.tp_default_schedule import SampledView
 from mlc.target import host_target
 
 from .facts import BlockFacts
-from .harness import arg_specs
+from .harness import arg_specs, kernel_sizes, scratch_at
 from .records import workload_key, workloads
 from .space import ConfigSpace
 from .templates import block_space
@@ -70,6 +71,9 @@ class Task:
     constants: tuple[int, ...] = ()
     """Inputs of the kernel that are the model's parameters (weights, biases) in every call:
     cold in the model, where each is read once per run (`MeasureOptions.cold_weights`)."""
+    sizes: tuple[tuple[str, int], ...] = ()
+    """A kernel with run-time sizes: the values of its symbols it is searched and measured at
+    (the model's representative sizes); its space is that of its blocks at these sizes."""
 
     @classmethod
     def from_kernel(
@@ -82,14 +86,27 @@ class Task:
         weight: int = 1,
         nodes: tuple[str, ...] = (),
         pipeline: str = "",
+        sizes: Mapping[str, int] | None = None,
     ) -> Task:
         """A task for one tp kernel (`func.func` with `tp.kernel`, schedules set or empty: empty
-        ones get tp-default-schedule's). `block` defaults to the block with most iterations."""
+        ones get tp-default-schedule's). `block` defaults to the block with most iterations.
+        A kernel with run-time sizes is seen at `sizes` (values of its symbols)."""
         text = _alone(kernel)
         module = ir.Module.parse(text, make_context())
         PassManager.parse(f"builtin.module(tp-default-schedule{{threads={threads}}})").run(module)
         op = next(o.operation for o in module.body.operations)
-        blocks = [BlockView(o) for o in walk(op) if o.name == "tp.block"]
+        symbols = kernel_sizes(op)
+        at = {s: int(v) for s, v in (sizes or {}).items() if s in symbols}
+        if len(at) < len(symbols):
+            raise MlcError(
+                f"kernel {_name(op)} has run-time sizes ({', '.join(symbols)}): give the values "
+                "to measure it at"
+            )
+        blocks = [
+            SampledView(o, at) if symbols else BlockView(o)
+            for o in walk(op)
+            if o.name == "tp.block"
+        ]
         if not blocks:
             raise MlcError(f"kernel {_name(op)} has no tp.block to tune")
         if block is None:
@@ -100,7 +117,7 @@ class Task:
                 names = ", ".join(v.name for v in blocks)
                 raise MlcError(f"kernel {_name(op)} has no block '{block}' (blocks: {names})")
             view = matches[0]
-        arg_specs(op)  # raises when an argument has no numpy type: cannot run alone
+        arg_specs(op, at)  # raises when an argument has no numpy type: cannot run alone
         facts = BlockFacts.of(view, view.schedule, threads, target or host_target())
         return cls(
             workload=workload_key(op),
@@ -113,8 +130,9 @@ class Task:
             weight=weight,
             nodes=nodes,
             flops=sum(_flops(v) for v in blocks),
-            scratch=_scratch_bytes(op),
+            scratch=scratch_at(op, at) if symbols else _scratch_bytes(op),
             pipeline=pipeline,
+            sizes=tuple(sorted(at.items())),
         )
 
     @property
@@ -198,12 +216,15 @@ def extract_tasks(
     runner: Runner | None = None,
     target: TargetInfo | None = None,
     graph_config: GraphConfig | None = None,
+    sizes: Mapping[str, int] | None = None,
 ) -> list[Task]:
     """One task per distinct tp kernel of a graph-dialect model, as `mlc compile` will build
     it for `threads` on `target` (the host by default). With a runner, each task's default
     latency is measured and the tasks are ordered by share of the model's latency (weight x
     default ms), largest first; without one, by weight x FLOPs. `graph_config`: the graph-level
-    knobs (layout block, Winograd) to build with instead of mlc-default's."""
+    knobs (layout block, Winograd) to build with instead of mlc-default's. `sizes`: values of
+    the model's symbolic dims its kernels with run-time sizes are tuned at (a kernel whose
+    symbols are missing from it is not a task)."""
     target = target or host_target()
     knobs = graph_config
     pipeline = MlcDefaultPipeline.for_target(
@@ -245,6 +266,7 @@ def extract_tasks(
                 weight=max(calls[name], 1),
                 nodes=tuple(nodes.get(name, ())),
                 pipeline=digest,
+                sizes=sizes,
             )
             found[key] = replace(found[key], constants=fixed)
         except MlcError:

@@ -358,6 +358,7 @@ class _Session:
                 pipeline=task.pipeline,
                 mlc_version=__version__,
                 tuner=options.tuner,
+                sizes=dict(task.sizes),
                 seed=options.seed,
                 timestamp=result.timestamp or time.time(),
             )

@@ -1,6 +1,7 @@
 """The `tp` dialect: tensor programs of compute blocks with named spatial/reduce axes."""
 
 from .ops import (
+    ARG_SHAPES_ATTR,
     COMBINERS,
     EXTENT_EXPRS,
     IMPL_ATTR,
@@ -20,6 +21,7 @@ from .ops import (
 from .schedule import Loop, Schedule
 
 __all__ = [
+    "ARG_SHAPES_ATTR",
     "COMBINERS",
     "EXTENT_EXPRS",
     "IMPL_ATTR",

@@ -43,6 +43,11 @@ a symbolic one holds -1 there)."""
 SYMBOLS_ATTR = "tp.symbols"
 """On a kernel whose blocks have run-time extents: the names of its trailing `index` arguments,
 one per symbol the extents use (the caller passes their values)."""
+ARG_SHAPES_ATTR = "tp.arg_shapes"
+"""On a kernel with symbols: the shape of each buffer argument (inputs, output, then scratch
+when it has one), one string per dim in `mlc.symbolic` syntax ("batch", "seq*4", "64"): what a
+caller that knows the symbols' values allocates (the tuner measures a kernel alone at chosen
+sizes)."""
 IMPL_ATTR = "tp.impl"
 """On a graph kernel: the hand-written tp function that implements it (mlc.tp's call_tp); the
 graph kernel's body is a placeholder that graph-to-tp replaces by that function."""

@@ -5,6 +5,10 @@ latency), a progress bar per task (stderr), then a table per task and the whole 
 with its default and with its tuned schedules, measured in this process; `--json` prints the
 same as one JSON object instead. Records are appended as they are measured: run the same
 command again to resume.
+
+A model with symbolic dims stays symbolic (as `mlc compile` without `--input-shapes` builds it):
+its kernels are tuned at representative sizes, `--sizes "batch=1,seq=128"` (default 64 within
+each dim's bounds), and the records apply to the one package for every size.
 """
 
 from __future__ import annotations
@@ -50,7 +54,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "--input-shapes",
         type=parse_input_shapes,
         default=None,
-        help='override input shapes, e.g. "data:[1,3,224,224]"',
+        help='override input shapes, e.g. "data:[1,3,224,224]" (fixed: a static build, as '
+        'mlc compile --input-shapes), or bounds "ids:[1..8,1..512]"',
+    )
+    p.add_argument(
+        "--sizes",
+        type=parse_sizes,
+        default=None,
+        help='a model with symbolic dims: the sizes to tune its kernels at, e.g. "batch=1,seq=128" '
+        "(default: 64 within each dim's bounds)",
     )
     p.add_argument("--threads", type=positive_int, default=1, help="threads the model will run on")
     p.add_argument("--tuner", choices=TUNERS, default="xgb", help="search (default xgb)")
@@ -147,6 +159,22 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.set_defaults(drive=drive)
 
 
+def parse_sizes(text: str) -> dict[str, int]:
+    """`--sizes "batch=1,seq=128"`: a positive size per symbolic dim name."""
+    sizes: dict[str, int] = {}
+    for item in text.split(","):
+        name, eq, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not eq or not name.isidentifier() or not value.isdigit() or int(value) < 1:
+            raise argparse.ArgumentTypeError(
+                f"expected name=size pairs with sizes >= 1, e.g. batch=1,seq=128; got '{item}'"
+            )
+        if name in sizes:
+            raise argparse.ArgumentTypeError(f"'{name}' is given twice")
+        sizes[name] = int(value)
+    return sizes
+
+
 def drive(args: argparse.Namespace) -> int:
     from mlc.tuner.measure import MeasureOptions
     from mlc.tuner.progress import TerminalProgress
@@ -172,6 +200,7 @@ def drive(args: argparse.Namespace) -> int:
         target=args.target,
         threads=args.threads,
         shape_dict=args.input_shapes,
+        sizes=args.sizes,
         measure=MeasureOptions(
             number=args.number,
             repeat=args.repeat,
@@ -254,6 +283,12 @@ def result_table(report: ModelTuneReport, records: pathlib.Path) -> str:
         lines.append(report.tuning.skipped_summary())
     if report.graph is not None:
         lines.append(report.graph.summary())
+    if report.sizes:
+        at = ", ".join(f"{k}={v}" for k, v in report.sizes.items())
+        lines.append(
+            f"symbolic dims tuned at {at} (--sizes); the records apply to the package for every "
+            "size (graph-level knobs are not tuned for symbolic dims)"
+        )
     minutes = report.tuning.seconds / 60
     phases = report.budget.phases if report.budget is not None else {}
     spent = ", ".join(f"{name} {seconds:.0f} s" for name, seconds in phases.items())
@@ -274,6 +309,7 @@ def report_dict(report: ModelTuneReport, records: pathlib.Path) -> dict[str, Any
         "tuning_seconds": report.tuning.seconds,
         "phase_seconds": dict(report.budget.phases) if report.budget is not None else {},
         "compare_seconds": report.compare_seconds,
+        "sizes": dict(report.sizes),
         "graph_knobs": None
         if report.graph is None
         else {

@@ -9,8 +9,9 @@ from mlir import ir
 from mlir.dialects import func
 
 from mlc.contract import MANIFEST_ATTR
+from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import KERNEL_ATTR as GRAPH_KERNEL
-from mlc.dialects.tp import IMPL_ATTR, SYMBOLS_ATTR
+from mlc.dialects.tp import ARG_SHAPES_ATTR, IMPL_ATTR, SYMBOLS_ATTR
 from mlc.dialects.tp import KERNEL_ATTR as TP_KERNEL
 from mlc.dialects.walk import top_level_funcs
 from mlc.errors import DiagnosticError
@@ -69,9 +70,23 @@ def lower_kernel(
     if kb.scratch is not None:
         types = [a.type for a in kb.entry.arguments]
         tp_fn.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(types, []))
+    if symbols:
+        tp_fn.attributes[ARG_SHAPES_ATTR] = _arg_shapes(graph_fn, kb.scratch_size)
     graph_fn.erase()
     tp_fn.attributes["sym_name"] = ir.StringAttr.get(name)
     return LoweredKernel(kb.scratch_size, tuple(symbols))
+
+
+def _arg_shapes(graph_fn: ir.Operation, scratch: int | Dim) -> ir.ArrayAttr:
+    """`tp.arg_shapes` of a kernel with symbols: its graph function's tensor shapes (inputs,
+    then result) and the scratch bytes, as dim expressions."""
+    ftype = ir.FunctionType(ir.TypeAttr(graph_fn.attributes["function_type"]).value)
+    shapes = [tensor_t(t).shape for t in [*ftype.inputs, ftype.results[0]]]
+    if scratch:
+        shapes.append((scratch,))
+    return ir.ArrayAttr.get(
+        [ir.ArrayAttr.get([ir.StringAttr.get(str(d)) for d in shape]) for shape in shapes]
+    )
 
 
 @dataclass(frozen=True)
