@@ -21,6 +21,13 @@
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.bad.jsonl})" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.missing.jsonl})" 2>&1 | FileCheck %s --check-prefix=MISSING
 
+// A kernel whose rows are a run-time size, tuned at some sizes: the record applies less what
+// needs the rows static (the unroll of the row loop), its tile and vectors stay.
+// RUN: rm -f %t.sym.jsonl && %python %inputs/tp_records.py %inputs/symbolic_kernel.mlir %t.sym.jsonl '{order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, unroll = {i = 2}, vectorize = "j.1"}'
+// RUN: mlc-opt %inputs/symbolic_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.sym.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
+// SYMBOLIC-NOT: warning
+// SYMBOLIC: name = "exp", {{.*}}schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+
 // The fastest record of the kernel's workload, block, target and thread count wins (cost 1.0
 // over the default's 2.0; not 0.5 of 2 threads, not 0.25 of another CPU); kernels with the same
 // computation share records whatever their names and current schedules.
