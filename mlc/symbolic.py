@@ -230,9 +230,14 @@ def mod(a: int | Dim, b: int | Dim) -> int | Dim:
 
 
 def _exact_quotient(a: int | Dim, b: Dim) -> int | Dim | None:
-    """a / b when b is one monomial dividing every term of a (`batch*seq / seq`)."""
+    """a / b when b is one monomial dividing every term of a (`batch*seq / seq`), or when a is
+    b times a monomial (`(128*n + 128*n*k) / (32*n + 32*n*k)`: 4, from flattened heads)."""
     if len(b.terms) != 1:
-        return None
+        if not isinstance(a, Dim):
+            return None
+        lead = Dim((b.terms[0],))  # terms sort highest degree first: leads divide if any do
+        q = _exact_quotient(Dim((a.terms[0],)), lead)
+        return q if q is not None and q * b == a else None
     (bm, bc), acc = b.terms[0], {}
     for m, c in Dim._terms(a).items():
         powers = dict(m)
