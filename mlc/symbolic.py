@@ -197,6 +197,9 @@ def floordiv(a: int | Dim, b: int | Dim) -> int | Dim:
             raise ZeroDivisionError(f"{a} // 0")
         if all(c % b == 0 for _, c in a.terms):  # type: ignore[union-attr]
             return Dim._make({m: c // b for m, c in a.terms})  # type: ignore[union-attr]
+        whole, rest = _split_multiples(a, b)  # (b*q + r) // b == q + r // b, exactly
+        if whole:
+            return whole + floordiv(rest, b)
         inner = _lone_op(a)
         if b > 0 and inner is not None and inner.kind == "//" and isinstance(inner.b, int):
             if inner.b > 0:  # (x // k) // b == x // (k * b) for positive k and b
@@ -219,11 +222,21 @@ def _lone_op(x: int | Dim) -> Op | None:
     return None
 
 
+def _split_multiples(a: Dim, b: int) -> tuple[int | Dim, int | Dim]:
+    """(q, r) with a == b*q + r: q from the terms whose coefficients b divides."""
+    whole = {m: c // b for m, c in a.terms if c % b == 0}
+    return Dim._make(whole), Dim._make({m: c for m, c in a.terms if c % b})
+
+
 def mod(a: int | Dim, b: int | Dim) -> int | Dim:
     if not isinstance(a, Dim) and not isinstance(b, Dim):
         return a % b
     if isinstance(b, int) and isinstance(a, Dim) and all(c % b == 0 for _, c in a.terms):
         return 0
+    if isinstance(b, int) and b and isinstance(a, Dim):
+        whole, rest = _split_multiples(a, b)
+        if whole:
+            return mod(rest, b)
     if a == b or (isinstance(b, Dim) and _exact_quotient(a, b) is not None):
         return 0
     return Dim(((((Op("%", a, b), 1),), 1),))
