@@ -110,7 +110,7 @@ def _runtime_scan(
     view = [math.prod(shape[:axis]), n, math.prod(shape[axis + 1 :])]
     src = kb.reshaped(kb.buffer(op.operands[0]), shape, view)
     dst = kb.reshaped(out, shape, view)
-    last = kb.index_value(n - 1)  # type: ignore[arg-type]
+    last = kb.index_value(n - 1) if reverse else None  # type: ignore[arg-type]
     box = [view[0], 1, view[2]]
 
     def at(buf: ir.Value, pos: ir.Value) -> ir.Value:
@@ -128,12 +128,12 @@ def _runtime_scan(
             else:
                 tp.yield_(combine(kind, read(acc_at, axes, idx), x))
 
-    first = last if reverse else index_const(0)
+    first = last if last is not None else index_const(0)
     step(first, None, f"{op.name.removeprefix('graph.')}_first")
     loop = scf.ForOp(index_const(1), kb.index_value(n), index_const(1))  # type: ignore[arg-type]
     with ir.InsertionPoint(loop.body):
         t = loop.induction_variable
-        if reverse:  # p = n - 1 - t, previous p + 1
+        if last is not None:  # reverse: p = n - 1 - t, previous p + 1
             pos = arith.SubIOp(last, t).result
             prev = arith.AddIOp(pos, index_const(1)).result
         else:
