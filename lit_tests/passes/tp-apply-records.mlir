@@ -20,6 +20,11 @@
 // RUN: echo 'garbage' > %t.bad.jsonl
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.bad.jsonl})" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.missing.jsonl})" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: rm -f %t.sym.jsonl %t.symbad.jsonl
+// RUN: %python %inputs/tp_records.py %inputs/symbolic_exp_kernel.mlir %t.sym.jsonl '{tile = {i = array<i64: 8>}, vectorize = "i.1"}'
+// RUN: mlc-opt %inputs/symbolic_exp_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.sym.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
+// RUN: %python %inputs/tp_records.py %inputs/symbolic_exp_kernel.mlir %t.symbad.jsonl '{vectorize = "i"}'
+// RUN: mlc-opt %inputs/symbolic_exp_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.symbad.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC-UNFIT
 
 // The fastest record of the kernel's workload, block, target and thread count wins (cost 1.0
 // over the default's 2.0; not 0.5 of 2 threads, not 0.25 of another CPU); kernels with the same
@@ -64,3 +69,12 @@ func.func @k2(%A: memref<8xf32>, %O: memref<8xf32>) attributes {tp.kernel} {
       combiner = "none", init, schedule = {vectorize = "i"}} : (memref<8xf32>) -> ()
   return
 }
+
+// A kernel over a run-time extent n (Inputs/symbolic_exp_kernel.mlir) takes a record measured
+// on it whose vector loop runs to a static bound (the axis tiled by the vector width); a
+// record vectorizing the run-time axis itself does not fit it and is refused with the reason.
+// SYMBOLIC: remark: tp-apply-records: applied tuned schedules to 1 of 1 kernels
+// SYMBOLIC: extent_exprs = ["n"], extents = array<i64: -1>{{.*}}name = "exp"{{.*}}schedule = {tile = {i = array<i64: 8>}, vectorize = "i.1"}
+// SYMBOLIC-UNFIT: warning: tp-apply-records: the best record for block 'exp' of kernel kn {{.*}} does not fit the block: vectorized loop 'i' runs to a bound known at run time: tile its axis by the vector width; the block keeps its default schedule
+// SYMBOLIC-UNFIT: remark: tp-apply-records: applied tuned schedules to 0 of 1 kernels
+// SYMBOLIC-UNFIT: name = "exp"{{.*}}schedule = {}
