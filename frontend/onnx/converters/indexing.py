@@ -49,9 +49,16 @@ def _bound_positions(ctx: ImportContext, indices: ir.Value, rows: Size) -> None:
     from mlc.dialects.graph.reference.literal import constant_array
     from mlc.symbolic import unify
 
-    op = _defining_op(indices)
-    while op is not None and op.name in _SAME_VALUES:
-        op = _defining_op(op.operands[0])
+    op, offset = _defining_op(indices), 0
+    while op is not None and op.name in (*_SAME_VALUES, "graph.add"):
+        source = op.operands[0]
+        if op.name == "graph.add":  # positions + a constant (BART's offset of 2)
+            lhs, rhs = (_literal_int(_defining_op(o), constant_array) for o in op.operands)
+            if (lhs is None) == (rhs is None):
+                return
+            offset += lhs if rhs is None else rhs  # type: ignore[operator]
+            source = op.operands[1] if rhs is None else op.operands[0]
+        op = _defining_op(source)
     if op is None or op.name != "graph.range" or not isinstance(rows, int):
         return
     count = tensor_t(op.results[0].type).shape[0]  # type: ignore[union-attr]
@@ -59,6 +66,7 @@ def _bound_positions(ctx: ImportContext, indices: ir.Value, rows: Size) -> None:
     if not isinstance(count, Dim) or None in ends:
         return
     start, step = ends
+    start += offset  # type: ignore[operator]
     if start < 0 or step <= 0:  # type: ignore[operator]
         return
     fits = (rows - 1 - start) // step + 1  # type: ignore[operator]

@@ -166,14 +166,17 @@ def test_a_symbolic_batch_compiles_once_and_unsupported_lowerings_are_named() ->
         mlc.build(module, params)
 
 
-def _position_table(rows: int, start: int = 0, step: int = 1) -> onnx.ModelProto:
-    """x + table[arange(start, start + step * seq, step)] (GPT-2's `wpe(position_ids)`):
-    a Gather of table rows indexed by a Range over the run-time length."""
+def _position_table(rows: int, start: int = 0, step: int = 1, offset: int = 0) -> onnx.ModelProto:
+    """x + table[offset + arange(start, start + step * seq, step)] (GPT-2's
+    `wpe(position_ids)`, BART's with an offset of 2): a Gather of table rows indexed by a Range
+    over the run-time length."""
     g = GraphBuilder()
     seq = g.op("Gather", g.op("Shape", "x"), g.constant_node(1), axis=0)
     limit = g.op("Add", g.op("Mul", seq, g.constant_node(step)), g.constant_node(start))
     pos = g.op("Range", g.constant_node(start), limit, g.constant_node(step))
     pos = g.op("Unsqueeze", pos, g.constant_node([0]))
+    if offset:
+        pos = g.op("Add", g.constant_node(offset), pos)
     rows_of = g.op("Gather", g.const(np.arange(rows * 4).reshape(rows, 4)), pos, axis=0)
     g.nodes[-1].name = "wpe"
     g.op("Add", "x", rows_of)
@@ -203,9 +206,11 @@ def test_position_rows_past_the_table_are_a_shape_check_naming_the_dim() -> None
         np.testing.assert_array_equal(gm.get_output(0), x + table[:seq])
     with pytest.raises(ShapeError, match=r"'min\(16, seq\) == seq' \(16 != 17 with seq = 17\)"):
         gm.run(x=np.ones((2, 17, 4), np.float32))
-    # rows 3, 5, 7, ...: seq <= 7 fit 16 rows
+    # rows 3, 5, 7, ...: seq <= 7 fit 16 rows; 2 + 3, 2 + 5, ...: seq <= 6
     module, _ = mlc.from_onnx(_position_table(16, start=3, step=2), symbolic_dims=True)
     assert _checks(module) == ["min(7, seq) == seq"]
+    module, _ = mlc.from_onnx(_position_table(16, start=3, step=2, offset=2), symbolic_dims=True)
+    assert _checks(module) == ["min(6, seq) == seq"]
 
 
 def test_position_rows_within_bounds_need_no_check_and_beyond_them_fail_at_import() -> None:
