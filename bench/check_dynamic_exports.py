@@ -32,7 +32,7 @@ RTOL = 1e-3
 TEXT_SIZES = [(1, 1), (1, 7), (3, 61), (1, 130), (2, 13), (1, 300)]
 """seq 300 is past the 256-row position tables of some models: onnxruntime fails there, and
 mlc must refuse the size with a clear error (a ShapeError naming the dim), not clamp."""
-FRAMES = [(1, 16), (1, 62), (2, 200)]  # mel frames (stride-2 conv: 8, 31, 100 tokens)
+FRAMES = [(1, 16), (1, 62), (2, 200), (1, 1000)]  # mel frames: 8, 31, 100, 500 tokens (> 448)
 VISION_BATCHES = [(1, 64, 64), (3, 64, 64)]
 VISION_HW = [(1, 64, 64), (2, 97, 61), (1, 128, 96)]
 

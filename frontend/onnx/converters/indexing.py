@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from mlc.symbolic import Dim, maximum, minimum
 
+from ..index_bounds import bound_indices
 from .common import norm_axis
 from .registry import converter
 
@@ -32,64 +33,8 @@ def gather(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     data, indices = ctx.operand(node, 0), ctx.operand(node, 1)
     axis = ctx.attrs.int("axis", 0)
     rows = ctx.type(node, 0).shape[norm_axis(ctx, axis, ctx.type(node, 0).rank)]
-    _bound_positions(ctx, indices, rows)
+    bound_indices(ctx, indices, rows, "rows of the table")
     return [ctx.emit("gather", data, indices, axis=axis)]
-
-
-# Ops that move or copy index values without changing them.
-_SAME_VALUES = {"graph.unsqueeze", "graph.squeeze", "graph.reshape", "graph.expand", "graph.cast"}
-
-
-def _bound_positions(ctx: ImportContext, indices: ir.Value, rows: Size) -> None:
-    """A Range over a run-time count used as row indices (GPT-2's `wpe[arange(seq)]`) reads
-    past a table of `rows` rows once the count outgrows it, where a gather would clamp: the
-    count's admissible range becomes a run-time shape check `min(M, count) == count`, so a too
-    long input is refused naming the dim. A count that can never fit is an import error."""
-    from mlc.dialects.attrs import tensor_t
-    from mlc.dialects.graph.reference.literal import constant_array
-    from mlc.symbolic import unify
-
-    op, offset = _defining_op(indices), 0
-    while op is not None and op.name in (*_SAME_VALUES, "graph.add"):
-        source = op.operands[0]
-        if op.name == "graph.add":  # positions + a constant (BART's offset of 2)
-            lhs, rhs = (_literal_int(_defining_op(o), constant_array) for o in op.operands)
-            if (lhs is None) == (rhs is None):
-                return
-            offset += lhs if rhs is None else rhs  # type: ignore[operator]
-            source = op.operands[1] if rhs is None else op.operands[0]
-        op = _defining_op(source)
-    if op is None or op.name != "graph.range" or not isinstance(rows, int):
-        return
-    count = tensor_t(op.results[0].type).shape[0]  # type: ignore[union-attr]
-    ends = [_literal_int(_defining_op(o), constant_array) for o in op.operands]
-    if not isinstance(count, Dim) or None in ends:
-        return
-    start, step = ends
-    start += offset  # type: ignore[operator]
-    if start < 0 or step <= 0:  # type: ignore[operator]
-        return
-    fits = (rows - 1 - start) // step + 1  # type: ignore[operator]
-    if fits < 1 or unify({minimum(fits, count), count}) is None:
-        raise ctx.unsupported(
-            f"its indices count {count} positions from {start} into {rows} rows, past the "
-            f"table for every admissible {count}"
-        )
-
-
-def _defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op that produces `value` (None for a block argument)."""
-    from mlir import ir
-
-    owner = value.owner
-    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
-def _literal_int(owner: ir.Operation | None, constant_array: object) -> int | None:
-    if owner is None or owner.name != "graph.constant":
-        return None
-    value = constant_array(owner, None)  # type: ignore[operator]
-    return int(value.reshape(-1)[0]) if value is not None and value.size == 1 else None
 
 
 Size = int | Dim

@@ -217,7 +217,10 @@ def test_position_rows_within_bounds_need_no_check_and_beyond_them_fail_at_impor
     model = _position_table(16)
     module, _ = mlc.from_onnx(model, shape_dict={"x": ["1..4", "1..16", 4]})
     assert _checks(module) == []
-    with pytest.raises(UnsupportedOpError, match=r"wpe.*past the table for every admissible seq"):
+    with pytest.raises(
+        UnsupportedOpError,
+        match=r"wpe.*reach seq - 1, past the 16 rows of the table, for every admissible seq",
+    ):
         mlc.from_onnx(model, shape_dict={"x": ["1..4", "17..64", 4]})
 
 
@@ -236,3 +239,32 @@ def test_constant_of_a_run_time_shape_is_an_expand() -> None:
         x = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
         gm.run(x=x)
         np.testing.assert_array_equal(gm.get_output(0), 2.5 * x)
+
+
+def test_positions_counted_from_the_mask_are_bounded_by_the_table() -> None:
+    """RoBERTa's position ids, cumsum(ids != pad) * (ids != pad) + pad, index a table of 20
+    rows: they reach seq + 1, so seq <= 18 is a shape check, checked before each run."""
+    from mlc.runtime import GraphModule
+    from mlc.runtime.shapes import ShapeError
+
+    i32, i64 = onnx.TensorProto.INT32, onnx.TensorProto.INT64
+    g = GraphBuilder()
+    pad = g.constant_node(1)
+    mask = g.op("Cast", g.op("Not", g.op("Equal", "ids", pad)), to=i32)
+    count = g.op("Mul", g.op("CumSum", mask, g.constant_node(1)), mask)
+    pos = g.op("Add", g.op("Cast", count, to=i64), pad)
+    table = np.arange(80, dtype=np.float32).reshape(20, 4)
+    g.op("Gather", g.const(table), pos, axis=0)
+    g.nodes[-1].output[0] = "y"
+    model = make_model(g.nodes, {"ids": (np.int64, [2, 5])}, ["y"], g.consts)
+    module, params = mlc.from_onnx(
+        _named(model, {"ids": {0: "batch", 1: "seq"}}), symbolic_dims=True
+    )
+    assert _checks(module) == ["min(18, seq) == seq"]
+    gm = GraphModule(mlc.build(module, params).jit())
+    ids = np.array([[5, 7, 1, 9] + [3] * 14, [1] * 18], np.int64)
+    gm.run(ids=ids)
+    keep = (ids != 1).astype(np.int64)
+    np.testing.assert_array_equal(gm.get_output(0), table[np.cumsum(keep, 1) * keep + 1])
+    with pytest.raises(ShapeError, match=r"'min\(18, seq\) == seq' \(18 != 19 with seq = 19\)"):
+        gm.run(ids=np.full((1, 19), 4, np.int64))
