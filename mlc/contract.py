@@ -405,7 +405,9 @@ class ProfiledCall:
     nodes: tuple[str, ...]
     ops: tuple[str, ...]
     anchor: str
-    flops: int
+    flops: int | str
+    """Arithmetic operations per call: an int, or an expression over the symbolic dims
+    (`96*seq`) when it depends on sizes known only at run time (`flops_at` evaluates it)."""
     op_types: tuple[str, ...] = ()
     """The ONNX op types of `nodes`, distinct, in node order (`mlc compile` adds them from the
     model; empty when unknown)."""
@@ -423,13 +425,27 @@ def profiled_calls(manifest: Manifest) -> tuple[ProfiledCall, ...] | None:
                 tuple(str(n) for n in d["nodes"]),
                 tuple(str(o) for o in d["ops"]),
                 str(d["anchor"]),
-                int(d["flops"]),
+                _flops(d["flops"]),
                 tuple(str(t) for t in d.get("op_types", ())),
             )
             for d in items
         )
     except (KeyError, TypeError, ValueError) as e:
         raise ManifestError(f"manifest '{PROFILE_KEY}' is malformed: {e}") from None
+
+
+def _flops(value: object) -> int | str:
+    if isinstance(value, str):
+        symbolic.parse(value)  # ValueError when it is not a dim expression
+        return value
+    return int(value)  # type: ignore[call-overload]
+
+
+def flops_at(call: ProfiledCall, env: Mapping[str, int]) -> int:
+    """The call's arithmetic operations with the symbols' values of a run."""
+    if isinstance(call.flops, str):
+        return symbolic.evaluate(symbolic.parse(call.flops), env)
+    return call.flops
 
 
 def params_digest(manifest: Manifest, params: Mapping[str, np.ndarray]) -> str:

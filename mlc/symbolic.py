@@ -197,6 +197,9 @@ def floordiv(a: int | Dim, b: int | Dim) -> int | Dim:
             raise ZeroDivisionError(f"{a} // 0")
         if all(c % b == 0 for _, c in a.terms):  # type: ignore[union-attr]
             return Dim._make({m: c // b for m, c in a.terms})  # type: ignore[union-attr]
+        whole, rest = _split_multiples(a, b)  # (b*q + r) // b == q + r // b, exactly
+        if whole:
+            return whole + floordiv(rest, b)
         inner = _lone_op(a)
         if b > 0 and inner is not None and inner.kind == "//" and isinstance(inner.b, int):
             if inner.b > 0:  # (x // k) // b == x // (k * b) for positive k and b
@@ -219,20 +222,35 @@ def _lone_op(x: int | Dim) -> Op | None:
     return None
 
 
+def _split_multiples(a: Dim, b: int) -> tuple[int | Dim, int | Dim]:
+    """(q, r) with a == b*q + r: q from the terms whose coefficients b divides."""
+    whole = {m: c // b for m, c in a.terms if c % b == 0}
+    return Dim._make(whole), Dim._make({m: c for m, c in a.terms if c % b})
+
+
 def mod(a: int | Dim, b: int | Dim) -> int | Dim:
     if not isinstance(a, Dim) and not isinstance(b, Dim):
         return a % b
     if isinstance(b, int) and isinstance(a, Dim) and all(c % b == 0 for _, c in a.terms):
         return 0
+    if isinstance(b, int) and b and isinstance(a, Dim):
+        whole, rest = _split_multiples(a, b)
+        if whole:
+            return mod(rest, b)
     if a == b or (isinstance(b, Dim) and _exact_quotient(a, b) is not None):
         return 0
     return Dim(((((Op("%", a, b), 1),), 1),))
 
 
 def _exact_quotient(a: int | Dim, b: Dim) -> int | Dim | None:
-    """a / b when b is one monomial dividing every term of a (`batch*seq / seq`)."""
+    """a / b when b is one monomial dividing every term of a (`batch*seq / seq`), or when a is
+    b times a monomial (`(128*n + 128*n*k) / (32*n + 32*n*k)`: 4, from flattened heads)."""
     if len(b.terms) != 1:
-        return None
+        if not isinstance(a, Dim):
+            return None
+        lead = Dim((b.terms[0],))  # terms sort highest degree first: leads divide if any do
+        q = _exact_quotient(Dim((a.terms[0],)), lead)
+        return q if q is not None and q * b == a else None
     (bm, bc), acc = b.terms[0], {}
     for m, c in Dim._terms(a).items():
         powers = dict(m)

@@ -26,6 +26,7 @@ from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph import op_kind
 from mlc.dialects.graph.spec import layout_block
 from mlc.dialects.walk import defining_op, walk
+from mlc.symbolic import interval
 from mlc.target import host_vector_unit
 
 from .base import ModulePass, PassContext
@@ -280,7 +281,8 @@ def _wide_pointwise(op: ir.Operation) -> bool:
         return False
     _, cin, h, w = _shape(op.operands[0])
     cout = _shape(op.operands[1])[0]
-    return h * w >= 16 and 2 * cin * cout >= WIDE_GEMM * (cin + cout)
+    # run-time pixels: the fewest they admit
+    return interval(h * w)[0] >= 16 and 2 * cin * cout >= WIDE_GEMM * (cin + cout)
 
 
 def _pad_dim1(v: ir.Value, count: int) -> ir.Value:

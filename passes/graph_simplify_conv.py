@@ -11,6 +11,7 @@ from mlir import ir
 from mlir.rewrite import PatternRewriter
 
 from mlc.dialects.graph import builders as gb
+from mlc.symbolic import is_static
 
 from .graph_simplify_common import (
     attr,
@@ -177,6 +178,8 @@ def trim_padding_taps(op: ir.Operation, rewriter: PatternRewriter) -> bool:
         return False
     x, w = type_of(op.operands[0]).shape, type_of(op.operands[1]).shape
     out = type_of(op.results[0]).shape
+    if not all(is_static(d) for d in (*x[2:], *out[2:])):
+        return False  # a tap dead at one run-time size reads the input at a larger one
     strides, dilations = list(attr(op, "strides")), list(attr(op, "dilations"))  # type: ignore[call-overload]
     pads = list(attr(op, "pads"))  # type: ignore[call-overload]
     keep, new_pads, new_dilations = [], [0, 0, 0, 0], list(dilations)

@@ -31,6 +31,7 @@ from mlc.dialects.graph import builders as gb
 from mlc.dialects.graph.spec import kernel_blocks, layout_block
 from mlc.dialects.graph.winograd import TILES, filter_transform, tile_grid
 from mlc.dialects.walk import walk
+from mlc.symbolic import interval, is_static
 
 from .base import ModulePass, PassContext
 from .graph_simplify_common import attr as _attr
@@ -85,11 +86,15 @@ class GraphWinogradPass(ModulePass):
             return 0
         if not is_constant(op.operands[1]):
             return 0
+        if not all(is_static(d) for d in (*x_t.shape[1:], *y_t.shape[1:])):
+            return 0  # the transforms take a static image size: run-time ones stay direct
         n, oh, ow = y_t.shape[0], y_t.shape[2], y_t.shape[3]
+        # a run-time batch: the fewest rows it admits (more rows only favour Winograd more)
         fits = [
             m
             for m in TILES
-            if m <= self.tile and n * math.prod(tile_grid((oh, ow), m)) >= self.min_rows
+            if m <= self.tile
+            and interval(n * math.prod(tile_grid((oh, ow), m)))[0] >= self.min_rows
         ]
         return max(fits, default=0)
 
@@ -117,7 +122,7 @@ class GraphWinogradPass(ModulePass):
                 bias,
                 tile=m,
                 out_size=out_size,
-                batch=y_t.shape[0],
+                batch=y_t.shape[0] if is_static(y_t.shape[0]) else 0,
                 out_layout=layout,
             )
         op.results[0].replace_all_uses_with(y)

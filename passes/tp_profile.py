@@ -25,6 +25,7 @@ from mlc.contract import MANIFEST_ATTR, PROFILE_KEY, profile_symbol
 from mlc.dialects import tp
 from mlc.dialects.tp import BlockView
 from mlc.errors import DiagnosticError
+from mlc.symbolic import Dim
 
 from .base import ModulePass, PassContext
 
@@ -64,7 +65,12 @@ func.func @{read}(%out: memref<{n}xi64>) attributes {{llvm.emit_c_interface}} {{
 """
 
 
-def block_flops(view: BlockView) -> int:
+def _json_size(n: int | Dim) -> int | str:
+    """An int, or the expression of a count known only at run time (evaluated per run)."""
+    return str(n) if isinstance(n, Dim) else int(n)
+
+
+def block_flops(view: BlockView) -> int | Dim:
     """Iterations x (arithmetic ops of the body + the combiner)."""
     ops = sum(
         1
@@ -171,7 +177,7 @@ class TpProfilePass(ModulePass):
                     "nodes": node_names(call.location),
                     "ops": ops,
                     "anchor": anchor(views, ops),
-                    "flops": sum(block_flops(v) for v in views),
+                    "flops": _json_size(sum(block_flops(v) for v in views)),
                 }
             )
             with call.location:

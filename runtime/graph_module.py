@@ -32,7 +32,14 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
-from mlc.contract import ALIGNMENT, Manifest, TensorSpec, profile_symbol, profiled_calls
+from mlc.contract import (
+    ALIGNMENT,
+    Manifest,
+    TensorSpec,
+    flops_at,
+    profile_symbol,
+    profiled_calls,
+)
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
 from mlc.runtime.memory import MemoryLimitError, available_bytes, check_fits
@@ -425,9 +432,10 @@ class GraphModule:
         if runs != number:
             raise MlcError(f"the kernel timers counted {runs} runs, not {number}: a bug in mlc")
         threads = threads_of(self.manifest)
+        sized = [dataclasses.replace(c, flops=flops_at(c, self._env)) for c in calls]
         return Profile(
             kernels=tuple(
-                KernelTime(c, float(ns) / runs / 1e6) for c, ns in zip(calls, counters[:-1])
+                KernelTime(c, float(ns) / runs / 1e6) for c, ns in zip(sized, counters[:-1])
             ),
             runs=runs,
             run_ms=seconds / runs * 1e3,

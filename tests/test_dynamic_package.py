@@ -76,6 +76,17 @@ def test_mlc_run_takes_any_size(unbounded: pathlib.Path, tmp_path: pathlib.Path,
         np.testing.assert_allclose(got["y"], sm.table_reference(**inputs), rtol=1e-6, atol=1e-6)
 
 
+def test_mlc_run_refuses_a_length_past_the_table_naming_the_dim(
+    unbounded: pathlib.Path, tmp_path: pathlib.Path, capsys
+) -> None:
+    (tmp_path / "long.npz").write_bytes(npz_bytes(_inputs(1, 513)))
+    argv = ["run", str(unbounded), "--inputs", str(tmp_path / "long.npz")]
+    assert _main([*argv, "-o", str(tmp_path / "o.npz")]) != 0
+    err = capsys.readouterr().err
+    assert "shape check 'min(512, seq) == seq' (512 != 513 with seq = 513)" in err
+    assert "Traceback" not in err and not (tmp_path / "o.npz").exists()
+
+
 def test_ranges_bound_the_package(tmp_path: pathlib.Path) -> None:
     bounds = {"x": ["1..4", "1..512"], "mask": ["1..4", "1..512"]}
     module, params = mlc.from_onnx(sm.table_model(), shape_dict=bounds)

@@ -23,6 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from mlc.symbolic import floordiv
+
 from .spec import (
     AttrSpec,
     OpSpec,
@@ -138,7 +140,7 @@ def infer_winograd_output(ins: list[TensorT | None], attrs: dict[str, object]) -
     oh, ow = _out_size(attrs)
     th, tw = tile_grid((oh, ow), m)
     need(t.rank == 3 and t.shape[0] == (m + 2) ** 2, f"input {t} is not [{(m + 2) ** 2}, tiles, K]")
-    n = int(attrs["batch"])  # type: ignore[call-overload]
+    n = int(attrs["batch"]) or floordiv(t.shape[1], th * tw)  # type: ignore[call-overload]
     need(n >= 1 and t.shape[1] == n * th * tw, f"input {t} does not hold {n} x {th} x {tw} tiles")
     k = t.shape[2]
     if len(ins) > 1 and ins[1] is not None:
@@ -171,7 +173,12 @@ register(
     OpSpec(
         "winograd_output",
         ("input", "bias?"),
-        (_TILE, _OUT_SIZE, AttrSpec("batch", "int", 1), AttrSpec("out_layout", "str", "NCHW")),
+        (
+            _TILE,
+            _OUT_SIZE,
+            AttrSpec("batch", "int", 1, "images; 0: the tile count's (a run-time batch)"),
+            AttrSpec("out_layout", "str", "NCHW"),
+        ),
         "Winograd output transform A^T M A of [(m+2)^2, tiles, K] products, plus a bias.",
         "nn",
         infer_winograd_output,

@@ -3,11 +3,12 @@ expression uses, and its coefficient along one dim (schedules, vector accesses).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from mlir import ir
 
-from mlc.symbolic import Dim, UndecidableError
+from mlc.symbolic import Dim, UndecidableError, maximum, minimum
 
 Bound = int | Dim
 
@@ -28,8 +29,11 @@ def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[Bound, Bound]]) -> tu
     if isinstance(expr, ir.AffineAddExpr):
         return lo1 + lo2, hi1 + hi2
     if isinstance(expr, ir.AffineMulExpr):
+        for (lo, hi), (c, c_hi) in (((lo1, hi1), (lo2, hi2)), ((lo2, hi2), (lo1, hi1))):
+            if isinstance(c, int) and c == c_hi:  # times a constant: its sign orders the ends
+                return (lo * c, hi * c) if c >= 0 else (hi * c, lo * c)
         prods = (lo1 * lo2, lo1 * hi2, hi1 * lo2, hi1 * hi2)
-        return min(prods), max(prods)
+        return functools.reduce(minimum, prods), functools.reduce(maximum, prods)
     assert lo2 == hi2 and lo2 > 0, "affine div/mod need a positive constant"
     if isinstance(expr, ir.AffineFloorDivExpr):
         return lo1 // lo2, hi1 // lo2

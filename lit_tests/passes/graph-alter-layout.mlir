@@ -180,3 +180,15 @@ func.func @squeeze_excite(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %y = "graph.mul"(%c, %g) : (tensor<1x16x8x8xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x8x8xf32>
   return %y : tensor<1x16x8x8xf32>
 }
+
+// Sizes known only at run time: a conv on a run-time batch and image is blocked like a static
+// one; the symbolic dims carry over to the blocked types.
+// CHECK-LABEL: func.func @symbolic_conv
+// CHECK: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW8c", src_layout = "NCHW"} : (tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>) -> tensor<?x2x?x?x8xf32, ["batch", 2, "h", "w", 8]>
+// CHECK: %[[Y:.*]] = "graph.conv2d"(%[[X]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i8o", out_layout = "NCHW8c"{{.*}} -> tensor<?x2x?x?x8xf32, ["batch", 2, "h", "w", 8]>
+// CHECK-NEXT: "graph.layout_transform"(%[[Y]]) {dst_layout = "NCHW", src_layout = "NCHW8c"} : (tensor<?x2x?x?x8xf32, ["batch", 2, "h", "w", 8]>) -> tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>
+func.func @symbolic_conv(%x: tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>) -> tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]> {
+  %w = "graph.constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
+  %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>, tensor<16x16x3x3xf32>) -> tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>
+  return %y : tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>
+}

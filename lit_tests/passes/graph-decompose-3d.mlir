@@ -67,3 +67,20 @@ func.func @kept(%x: tensor<1x3x7x9x9xf32>, %y: tensor<1x2x3x4x5x6xf32>, %w: tens
   %c = "graph.conv_nd"(%y, %w) {strides = array<i64: 1, 1, 1, 1>, pads = array<i64: 0, 0, 0, 0, 0, 0, 0, 0>, dilations = array<i64: 1, 1, 1, 1>, group = 1 : i64} : (tensor<1x2x3x4x5x6xf32>, tensor<4x2x1x1x1x1xf32>) -> tensor<1x4x3x4x5x6xf32>
   return %a, %c : tensor<1x3x4x5x5xf32>, tensor<1x4x3x4x5x6xf32>
 }
+
+// -----
+
+// Sizes known only at run time: a 3-D conv on a run-time batch splits its depth taps the same
+// way; the 2-D conv runs on a batch of 4*batch planes.
+// CHECK-LABEL: func.func @symbolic_batch
+// CHECK: tensor.concat dim(2) {{.*}} -> tensor<?x4x3x4x8x8xf32, ["batch", 4, 3, 4, 8, 8]>
+// CHECK: %[[P:.*]] = "graph.reshape"(%{{.*}}) {shape = ["4*batch", 12, 8, 8]}
+// CHECK: %[[C:.*]] = "graph.conv2d"(%[[P]], %{{.*}}) {{.*}} -> tensor<?x4x8x8xf32, ["4*batch", 4, 8, 8]>
+// CHECK-NEXT: "graph.reshape"(%[[C]]) {shape = ["batch", 4, 4, 8, 8]}
+// OFF-LABEL: func.func @symbolic_batch
+// OFF: "graph.conv_nd"
+func.func @symbolic_batch(%x: tensor<?x4x4x8x8xf32, ["batch", 4, 4, 8, 8]>) -> tensor<?x4x4x8x8xf32, ["batch", 4, 4, 8, 8]> {
+  %w = "graph.constant"() {value = dense<0.5> : tensor<4x4x3x3x3xf32>} : () -> tensor<4x4x3x3x3xf32>
+  %y = "graph.conv_nd"(%x, %w) {dilations = array<i64: 1, 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1, 1, 1>, strides = array<i64: 1, 1, 1>} : (tensor<?x4x4x8x8xf32, ["batch", 4, 4, 8, 8]>, tensor<4x4x3x3x3xf32>) -> tensor<?x4x4x8x8xf32, ["batch", 4, 4, 8, 8]>
+  return %y : tensor<?x4x4x8x8xf32, ["batch", 4, 4, 8, 8]>
+}

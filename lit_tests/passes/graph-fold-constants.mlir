@@ -130,3 +130,17 @@ func.func private @kernel(%x: tensor<6x4xf32>) -> tensor<6x4xf32> attributes {gr
 // KEEP: k float32
 // KEEP: v float32
 // KEEP: w float32
+
+// Sizes known only at run time: the constant sub-expression folds, the op on the run-time
+// sized input stays.
+// CHECK-LABEL: func.func @symbolic_operand
+// CHECK-NEXT: %[[C:.*]] = "graph.constant"() {value = dense<6.000000e+00> : tensor<8xf32>}
+// CHECK-NEXT: %[[Y:.*]] = "graph.add"(%arg0, %[[C]]) : (tensor<?x8xf32, ["seq", 8]>, tensor<8xf32>) -> tensor<?x8xf32, ["seq", 8]>
+// CHECK-NEXT: return %[[Y]]
+func.func @symbolic_operand(%x: tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]> {
+  %a = "graph.constant"() {value = dense<2.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %b = "graph.constant"() {value = dense<3.0> : tensor<8xf32>} : () -> tensor<8xf32>
+  %c = "graph.mul"(%a, %b) : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  %y = "graph.add"(%x, %c) : (tensor<?x8xf32, ["seq", 8]>, tensor<8xf32>) -> tensor<?x8xf32, ["seq", 8]>
+  return %y : tensor<?x8xf32, ["seq", 8]>
+}

@@ -156,3 +156,25 @@ func.func @per_channel_output(%xq: tensor<3x4xui8>) -> tensor<3x2xui8> {
   %q = "graph.quantize_linear"(%y, %sy, %zx) : (tensor<3x2xf32>, tensor<2xf32>, tensor<ui8>) -> tensor<3x2xui8>
   return %q : tensor<3x2xui8>
 }
+
+// Sizes known only at run time: the same QDQ matmul on a run-time number of rows becomes the
+// integer product with the rows kept symbolic.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[ACC:.*]] = "graph.matmul_integer"(%arg0, %{{.*}}) {rhs_layout = "KN"} : (tensor<?x4xi8, ["seq", 4]>, tensor<4x2xi16>) -> tensor<?x2xi32, ["seq", 2]>
+// CHECK: %[[Q:.*]] = "graph.requantize"(%[[ACC]], %{{.*}}, %[[ZY:.*]]) : (tensor<?x2xi32, ["seq", 2]>, tensor<2xf32>, tensor<i8>) -> tensor<?x2xi8, ["seq", 2]>
+// CHECK-NEXT: "graph.max"(%[[Q]], %[[ZY]])
+func.func @symbolic_rows(%xq: tensor<?x4xi8, ["seq", 4]>) -> tensor<?x2xi8, ["seq", 2]> {
+  %sx = "graph.constant"() {value = dense<5.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %zx = "graph.constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %wq = "graph.constant"() {value = dense<[[1, 2], [3, 4], [5, 6], [7, 8]]> : tensor<4x2xi8>} : () -> tensor<4x2xi8>
+  %sw = "graph.constant"() {value = dense<[2.500000e-01, 1.250000e-01]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %zw = "graph.constant"() {value = dense<[1, -1]> : tensor<2xi8>} : () -> tensor<2xi8>
+  %sy = "graph.constant"() {value = dense<2.000000e-01> : tensor<f32>} : () -> tensor<f32>
+  %zy = "graph.constant"() {value = dense<-5> : tensor<i8>} : () -> tensor<i8>
+  %x = "graph.dequantize_linear"(%xq, %sx, %zx) : (tensor<?x4xi8, ["seq", 4]>, tensor<f32>, tensor<i8>) -> tensor<?x4xf32, ["seq", 4]>
+  %w = "graph.dequantize_linear"(%wq, %sw, %zw) : (tensor<4x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<4x2xf32>
+  %y = "graph.matmul"(%x, %w) : (tensor<?x4xf32, ["seq", 4]>, tensor<4x2xf32>) -> tensor<?x2xf32, ["seq", 2]>
+  %r = "graph.relu"(%y) : (tensor<?x2xf32, ["seq", 2]>) -> tensor<?x2xf32, ["seq", 2]>
+  %q = "graph.quantize_linear"(%r, %sy, %zy) : (tensor<?x2xf32, ["seq", 2]>, tensor<f32>, tensor<i8>) -> tensor<?x2xi8, ["seq", 2]>
+  return %q : tensor<?x2xi8, ["seq", 2]>
+}

@@ -363,3 +363,20 @@ func.func @main(%x: tensor<1x2x4x4xf32>, %w: tensor<3x2x1x1xf32>) -> tensor<1x48
   %r = "graph.reshape"(%c) {shape = array<i64: 1, 48>} : (tensor<1x3x4x4xf32>) -> tensor<1x48xf32>
   return %r : tensor<1x48xf32>
 }
+
+// -----
+
+// Sizes known only at run time: groups form as for static sizes and the kernels take the
+// symbolic types.
+// CHECK-LABEL: func.func @symbolic_group
+// CHECK: %[[A:.*]] = call @fused_add_0(%arg0, %arg1) : (tensor<?x?x16xf32, ["batch", "seq", 16]>, tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
+// CHECK-NEXT: call @fused_softmax_relu_1(%[[A]]) : (tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
+// CHECK-LABEL: func.func private @fused_softmax_relu_1(%arg0: tensor<?x?x16xf32, ["batch", "seq", 16]>)
+// CHECK-NEXT: "graph.softmax"
+// CHECK-NEXT: "graph.relu"
+func.func @symbolic_group(%x: tensor<?x?x16xf32, ["batch", "seq", 16]>, %m: tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]> {
+  %a = "graph.add"(%x, %m) : (tensor<?x?x16xf32, ["batch", "seq", 16]>, tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
+  %s = "graph.softmax"(%a) {axis = 2 : i64} : (tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
+  %r = "graph.relu"(%s) : (tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
+  return %r : tensor<?x?x16xf32, ["batch", "seq", 16]>
+}

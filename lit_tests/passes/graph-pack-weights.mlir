@@ -69,3 +69,18 @@ func.func @kept(%v: tensor<1x64xf32>, %a: tensor<16x64xf32>, %x: tensor<64x48xf3
   %y3 = "graph.dense"(%at, %b) {alpha = 1.0 : f32, beta = 1.0 : f32, transA = 1 : i64, transB = 0 : i64} : (tensor<64x16xf32>, tensor<64x48xf32>) -> tensor<16x48xf32>
   return %y0, %y1, %y2, %y3 : tensor<1x48xf32>, tensor<16x40xf32>, tensor<16x48xf32>, tensor<16x48xf32>
 }
+
+// Sizes known only at run time: rows batch*seq of a product with constant weights; the panels
+// are packed as for static rows and the rows stay run-time sized.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[P:.*]] = "graph.transpose"(%{{.*}}) {perm = array<i64: 1, 0, 2>} : (tensor<64x4x16xf32>) -> tensor<4x64x16xf32>
+// CHECK: %[[X:.*]] = "graph.reshape"(%arg0) {shape = ["batch", 1, "seq", 64]}
+// CHECK-NEXT: %[[M:.*]] = "graph.matmul"(%[[X]], %[[P]]) : (tensor<?x1x?x64xf32, ["batch", 1, "seq", 64]>, tensor<4x64x16xf32>) -> tensor<?x4x?x16xf32, ["batch", 4, "seq", 16]>
+// CHECK: "graph.reshape"(%{{.*}}) {shape = ["batch", "seq", 64]}
+// OFF-LABEL: func.func @symbolic_rows
+// OFF: "graph.matmul"(%arg0, %{{.*}}) : (tensor<?x?x64xf32, ["batch", "seq", 64]>, tensor<64x64xf32>)
+func.func @symbolic_rows(%x: tensor<?x?x64xf32, ["batch", "seq", 64]>) -> tensor<?x?x64xf32, ["batch", "seq", 64]> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<64x64xf32>
+  %y = "graph.matmul"(%x, %w) : (tensor<?x?x64xf32, ["batch", "seq", 64]>, tensor<64x64xf32>) -> tensor<?x?x64xf32, ["batch", "seq", 64]>
+  return %y : tensor<?x?x64xf32, ["batch", "seq", 64]>
+}

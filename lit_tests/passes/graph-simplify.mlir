@@ -413,3 +413,25 @@ func.func @views_kept(%x: tensor<64x8xf32>, %y: tensor<1x64x8xf32>, %col: tensor
   %rn = "graph.reshape"(%n) {shape = array<i64: 64, 8>} : (tensor<1x64x8xf32>) -> tensor<64x8xf32>
   return %rg, %ra, %rr, %e, %rn : tensor<64x8xf32>, tensor<64x8xf32>, tensor<64x8xf32>, tensor<1x64x8xf32>, tensor<64x8xf32>
 }
+
+// Sizes known only at run time: an add of zero and a reshape round trip over batch*seq go as
+// with static sizes; a dilation-6 3x3 conv on a run-time h x w keeps all its taps (a tap that
+// reads only padding at h = 1 reads the input at h = 13).
+// CHECK-LABEL: func.func @symbolic_identities
+// CHECK-NEXT: return %arg0 : tensor<?x?x8xf32, ["batch", "seq", 8]>
+func.func @symbolic_identities(%x: tensor<?x?x8xf32, ["batch", "seq", 8]>) -> tensor<?x?x8xf32, ["batch", "seq", 8]> {
+  %z = "graph.constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %y = "graph.add"(%x, %z) : (tensor<?x?x8xf32, ["batch", "seq", 8]>, tensor<f32>) -> tensor<?x?x8xf32, ["batch", "seq", 8]>
+  %r = "graph.reshape"(%y) {shape = ["batch*seq", 8]} : (tensor<?x?x8xf32, ["batch", "seq", 8]>) -> tensor<?x8xf32, ["batch*seq", 8]>
+  %b = "graph.reshape"(%r) {shape = ["batch", "seq", 8]} : (tensor<?x8xf32, ["batch*seq", 8]>) -> tensor<?x?x8xf32, ["batch", "seq", 8]>
+  return %b : tensor<?x?x8xf32, ["batch", "seq", 8]>
+}
+
+// CHECK-LABEL: func.func @symbolic_atrous_taps_kept
+// CHECK-NOT: graph.slice
+// CHECK: "graph.conv2d"(%arg0, %{{.*}}) {{{.*}}dilations = array<i64: 6, 6>{{.*}}pads = array<i64: 6, 6, 6, 6>{{.*}}} : (tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>, tensor<4x4x3x3xf32>)
+func.func @symbolic_atrous_taps_kept(%x: tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>) -> tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]> {
+  %w = "graph.constant"() {value = dense<0.5> : tensor<4x4x3x3xf32>} : () -> tensor<4x4x3x3xf32>
+  %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 6, 6>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 6, 6, 6, 6>, strides = array<i64: 1, 1>} : (tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>, tensor<4x4x3x3xf32>) -> tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>
+  return %y : tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>
+}

@@ -217,3 +217,30 @@ func.func @main(%x: tensor<1x24x5x7xf32>) -> tensor<1x3x5x7x8xf32> {
   %d = "graph.layout_transform"(%c) {src_layout = "NCHW", dst_layout = "NCHW8c"} : (tensor<1x24x5x7xf32>) -> tensor<1x3x5x7x8xf32>
   return %d : tensor<1x3x5x7x8xf32>
 }
+
+// -----
+
+// A running sum along an axis of run-time length (RoBERTa's position ids count the mask):
+// no doubling steps can be unrolled, so an scf.for runs along seq from 1 to %seq; each position
+// is one block over the other dims (batch), adding the previous position's result to the
+// input. The first position is copied before the loop.
+// CHECK-LABEL: func.func private @fused_cumsum_0(
+// CHECK-SAME: %[[X:.*]]: memref<?x?xi64>, %[[OUT:.*]]: memref<?x?xi64>, %[[B:.*]]: index, %[[S:.*]]: index)
+// CHECK-SAME: tp.symbols = ["batch", "seq"]
+// CHECK: %[[XV:.*]] = memref.expand_shape %[[X]] {{\[}}[0], [1, 2]] output_shape [%[[B]], %[[S]], 1]
+// CHECK: %[[OV:.*]] = memref.expand_shape %[[OUT]]
+// CHECK: name = "cumsum_first_0"
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[S]] step
+// CHECK: %[[PREV:.*]] = arith.subi %[[T]], %{{.*}} : index
+// CHECK: %[[XT:.*]] = memref.subview %[[XV]][0, %[[T]], 0] [%[[B]], 1, 1]
+// CHECK: %[[OP:.*]] = memref.subview %[[OV]][0, %[[PREV]], 0] [%[[B]], 1, 1]
+// CHECK: %[[OT:.*]] = memref.subview %[[OV]][0, %[[T]], 0] [%[[B]], 1, 1]
+// CHECK: "tp.block"(%[[OT]])
+// CHECK: %[[XR:.*]] = "tp.read"(%[[XT]])
+// CHECK: %[[PR:.*]] = "tp.read"(%[[OP]])
+// CHECK: arith.addi %[[PR]], %[[XR]] : i64
+// CHECK: extent_exprs = ["batch", "", ""]{{.*}}name = "cumsum_run_1"
+func.func @main(%x: tensor<?x?xi64, ["batch", "seq"]>) -> tensor<?x?xi64, ["batch", "seq"]> {
+  %y = "graph.cumsum"(%x) {axis = 1 : i64, exclusive = 0 : i64, reverse = 0 : i64} : (tensor<?x?xi64, ["batch", "seq"]>) -> tensor<?x?xi64, ["batch", "seq"]>
+  return %y : tensor<?x?xi64, ["batch", "seq"]>
+}

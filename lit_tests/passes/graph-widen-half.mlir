@@ -83,3 +83,15 @@ func.func @quantize(%x: tensor<2x3xf16>) -> tensor<2x3xi8> {
   %q = "graph.quantize_linear"(%x, %s, %z) : (tensor<2x3xf16>, tensor<f16>, tensor<i8>) -> tensor<2x3xi8>
   return %q : tensor<2x3xi8>
 }
+
+// -----
+
+// Sizes known only at run time: the casts around a half softmax keep the symbolic dims.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK: %[[W:.*]] = "graph.cast"(%arg0) {to = "f32"} : (tensor<?x8xf16, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+// CHECK-NEXT: %[[S:.*]] = "graph.softmax"(%[[W]]) {axis = 1 : i64} : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+// CHECK-NEXT: "graph.cast"(%[[S]]) {to = "f16"} : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf16, ["seq", 8]>
+func.func @symbolic_rows(%x: tensor<?x8xf16, ["seq", 8]>) -> tensor<?x8xf16, ["seq", 8]> {
+  %y = "graph.softmax"(%x) {axis = 1 : i64} : (tensor<?x8xf16, ["seq", 8]>) -> tensor<?x8xf16, ["seq", 8]>
+  return %y : tensor<?x8xf16, ["seq", 8]>
+}

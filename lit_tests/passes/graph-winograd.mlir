@@ -43,3 +43,21 @@ func.func @kept(%x: tensor<1x4x14x14x8xf32>, %xs: tensor<1x4x7x7x8xf32>, %xn: te
   %v = "graph.conv2d"(%x, %wv) {data_layout = "NCHW8c", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x14x14x8xf32>, tensor<2x4x3x3x8x8xf32>) -> tensor<1x2x14x14x8xf32>
   return %s, %t, %n, %v : tensor<1x2x7x7x8xf32>, tensor<1x2x7x7x8xf32>, tensor<1x16x14x14xf32>, tensor<1x2x14x14x8xf32>
 }
+
+// Sizes known only at run time. A run-time batch: the same transforms as @conv over 49*batch
+// tiles (chosen on the fewest rows the batch admits, 49 at batch 1); winograd_output takes the
+// batch from its tile count (batch = 0). A run-time image (h, w) stays direct: the transforms
+// take a static image size.
+// CHECK-LABEL: func.func @symbolic_sizes
+// CHECK: %[[V:.*]] = "graph.winograd_input"(%arg0) {{.*}}tile = 4 : i64} : (tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>) -> tensor<36x?x32xf32, [36, "49*batch", 32]>
+// CHECK: %[[M:.*]] = "graph.matmul"(%[[V]], %{{.*}}) : (tensor<36x?x32xf32, [36, "49*batch", 32]>, tensor<36x32x32xf32>) -> tensor<36x?x32xf32, [36, "49*batch", 32]>
+// CHECK-NEXT: "graph.winograd_output"(%[[M]], %{{.*}}) {batch = 0 : i64, {{.*}} -> tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>
+// CHECK-NOT: winograd
+// CHECK: "graph.conv2d"(%arg1, %{{.*}}, %{{.*}}) {{.*}} -> tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>
+func.func @symbolic_sizes(%x: tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>, %xi: tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>) -> (tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>, tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>) {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x4x3x3x8x8xf32>
+  %b = "graph.constant"() {value = #graph.param<"b">} : () -> tensor<32xf32>
+  %y = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW8c", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>, tensor<4x4x3x3x8x8xf32>, tensor<32xf32>) -> tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>
+  %z = "graph.conv2d"(%xi, %w, %b) {data_layout = "NCHW8c", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW8i8o", out_layout = "NCHW8c", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>, tensor<4x4x3x3x8x8xf32>, tensor<32xf32>) -> tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>
+  return %y, %z : tensor<?x4x28x28x8xf32, ["batch", 4, 28, 28, 8]>, tensor<1x4x?x?x8xf32, [1, 4, "h", "w", 8]>
+}

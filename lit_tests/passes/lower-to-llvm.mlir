@@ -72,3 +72,23 @@ func.func @half_and_double(%h: vector<8xf16>, %d: f64) -> (vector<8xf16>, f64) {
   %1 = math.tanh %d : f64
   return %0, %1 : vector<8xf16>, f64
 }
+
+// A loop to a size known only at run time: the bound is the kernel's index argument (an i64
+// after the two memref descriptors); the dynamic row count leaves the row stride static (16).
+// CHECK-LABEL: llvm.func @symbolic_rows(
+// CHECK-SAME: %[[N:arg14]]: i64)
+// CHECK: llvm.icmp "slt" %{{.*}}, %[[N]] : i64
+// CHECK: %[[STRIDE:.*]] = llvm.mlir.constant(16 : index) : i64
+// CHECK-NEXT: llvm.mul %{{.*}}, %[[STRIDE]]
+func.func @symbolic_rows(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %n: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  scf.for %i = %c0 to %n step %c1 {
+    scf.for %j = %c0 to %c16 step %c1 {
+      %v = memref.load %x[%i, %j] : memref<?x16xf32>
+      memref.store %v, %y[%i, %j] : memref<?x16xf32>
+    }
+  }
+  return
+}

@@ -34,3 +34,14 @@ func.func @reads(%A: memref<4xf32>, %O: memref<4xf32>) {
       combiner = "none", init, schedule = {}} : (memref<4xf32>) -> ()
   return
 }
+
+// Sizes known only at run time: two identical ops on a run-time sized value merge.
+// CHECK-LABEL: func.func @symbolic_duplicates
+// CHECK-NEXT: %[[A:.*]] = "graph.relu"(%arg0) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+// CHECK-NOT: "graph.relu"
+// CHECK: return %[[A]], %[[A]]
+func.func @symbolic_duplicates(%x: tensor<?x8xf32, ["seq", 8]>) -> (tensor<?x8xf32, ["seq", 8]>, tensor<?x8xf32, ["seq", 8]>) {
+  %a = "graph.relu"(%x) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+  %b = "graph.relu"(%x) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+  return %a, %b : tensor<?x8xf32, ["seq", 8]>, tensor<?x8xf32, ["seq", 8]>
+}

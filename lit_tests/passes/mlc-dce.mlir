@@ -26,3 +26,13 @@ func.func @dead_read(%A: memref<4xf32>, %O: memref<4xf32>) {
       combiner = "none", init, schedule = {}} : (memref<4xf32>) -> ()
   return
 }
+
+// Sizes known only at run time: an unused op on a run-time sized value goes.
+// CHECK-LABEL: func.func @symbolic_dead
+// CHECK-NEXT: %[[A:.*]] = "graph.relu"(%arg0) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+// CHECK-NEXT: return %[[A]]
+func.func @symbolic_dead(%x: tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]> {
+  %a = "graph.relu"(%x) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+  %dead = "graph.exp"(%x) : (tensor<?x8xf32, ["seq", 8]>) -> tensor<?x8xf32, ["seq", 8]>
+  return %a : tensor<?x8xf32, ["seq", 8]>
+}

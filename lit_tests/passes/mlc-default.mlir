@@ -7,6 +7,17 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{approx-math=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LIBM
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{vector-ldexp=true})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=LDEXP
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(mlc-default{vector-ldexp=false})' --mlir-timing 2>&1 >/dev/null | FileCheck %s --check-prefix=NOLDEXP
+// RUN: mlc-opt %inputs/symbolic_relu.mlir --pass-pipeline='builtin.module(mlc-default)' | FileCheck %s --check-prefix=SYMBOLIC
+
+// A model with a symbolic dim n (Inputs/symbolic_relu.mlir), the whole way: the manifest keeps
+// "n"; the kernel takes n as an i64 after its two memref descriptors and its row loop compares
+// against it; mlc_main passes the input descriptor's size 0 (memref.dim) as n.
+// SYMBOLIC: module attributes {mlc.manifest = "{{.*}}\22shape\22: [\22n\22, 16]
+// SYMBOLIC: llvm.func internal @fused_relu_0({{.*}}: i64, %[[N:arg14]]: i64)
+// SYMBOLIC: llvm.icmp "slt" %{{.*}}, %[[N]] : i64
+// SYMBOLIC-LABEL: llvm.func @mlc_main(
+// SYMBOLIC: %[[DIM:.*]] = llvm.extractvalue %{{.*}}[3, 0]
+// SYMBOLIC: llvm.call @fused_relu_0({{.*}}, %[[DIM]]) : (!llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64) -> ()
 
 // The whole compilation: graph ops to an LLVM-dialect module with the C entry point and manifest.
 // CHECK: module attributes {mlc.manifest = "{\22entry\22: \22mlc_main\22

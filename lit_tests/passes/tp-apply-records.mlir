@@ -20,13 +20,12 @@
 // RUN: echo 'garbage' > %t.bad.jsonl
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.bad.jsonl})" 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not mlc-opt %s --pass-pipeline="builtin.module(tp-apply-records{file=%t.missing.jsonl})" 2>&1 | FileCheck %s --check-prefix=MISSING
+// RUN: rm -f %t.sym.jsonl %t.symbad.jsonl
+// RUN: %python %inputs/tp_records.py %inputs/symbolic_exp_kernel.mlir %t.sym.jsonl '{tile = {i = array<i64: 8>}, vectorize = "i.1"}'
+// RUN: mlc-opt %inputs/symbolic_exp_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.sym.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
+// RUN: %python %inputs/tp_records.py %inputs/symbolic_exp_kernel.mlir %t.symbad.jsonl '{unroll = {"i" = 2}, vectorize = "i"}'
+// RUN: mlc-opt %inputs/symbolic_exp_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.symbad.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC-FIT
 
-// A kernel whose rows are a run-time size, tuned at some sizes: the record applies less what
-// needs the rows static (the unroll of the row loop), its tile and vectors stay.
-// RUN: rm -f %t.sym.jsonl && %python %inputs/tp_records.py %inputs/symbolic_kernel.mlir %t.sym.jsonl '{order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, unroll = {i = 2}, vectorize = "j.1"}'
-// RUN: mlc-opt %inputs/symbolic_kernel.mlir --pass-pipeline="builtin.module(tp-apply-records{file=%t.sym.jsonl})" 2>&1 | FileCheck %s --check-prefix=SYMBOLIC
-// SYMBOLIC-NOT: warning
-// SYMBOLIC: name = "exp", {{.*}}schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
 
 // The fastest record of the kernel's workload, block, target and thread count wins (cost 1.0
 // over the default's 2.0; not 0.5 of 2 threads, not 0.25 of another CPU); kernels with the same
@@ -71,3 +70,13 @@ func.func @k2(%A: memref<8xf32>, %O: memref<8xf32>) attributes {tp.kernel} {
       combiner = "none", init, schedule = {vectorize = "i"}} : (memref<8xf32>) -> ()
   return
 }
+
+// A kernel over a run-time extent n (Inputs/symbolic_exp_kernel.mlir) takes a record measured
+// on it whose vector loop runs to a static bound (the axis tiled by the vector width); a
+// record tuned at some size that unrolls or vectorizes the run-time loop itself applies less
+// those (Schedule.fit_runtime_extents, as default schedules do; the tuner measures it so).
+// SYMBOLIC: remark: tp-apply-records: applied tuned schedules to 1 of 1 kernels
+// SYMBOLIC: extent_exprs = ["n"], extents = array<i64: -1>{{.*}}name = "exp"{{.*}}schedule = {tile = {i = array<i64: 8>}, vectorize = "i.1"}
+// SYMBOLIC-FIT-NOT: warning
+// SYMBOLIC-FIT: remark: tp-apply-records: applied tuned schedules to 1 of 1 kernels
+// SYMBOLIC-FIT: name = "exp"{{.*}}schedule = {}

@@ -75,3 +75,49 @@ func.func @vectorized_rows(%a: memref<2x40x40xf32>, %out: memref<2x40x40xf32>, %
   }) {axes = ["j0", "j1", "j2"], combiner = "none", extents = array<i64: 2, 40, 40>, init, kinds = "SSS", name = "transposed_double", out_map = affine_map<(d0, d1, d2) -> (d0, d1, d2)>, schedule = {order = ["j0", "j2", "j1"], vectorize = "j1"}} : (memref<2x40x40xf32>) -> ()
   return
 }
+
+// -----
+
+// The same attention on a run-time number of queries and keys (seq): blocks with run-time
+// extents are not chunked (the chunk count would be known only at run time); their
+// schedules stay as tp-default-schedule made them.
+// CHECK-LABEL: func.func @symbolic_attention
+// CHECK: name = "matmul_0"
+// CHECK-SAME: schedule = {order = ["s0", "s1", "s3.0", "s2.0", "k", "s2.1", "s3.1"], tile = {s2 = array<i64: 6>, s3 = array<i64: 16>}, unroll = {s2.1 = 6 : i64}, vectorize = "s3.1"}
+// CHECK: name = "softmax_max_1"
+// CHECK-SAME: schedule = {order = ["s0", "s1", "s2", "r3.0", "r3.1"], tile = {r3 = array<i64: 32>}, vectorize = "r3.1"}
+// CHECK: name = "matmul_6"
+// CHECK-SAME: schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], tile = {s2 = array<i64: 8>}, unroll = {s2.1 = 8 : i64}, vectorize = "s3"}
+#map = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d2, d4)>
+#map1 = affine_map<(d0, d1, d2, d3, d4) -> (0, d1, d4, d3)>
+#map2 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3)>
+#map3 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map4 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, 0)>
+module {
+  func.func @symbolic_attention(%arg0: memref<1x2x?x8xf32>, %arg1: memref<1x2x8x?xf32>, %arg2: memref<1x2x?x8xf32>, %arg3: memref<1x2x?x8xf32>, %arg4: memref<1x2x?x?xf32>, %arg5: memref<1x2x?x1xf32>, %arg6: index) attributes {tp.kernel, tp.symbols = ["seq"]} {
+    "tp.block"(%arg4) ({
+      %0 = "tp.read"(%arg0) {map = #map} : (memref<1x2x?x8xf32>) -> f32
+      %1 = "tp.read"(%arg1) {map = #map1} : (memref<1x2x8x?xf32>) -> f32
+      %2 = arith.mulf %0, %1 : f32
+      gpu.yield %2 : f32
+    }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extent_exprs = ["", "", "seq", "seq", ""], extents = array<i64: 1, 2, -1, -1, 8>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_0", out_map = #map2, schedule = {order = ["s0", "s1", "s3.0", "s2.0", "k", "s2.1", "s3.1"], tile = {s2 = array<i64: 6>, s3 = array<i64: 16>}, unroll = {s2.1 = 6 : i64}, vectorize = "s3.1"}} : (memref<1x2x?x?xf32>) -> ()
+    "tp.block"(%arg5) ({
+      %0 = "tp.read"(%arg4) {map = #map3} : (memref<1x2x?x?xf32>) -> f32
+      gpu.yield %0 : f32
+    }) {axes = ["s0", "s1", "s2", "r3"], combiner = "max", extent_exprs = ["", "", "seq", "seq"], extents = array<i64: 1, 2, -1, -1>, init = 0xFF800000 : f32, kinds = "SSSR", name = "softmax_max_1", out_map = #map4, schedule = {order = ["s0", "s1", "s2", "r3.0", "r3.1"], tile = {r3 = array<i64: 32>}, vectorize = "r3.1"}} : (memref<1x2x?x1xf32>) -> ()
+    "tp.block"(%arg4) ({
+      %0 = "tp.read"(%arg4) {map = #map3} : (memref<1x2x?x?xf32>) -> f32
+      %1 = "tp.read"(%arg5) {map = #map4} : (memref<1x2x?x1xf32>) -> f32
+      %2 = arith.subf %0, %1 : f32
+      %3 = math.exp %2 : f32
+      gpu.yield %3 : f32
+    }) {axes = ["i0", "i1", "i2", "i3"], combiner = "none", extent_exprs = ["", "", "seq", "seq"], extents = array<i64: 1, 2, -1, -1>, init, kinds = "SSSS", name = "softmax_exp_2", out_map = #map3, schedule = {order = ["i0", "i1", "i2", "i3.0", "i3.1"], tile = {i3 = array<i64: 8>}, vectorize = "i3.1"}} : (memref<1x2x?x?xf32>) -> ()
+    "tp.block"(%arg3) ({
+      %0 = "tp.read"(%arg4) {map = #map} : (memref<1x2x?x?xf32>) -> f32
+      %1 = "tp.read"(%arg2) {map = #map1} : (memref<1x2x?x8xf32>) -> f32
+      %2 = arith.mulf %0, %1 : f32
+      gpu.yield %2 : f32
+    }) {axes = ["s0", "s1", "s2", "s3", "k"], combiner = "add", extent_exprs = ["", "", "seq", "", "seq"], extents = array<i64: 1, 2, -1, 8, -1>, init = 0.000000e+00 : f32, kinds = "SSSSR", name = "matmul_6", out_map = #map2, schedule = {order = ["s0", "s1", "s2.0", "k", "s2.1", "s3"], tile = {s2 = array<i64: 8>}, unroll = {s2.1 = 8 : i64}, vectorize = "s3"}} : (memref<1x2x?x8xf32>) -> ()
+    return
+  }
+}

@@ -8,6 +8,7 @@
 // BADL2: tp-default-schedule: l2-bytes must be at least 16384, got 100
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256 reduce-cost=1.0})' | FileCheck %s --check-prefix=COST1
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{reduce-cost=0})' 2>&1 | FileCheck %s --check-prefix=BADCOST
+// RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256 symbol-hint=512})' | FileCheck %s --check-prefix=HINT
 // BADCOST: tp-default-schedule: reduce-cost must be > 0, got 0.0
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
@@ -579,5 +580,35 @@ func.func @symbolic_batch_matmul(%A: memref<?x?x64xf32>, %B: memref<64x128xf32>,
   }) {name = "bmm", axes = ["b", "i", "j", "k"], kinds = "SSSR", extents = array<i64: -1, -1, 128, 64>,
       extent_exprs = ["batch", "seq", "", ""],
       out_map = affine_map<(b, i, j, k) -> (b, i, j)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<?x?x128xf32>) -> ()
+  return
+}
+
+// -----
+
+// Extents known only at run time (`extent_exprs`, -1 in extents): the schedule is chosen on
+// the sizes `symbol-hint` gives the symbols (64 by default). The static axis j is vectorized;
+// the run-time rows n stay one loop. The product tiles its run-time rows s1 by 8 with a
+// register tile (the loops run a remainder tile at run time); at seq = 64 it has too little
+// work for two threads, at the hint 512 its outer loops run in parallel.
+// CHECK-LABEL: func.func @symbolic_extents
+// CHECK: extent_exprs = ["n", ""]{{.*}}name = "relu_0"{{.*}}schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// CHECK: extent_exprs = ["", "seq", "", "seq"]{{.*}}name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
+// THREADS2-LABEL: func.func @symbolic_extents
+// THREADS2: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 8>}
+// HINT-LABEL: func.func @symbolic_extents
+// HINT: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
+func.func @symbolic_extents(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %p: memref<2x?x?xf32>, %v: memref<2x?x8xf32>, %o: memref<2x?x8xf32>, %n: index, %seq: index) attributes {tp.kernel, tp.symbols = ["n", "seq"]} {
+  "tp.block"(%y) ({
+    %a = "tp.read"(%x) {map = affine_map<(d0, d1) -> (d0, d1)>} : (memref<?x16xf32>) -> f32
+    %c0 = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %c0 : f32
+    gpu.yield %r : f32
+  }) {axes = ["i", "j"], combiner = "none", extent_exprs = ["n", ""], extents = array<i64: -1, 16>, init, kinds = "SS", name = "relu_0", out_map = affine_map<(d0, d1) -> (d0, d1)>, schedule = {}} : (memref<?x16xf32>) -> ()
+  "tp.block"(%o) ({
+    %0 = "tp.read"(%p) {map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>} : (memref<2x?x?xf32>) -> f32
+    %1 = "tp.read"(%v) {map = affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>} : (memref<2x?x8xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["s0", "s1", "s2", "k"], combiner = "add", extent_exprs = ["", "seq", "", "seq"], extents = array<i64: 2, -1, 8, -1>, init = 0.000000e+00 : f32, kinds = "SSSR", name = "matmul_0", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, schedule = {}} : (memref<2x?x8xf32>) -> ()
   return
 }

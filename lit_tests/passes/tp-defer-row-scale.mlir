@@ -116,3 +116,35 @@ func.func @quotient_read_twice(%e: memref<4x16xf32>, %r: memref<4x1xf32>, %v: me
   }) {axes = ["i", "j"], combiner = "none", extents = array<i64: 4, 16>, init, kinds = "SS", name = "copy", out_map = affine_map<(i, j) -> (i, j)>, schedule = {}} : (memref<4x16xf32>) -> ()
   return
 }
+
+// -----
+
+// Rows known only at run time (n): the quotient block goes as with static rows; the product
+// reads the exponentials, and the row scale block after it keeps the run-time extent.
+// CHECK-LABEL: func.func @symbolic_rows
+// CHECK-NOT: name = "scale"
+// CHECK: "tp.block"(%arg3)
+// CHECK-NEXT: "tp.read"(%arg0)
+// CHECK: extent_exprs = ["n", "", ""], extents = array<i64: -1, 8, 16>{{.*}}name = "product"
+// CHECK-NEXT: "tp.block"(%arg3)
+// CHECK-NEXT: %[[O:.*]] = "tp.read"(%arg3)
+// CHECK-NEXT: %[[F:.*]] = "tp.read"(%arg1)
+// CHECK-NEXT: arith.mulf %[[O]], %[[F]]
+// CHECK: extent_exprs = ["n", ""], extents = array<i64: -1, 8>{{.*}}name = "product_row_scale"
+func.func @symbolic_rows(%e: memref<?x16xf32>, %r: memref<?x1xf32>, %v: memref<16x8xf32>, %out: memref<?x8xf32>, %n: index, %ws: memref<?xi8>) attributes {tp.kernel, tp.symbols = ["n"]} {
+  %c0 = arith.constant 0 : index
+  %x = memref.view %ws[%c0][%n] : memref<?xi8> to memref<?x16xf32>
+  "tp.block"(%x) ({
+    %0 = "tp.read"(%e) {map = affine_map<(i, j) -> (i, j)>} : (memref<?x16xf32>) -> f32
+    %1 = "tp.read"(%r) {map = affine_map<(i, j) -> (i, 0)>} : (memref<?x1xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["i", "j"], combiner = "none", extent_exprs = ["n", ""], extents = array<i64: -1, 16>, init, kinds = "SS", name = "scale", out_map = affine_map<(i, j) -> (i, j)>, schedule = {}} : (memref<?x16xf32>) -> ()
+  "tp.block"(%out) ({
+    %0 = "tp.read"(%x) {map = affine_map<(i, n, k) -> (i, k)>} : (memref<?x16xf32>) -> f32
+    %1 = "tp.read"(%v) {map = affine_map<(i, n, k) -> (k, n)>} : (memref<16x8xf32>) -> f32
+    %2 = arith.mulf %0, %1 : f32
+    gpu.yield %2 : f32
+  }) {axes = ["i", "n", "k"], combiner = "add", extent_exprs = ["n", "", ""], extents = array<i64: -1, 8, 16>, init = 0.0 : f32, kinds = "SSR", name = "product", out_map = affine_map<(i, n, k) -> (i, n)>, schedule = {}} : (memref<?x8xf32>) -> ()
+  return
+}

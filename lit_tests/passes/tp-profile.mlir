@@ -1,6 +1,15 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-fuse,graph-to-tp,tp-profile)' | FileCheck %s
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-fuse,graph-to-tp,tp-profile,tp-profile)' | FileCheck %s --check-prefix=TWICE
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-profile)' 2>&1 | FileCheck %s --check-prefix=BEFORE
+// RUN: mlc-opt %inputs/symbolic_relu.mlir --pass-pipeline='builtin.module(graph-fuse,graph-to-tp,tp-profile)' | FileCheck %s --check-prefix=SYMBOLIC
+
+// A kernel over sizes known only at run time: its operation count is an expression over the
+// symbols (16*n), which GraphModule.profile evaluates with the sizes of the run.
+// SYMBOLIC: \22profile\22: [{\22anchor\22: \22relu\22, \22flops\22: \2216*n\22, \22kernel\22: \22fused_relu_0\22
+// SYMBOLIC-LABEL: func.func @mlc_main(
+// SYMBOLIC: call @__mlc_profile_clock()
+// SYMBOLIC-NEXT: call @fused_relu_0(
+// SYMBOLIC-NEXT: call @__mlc_profile_clock()
 
 // Before graph-to-tp there is no entry to instrument.
 // BEFORE: error: tp-profile: the module has no mlc.manifest (run it after graph-to-tp)

@@ -631,3 +631,22 @@ func.func @padded_border(%A: memref<10x10xf32>, %O: memref<10x16xf32>) {
       combiner = "max", init = 0xFF800000 : f32, schedule = {tile = {j = array<i64: 8>}, order = ["i", "j.0", "k", "j.1"], vectorize = "j.1"}} : (memref<10x16xf32>) -> ()
   return
 }
+
+// -----
+
+// An extent known only at run time: the loop over the rows runs to the kernel's symbol
+// argument `n`; the static axis keeps its vectors.
+// CHECK-LABEL: func.func @symbolic_rows(
+// CHECK-SAME: %[[X:.*]]: memref<?x16xf32>, %[[Y:.*]]: memref<?x16xf32>, %[[N:.*]]: index)
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %[[N]] step
+// CHECK: %[[V:.*]] = vector.load %[[X]][%[[I]], %{{.*}}] : memref<?x16xf32>, vector<8xf32>
+// CHECK: vector.store %{{.*}}, %[[Y]][%[[I]], %{{.*}}] : memref<?x16xf32>, vector<8xf32>
+func.func @symbolic_rows(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %n: index) attributes {tp.kernel, tp.symbols = ["n"]} {
+  "tp.block"(%y) ({
+    %a = "tp.read"(%x) {map = affine_map<(d0, d1) -> (d0, d1)>} : (memref<?x16xf32>) -> f32
+    %c0 = arith.constant 0.0 : f32
+    %r = arith.maximumf %a, %c0 : f32
+    gpu.yield %r : f32
+  }) {axes = ["i", "j"], combiner = "none", extent_exprs = ["n", ""], extents = array<i64: -1, 16>, init, kinds = "SS", name = "relu_0", out_map = affine_map<(d0, d1) -> (d0, d1)>, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<?x16xf32>) -> ()
+  return
+}

@@ -87,6 +87,10 @@ def test_normal_form_and_static_results() -> None:
     assert (s - 1) // 2 // 2 // 2 + 1 == (s - 1) // 8 + 1  # nested halvings of a conv net
     assert free_symbols(maximum(b, s) + (s % 4)) == {"batch", "seq"}
     assert isinstance(b, Dim) and not isinstance(b * 0, Dim)
+    # a multi-term size times a constant divides exactly (heads flattened after a strided conv)
+    tokens = b * ((s - 1) // 2) + b
+    assert (128 * tokens) % (32 * tokens) == 0 and (128 * tokens) // (32 * tokens) == 4
+    assert isinstance((128 * tokens + 1) // (32 * tokens), Dim)
 
 
 def test_comparisons_follow_bounds() -> None:

@@ -110,3 +110,25 @@ def test_missing_matplotlib_is_exit_5(packages, tmp_path, monkeypatch, capsys) -
     png = tmp_path / "never.png"
     assert _main(["run", str(packages[0]), "--profile", "--plot", str(png)]) == 5
     assert "pip install 'mlc[plot]'" in capsys.readouterr().err and not png.exists()
+
+
+def test_profile_of_a_dynamic_module_counts_operations_at_the_run_sizes() -> None:
+    """A kernel over a symbolic dim records its operation count as an expression (16*n for a
+    relu over [n, 16]); each profile evaluates it with the sizes of the runs it timed."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"], name="act")],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["n", 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    module, params = mlc.from_onnx(model, symbolic_dims=True)
+    gm = GraphModule(mlc.build(module, params, profile=True).jit())
+    for n in (3, 40):
+        x = np.random.default_rng(n).standard_normal((n, 16)).astype(np.float32)
+        gm.set_input(x=x)
+        (kernel,) = gm.profile(number=2).kernels
+        assert kernel.call.flops == 16 * n and kernel.call.nodes == ("act",)
+        np.testing.assert_array_equal(gm.get_output(0), np.maximum(x, 0))

@@ -118,7 +118,8 @@ def _broadcast(ctx: ImportContext, a: Term, b: Term) -> tuple[Term, Term]:
         for label, n in zip(term.labels, term.shape):
             if sizes.get(label, 1) not in (1, n) and n != 1:
                 raise ctx.unsupported(f"label '{label}' has sizes {sizes[label]} and {n}")
-            sizes[label] = max(sizes.get(label, 1), n)
+            if n != 1:  # the size other than 1 (a symbolic size is never 1)
+                sizes[label] = n
     out = []
     for term in (a, b):
         full = [

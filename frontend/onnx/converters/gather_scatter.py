@@ -16,6 +16,7 @@ import numpy as np
 
 from mlc.dialects.attrs import tensor_t
 
+from ..index_bounds import bound_indices
 from .common import as_dtype, norm_axis
 from .registry import converter
 
@@ -31,7 +32,9 @@ if TYPE_CHECKING:
 def gather_elements(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """out[p] = data[p with p[axis] = indices[p]] (negative indices count from the end)."""
     axis = norm_axis(ctx, ctx.attrs.int("axis", 0), ctx.type(node, 0).rank)
-    return [ctx.emit("gather_elements", ctx.operand(node, 0), ctx.operand(node, 1), axis=axis)]
+    indices = ctx.operand(node, 1)
+    bound_indices(ctx, indices, ctx.type(node, 0).shape[axis], f"entries along axis {axis}")
+    return [ctx.emit("gather_elements", ctx.operand(node, 0), indices, axis=axis)]
 
 
 @converter("GatherND", since=11)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from mlc.symbolic import floordiv, maximum
+from mlc.symbolic import Dim, floordiv, maximum
 
 from ..dtypes import mlir_type_of, numpy_dtype_of
 from ..symbolic_fold import dims_array
@@ -26,8 +26,6 @@ from .registry import ConverterFn, converter
 if TYPE_CHECKING:
     import onnx
     from mlir import ir
-
-    from mlc.symbolic import Dim
 
     from ..context import ImportContext
 
@@ -97,14 +95,20 @@ def _dense(sparse: onnx.SparseTensorProto) -> np.ndarray:
 
 
 @_versions("ConstantOfShape", 9, 20, 21, 23, 24, 25)
-def constant_of_shape(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray]:
-    """A tensor of the shape given by the input, filled with `value` (default float 0)."""
+def constant_of_shape(ctx: ImportContext, node: onnx.NodeProto) -> list[np.ndarray | ir.Value]:
+    """A tensor of the shape given by the input, filled with `value` (default float 0); a
+    shape with sizes known only at run time is an `expand` of the one value to it."""
     shape = ctx.const_input(node, 0, "the shape input")
     assert shape is not None
     value = ctx.attrs.tensor("value", None)
     fill = np.zeros(1, np.float32) if value is None else value
     if fill.size != 1:
         raise ctx.unsupported(f"the value attribute must have one element, got {fill.size}")
+    if shape.dtype == object:  # symbolic sizes: >= 1 by construction, never negative
+        dims = [d if isinstance(d, Dim) else int(d) for d in shape.reshape(-1)]
+        if any(isinstance(d, int) and d < 0 for d in dims):
+            raise ctx.unsupported(f"the shape {[str(d) for d in dims]} has a negative dimension")
+        return [ctx.emit("expand", ctx.literal(fill.reshape(())), shape=dims)]
     if np.any(shape < 0):
         raise ctx.unsupported(f"the shape {shape.tolist()} has a negative dimension")
     return [np.full(tuple(int(d) for d in shape), fill.reshape(-1)[0], fill.dtype)]

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from mlc.symbolic import Dim, maximum, minimum
 
+from ..index_bounds import bound_indices
 from .common import norm_axis
 from .registry import converter
 
@@ -29,11 +30,11 @@ if TYPE_CHECKING:
 @converter("Gather", since=13)
 def gather(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
     """Entries along `axis` at `indices` (negative indices wrap from opset 11)."""
-    return [
-        ctx.emit(
-            "gather", ctx.operand(node, 0), ctx.operand(node, 1), axis=ctx.attrs.int("axis", 0)
-        )
-    ]
+    data, indices = ctx.operand(node, 0), ctx.operand(node, 1)
+    axis = ctx.attrs.int("axis", 0)
+    rows = ctx.type(node, 0).shape[norm_axis(ctx, axis, ctx.type(node, 0).rank)]
+    bound_indices(ctx, indices, rows, "rows of the table")
+    return [ctx.emit("gather", data, indices, axis=axis)]
 
 
 Size = int | Dim

@@ -1,4 +1,18 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s
+// RUN: mlc-opt %inputs/symbolic_winograd.mlir --pass-pipeline='builtin.module(graph-fuse,graph-to-tp)' | FileCheck %s --check-prefix=SYMBOLIC
+
+// The same transforms on a run-time batch (Inputs/symbolic_winograd.mlir; winograd_output
+// takes the batch from its 9*batch tiles): the kernels take `batch` after their output, the
+// blocks' batch axis runs to it, the products' tile axis to 9*batch.
+// SYMBOLIC-LABEL: func.func private @fused_winograd_input_0(
+// SYMBOLIC-SAME: %{{.*}}: memref<?x1x5x6x8xf32>, %{{.*}}: memref<16x?x8xf32>, %{{.*}}: index, %{{.*}}: memref<?xi8>)
+// SYMBOLIC-SAME: tp.symbols = ["batch"]
+// SYMBOLIC: extent_exprs = ["batch", "", "", "", ""], extents = array<i64: -1, 3, 8, 1, 8>{{.*}}name = "winograd_rows_1"
+// SYMBOLIC: extent_exprs = ["", "batch", "", "", "", ""], extents = array<i64: 4, -1, 3, 3, 1, 8>{{.*}}name = "winograd_in_5"
+// SYMBOLIC-LABEL: func.func private @fused_winograd_output_1(
+// SYMBOLIC-SAME: tp.symbols = ["batch"]
+// SYMBOLIC: extent_exprs = ["", "9*batch", ""], extents = array<i64: 4, -1, 8>{{.*}}name = "winograd_rows_0"
+// SYMBOLIC: extent_exprs = ["batch", "", "", "", ""], extents = array<i64: -1, 1, 3, 3, 8>{{.*}}name = "winograd_out_2"
 
 // F(2x2, 3x3) on a 5 x 6 output: 3 x 3 tiles, one pass per dimension. The input transform
 // copies the input into a zero-bordered 8 x 8 buffer; then one block per row a of B^T sums its

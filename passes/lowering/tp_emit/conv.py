@@ -14,6 +14,7 @@ from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
 from mlc.dialects.graph.spec import kernel_blocks, layout_block
 from mlc.errors import DiagnosticError
+from mlc.symbolic import interval, maximum
 
 from .expr import Elementwise, Expr, Index, Leaf, block_over, read
 from .kernel import KernelBuilder, anchor
@@ -200,8 +201,8 @@ def _padded_input(
         return x, s
     x_t = kb.type_of(op.operands[0])
     (sh, sw), (dh, dw) = s.strides, s.dilations
-    rows = max(x_t.shape[2] + pt + pb, (s.oh - 1) * sh + (s.kh - 1) * dh + 1)
-    cols = max(x_t.shape[3] + pl + pr, (s.ow - 1) * sw + (s.kw - 1) * dw + 1)
+    rows = maximum(x_t.shape[2] + pt + pb, (s.oh - 1) * sh + (s.kh - 1) * dh + 1)
+    cols = maximum(x_t.shape[3] + pl + pr, (s.ow - 1) * sw + (s.kw - 1) * dw + 1)
     x = padded_copy(kb, x, x_t, pt, pl, rows, cols, pad_value)
     return x, dataclasses.replace(s, top=0, left=0)
 
@@ -222,7 +223,7 @@ def conv_loops(
     x, w = kb.buffer(op.operands[0]), kb.buffer(op.operands[1])
     pad = None
     pads = kb.attrs(op)["pads"]
-    wide_window = max(s.strides) == 1 and s.kw > 3 and s.ow > 14
+    wide_window = max(s.strides) == 1 and s.kw > 3 and interval(s.ow)[0] > 14  # fewest admitted
     if in_place and s.depthwise and any(pads) and not wide_window:  # type: ignore[arg-type]
         # A depthwise conv reads each input element only kh x kw / stride^2 times: copying the
         # input into a padded buffer first cost more than bounds-checked reads (a branch per

@@ -149,10 +149,14 @@ class KernelBuilder:
         return f"{base}_{self.block_count - 1}"
 
     def subview(
-        self, buf: ir.Value, offsets: Sequence[int | Dim], sizes: Sequence[int | Dim]
+        self,
+        buf: ir.Value,
+        offsets: Sequence[int | Dim | ir.Value],
+        sizes: Sequence[int | Dim],
     ) -> ir.Value:
         """The box of `buf` at `offsets` of `sizes` (unit strides), as a strided memref: how a
-        slice or a concatenation at an offset known only at run time addresses its part."""
+        slice or a concatenation at an offset known only at run time addresses its part. An
+        offset may be an `index` value (a loop's position)."""
         mtype = ir.MemRefType(buf.type)
         dyn = ir.ShapedType.get_dynamic_stride_or_offset()
         strides: list[int] = []
@@ -170,7 +174,11 @@ class KernelBuilder:
         return memref.SubViewOp(
             result,
             buf,
-            [materialize(o, self.symbols) for o in offsets if isinstance(o, Dim)],
+            [
+                o if isinstance(o, ir.Value) else materialize(o, self.symbols)
+                for o in offsets
+                if not isinstance(o, int)
+            ],
             [materialize(d, self.symbols) for d in sizes if isinstance(d, Dim)],
             [],
             [o if isinstance(o, int) else dyn for o in offsets],

@@ -27,6 +27,7 @@ from mlc.dialects import tp
 from mlc.dialects.graph import TensorT
 from mlc.dialects.graph.spec import layout_block
 from mlc.dialects.graph.winograd import TRANSFORMS, tile_grid
+from mlc.symbolic import floordiv
 
 from .conv import padded_copy
 from .expr import read
@@ -123,11 +124,12 @@ def winograd_input(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
 @anchor("winograd_output")
 def winograd_output(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
     a = kb.attrs(op)
-    m, n = int(a["tile"]), int(a["batch"])  # type: ignore[call-overload]
+    m = int(a["tile"])  # type: ignore[call-overload]
     oh, ow = (int(s) for s in a["out_size"])  # type: ignore[union-attr]
     th, tw = tile_grid((oh, ow), m)
     block = layout_block(str(a["out_layout"]), "NCHW")
     m_t = kb.type_of(op.operands[0])
+    n = int(a["batch"]) or floordiv(m_t.shape[1], th * tw)  # type: ignore[call-overload]
     prods = kb.buffer(op.operands[0])
     bias = kb.buffer(op.operands[1]) if len(op.operands) > 1 else None
     tiles, k = m_t.shape[1], m_t.shape[2]
