@@ -20,7 +20,7 @@ from mlir.dialects import func, memref
 from mlc.contract import ENTRY, NUMPY_DTYPES, Manifest, ParamSpec, TensorSpec
 from mlc.dialects.attrs import param_name, tensor_t
 from mlc.errors import DiagnosticError
-from mlc.symbolic import Dim, sym
+from mlc.symbolic import Dim, interval, sym
 
 from ...graph_simplify_identity import RESHAPE_LIKE
 from ...outline import is_kernel_view
@@ -36,6 +36,14 @@ def nbytes(t: ir.Type) -> int:
     for d in mt.shape:
         count *= d
     return count * elem_bytes(mt.element_type)
+
+
+def _size_bytes(t: ir.Type) -> int | Dim:
+    """Bytes of a tensor type's buffer, an expression when its dims are."""
+    count: int | Dim = elem_bytes(memref_type(t).element_type)
+    for d in _dims(t):
+        count = count * d
+    return count
 
 
 def _names(fn: ir.Operation, attr: str, count: int, prefix: str) -> list[str]:
@@ -58,10 +66,6 @@ def _dims(t: ir.Type) -> tuple[int | Dim, ...]:
     tt = tensor_t(t)
     assert tt is not None
     return tuple(tt.shape)
-
-
-def is_symbolic(t: ir.Type) -> bool:
-    return any(isinstance(d, Dim) for d in _dims(t))
 
 
 @dataclass
@@ -94,6 +98,20 @@ def _buffers(
     return owner, last
 
 
+MAX_BOUNDED_BYTES = 1 << 28
+"""A buffer of run-time size is planned in the workspace at its upper bound (from the symbols'
+bounds) when that is at most this; larger or unbounded ones are allocated per call."""
+
+
+def bounded_bytes(count: int | Dim) -> int | None:
+    """`count` bytes at the upper bounds of its symbols (the assumed ones), or None when that
+    is unbounded or above MAX_BOUNDED_BYTES."""
+    if isinstance(count, int):
+        return count
+    hi = interval(count)[1]
+    return int(hi) if hi <= MAX_BOUNDED_BYTES else None
+
+
 def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, int | Dim]) -> _Plan:
     params: dict[ir.Value, tuple[str, int]] = {}
     seen_names: dict[str, int] = {}
@@ -122,11 +140,14 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
         elif op.name == "func.call":
             v = op.results[0]
             callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
-            if isinstance(scratch.get(callee), int) and scratch[callee]:  # a Dim: per call
-                lifetimes.append(Lifetime(("scratch", i), scratch[callee], i, i))
-            if v in bound or is_symbolic(v.type):  # allocated per call (`_emit_entry`)
+            most = bounded_bytes(scratch.get(callee, 0))
+            if most:  # unbounded run-time scratch: allocated per call (`_emit_entry`)
+                lifetimes.append(Lifetime(("scratch", i), most, i, i))
+            if v in bound:
                 continue
-            lifetimes.append(Lifetime(v, nbytes(v.type), i, last_read.get(v, i)))
+            most = bounded_bytes(_size_bytes(v.type))
+            if most is not None:  # else allocated per call
+                lifetimes.append(Lifetime(v, most, i, last_read.get(v, i)))
     work, peak = plan(lifetimes)
     return _Plan(params, p_off, work, last_read, peak, bound, owner)
 
@@ -185,7 +206,8 @@ def _emit_entry(
     symbols: dict[str, tuple[str, ...]],
 ) -> None:
     """`mlc_main` over buffers: views into the two blobs, one call per kernel, output copies.
-    A buffer whose size is known at run time only is allocated when its kernel runs and freed
+    A buffer whose size is known at run time only is a view at its planned offset when its
+    symbols are bounded (planned at the bounds), else allocated when its kernel runs and freed
     after its last reader."""
     entry = main.regions[0].blocks[0]
     in_types = [memref_type(a.type) for a in entry.arguments]
@@ -223,23 +245,21 @@ def _emit_entry(
                     if owner in heap:
                         env[v] = sizes.view(v.type, heap[owner])
                         continue
-                    offset = index_const(p.work[owner])
-                    env[v] = memref.ViewOp(memref_type(v.type), work, offset, []).result
+                    env[v] = sizes.view(v.type, work, p.work[owner])
                     continue
                 if v in p.bound_outputs:
                     out = outputs[p.bound_outputs[v]]
-                elif is_symbolic(v.type):
+                elif v not in p.work:  # run-time size without a bound
                     heap[v] = sizes.allocate(v.type)
                     out = sizes.view(v.type, heap[v])
                 else:
-                    out = memref.ViewOp(
-                        memref_type(v.type), work, index_const(p.work[v]), []
-                    ).result
+                    out = sizes.view(v.type, work, p.work[v])
                 call_args = [env[a] for a in op.operands] + [out]
                 callee = ir.FlatSymbolRefAttr(op.attributes["callee"]).value
                 call_args += [sizes.value(sym(s)) for s in symbols.get(callee, ())]
                 size = scratch.get(callee, 0)
-                if isinstance(size, Dim):
+                per_call = size and ("scratch", i) not in p.work
+                if per_call:
                     temporaries = sizes.allocate_bytes(size)
                     call_args.append(temporaries)
                 elif size:
@@ -249,11 +269,11 @@ def _emit_entry(
                             dyn,
                             work,
                             index_const(p.work[("scratch", i)]),
-                            [index_const(scratch[callee])],
+                            [sizes.value(size)],
                         ).result
                     )
                 func.CallOp([], ir.FlatSymbolRefAttr.get(callee), call_args)
-                if isinstance(size, Dim):
+                if per_call:
                     memref.DeallocOp(temporaries)
                 env[v] = out
                 for owner in [o for o in heap if p.last_read.get(o, i) == i]:

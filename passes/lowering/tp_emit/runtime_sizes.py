@@ -67,7 +67,7 @@ class RuntimeSizes:
             alignment=ir.IntegerAttr.get(ir.IntegerType.get_signless(64), ALIGNMENT),
         ).result
 
-    def view(self, t: ir.Type, bytes_: ir.Value) -> ir.Value:
-        """The tensor of type `t` stored at the start of `bytes_`."""
+    def view(self, t: ir.Type, bytes_: ir.Value, offset: int = 0) -> ir.Value:
+        """The tensor of type `t` stored at `offset` of `bytes_`."""
         dynamic = [self.value(d) for d in tensor_t(t).shape if isinstance(d, Dim)]  # type: ignore[union-attr]
-        return memref.ViewOp(memref_type(t), bytes_, index_const(0), dynamic).result
+        return memref.ViewOp(memref_type(t), bytes_, index_const(offset), dynamic).result
