@@ -12,7 +12,8 @@ chosen here are what a tuner later overrides.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 from mlir import ir
@@ -193,7 +194,7 @@ class TpDefaultSchedulePass(ModulePass):
             if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
                 continue
             if view.symbolic:
-                view.set_schedule(self._runtime_extents_schedule(view))
+                view.set_schedule(self._parallel_at_run_time(view))
             else:
                 view.set_schedule(self.schedule_for(view))
 
@@ -210,6 +211,26 @@ class TpDefaultSchedulePass(ModulePass):
             return schedule
         fallback = self._scalar_schedule(hinted).fit_runtime_extents(view.axes, extents)
         return fallback if not fallback.check(view.axes, view.kinds, extents) else Schedule()
+
+    def _parallel_at_run_time(self, view: BlockView) -> Schedule:
+        """The schedule of a block with run-time extents. When its work at the sample sizes
+        is too small for threads, the sizes at run time may not be: it gets the parallel
+        loops it would have with enough work, run on threads only from the iteration count
+        that reaches `min-parallel-work` (`parallel_from`; a block of 64 rows serial, of 512
+        rows split)."""
+        schedule = self._runtime_extents_schedule(view)
+        if schedule.parallel or not self.parallel or self.threads == 1:
+            return schedule
+        eager = replace(self, min_parallel_work=1)._runtime_extents_schedule(view)
+        if not eager.parallel or _in_parallel_loop(view):
+            return schedule
+        sample = SampledView(
+            view.op, {s: self.symbol_hint for e in view.extents for s in free_symbols(e)}
+        )
+        per_iteration = self.work(sample) / math.prod(sample.extents)
+        start = math.ceil(self.min_parallel_work / per_iteration)
+        fitted = replace(eager, parallel_from=start)
+        return fitted if not fitted.check(view.axes, view.kinds, view.extents) else schedule
 
     # -- the schedule ------------------------------------------------------------------------
     def schedule_for(self, view: BlockView) -> Schedule:

@@ -5,7 +5,9 @@ A block's axes become loops. `tile = {oc = [32, 8]}` splits axis `oc` into loops
 `order` lists every loop outermost first (default: each tiling level in turn, axes in declared
 order within a level). `unroll = {"kw" = 3}` unrolls a loop by a factor (>= trip count: fully),
 `vectorize = "oc.2"` turns the innermost loop into vector code, and `parallel = ["n", "oc.0"]`
-runs an outermost prefix of spatial loops on the worker threads.
+runs an outermost prefix of spatial loops on the worker threads; with run-time extents,
+`parallel_from = N` runs them on threads only when the block's iterations (the product of its
+extents) reach N at run time, and in order below that.
 
 As an attribute:
     {tile = {oc = array<i64: 32, 8>}, order = ["n", "oc.0", ...], unroll = {"kw" = 3 : i64},
@@ -21,7 +23,7 @@ from mlir import ir
 
 from mlc.symbolic import Dim
 
-KEYS = ("tile", "order", "unroll", "vectorize", "parallel")
+KEYS = ("tile", "order", "unroll", "vectorize", "parallel", "parallel_from")
 MAX_VECTOR_LANES = 64
 
 
@@ -45,6 +47,8 @@ class Schedule:
     unroll: dict[str, int] = field(default_factory=dict)
     vectorize: str = ""
     parallel: tuple[str, ...] = ()
+    parallel_from: int = 0
+    """Run the parallel loops on threads only from this many block iterations on (0: always)."""
 
     # -- loops ------------------------------------------------------------------------------
     def loops(self, axes: Sequence[str], kinds: str, extents: Sequence[int | Dim]) -> list[Loop]:
@@ -174,6 +178,10 @@ class Schedule:
                 errors.append(
                     f"parallel loops {list(self.parallel)} must be the outermost loops in order"
                 )
+        if self.parallel_from < 0 or (self.parallel_from and not self.parallel):
+            errors.append(
+                f"parallel_from must be >= 0 and needs parallel loops, got {self.parallel_from}"
+            )
         return errors
 
     def fit_runtime_extents(self, axes: Sequence[str], extents: Sequence[int | Dim]) -> Schedule:
@@ -196,7 +204,7 @@ class Schedule:
             lp = loops[vectorize]
             if isinstance(lp.trip, Dim) or len(self.tile.get(lp.axis, ())) != 1:
                 vectorize = ""
-        return Schedule(self.tile, self.order, unroll, vectorize, self.parallel)
+        return Schedule(self.tile, self.order, unroll, vectorize, self.parallel, self.parallel_from)
 
     # -- attribute form ---------------------------------------------------------------------
     def to_attr(self) -> ir.DictAttr:
@@ -216,6 +224,8 @@ class Schedule:
             entries["vectorize"] = ir.StringAttr.get(self.vectorize)
         if self.parallel:
             entries["parallel"] = ir.ArrayAttr.get([ir.StringAttr.get(n) for n in self.parallel])
+        if self.parallel_from:
+            entries["parallel_from"] = ir.IntegerAttr.get(i64, self.parallel_from)
         return ir.DictAttr.get(entries)
 
     @classmethod
@@ -247,10 +257,11 @@ class Schedule:
                 if "parallel" in d
                 else ()
             )
+            parallel_from = ir.IntegerAttr(d["parallel_from"]).value if "parallel_from" in d else 0
         except (ValueError, TypeError) as e:
             raise ValueError(
                 "malformed schedule: expected tile = {axis = array<i64: ...>}, "
                 'order = ["loop", ...], unroll = {loop = N}, vectorize = "loop", '
-                'parallel = ["loop", ...]'
+                'parallel = ["loop", ...], parallel_from = N'
             ) from e
-        return cls(tile, order, unroll, vectorize, parallel)
+        return cls(tile, order, unroll, vectorize, parallel, parallel_from)

@@ -589,12 +589,14 @@ func.func @symbolic_batch_matmul(%A: memref<?x?x64xf32>, %B: memref<64x128xf32>,
 // the sizes `symbol-hint` gives the symbols (64 by default). The static axis j is vectorized;
 // the run-time rows n stay one loop. The product tiles its run-time rows s1 by 8 with a
 // register tile (the loops run a remainder tile at run time); at seq = 64 it has too little
-// work for two threads, at the hint 512 its outer loops run in parallel.
+// work for two threads, so with two its outer loops run in parallel only from the iteration
+// count that has enough (parallel_from, decided per call); at the hint 512 always.
 // CHECK-LABEL: func.func @symbolic_extents
 // CHECK: extent_exprs = ["n", ""]{{.*}}name = "relu_0"{{.*}}schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
 // CHECK: extent_exprs = ["", "seq", "", "seq"]{{.*}}name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
 // THREADS2-LABEL: func.func @symbolic_extents
-// THREADS2: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 8>}
+// THREADS2: name = "relu_0"{{.*}}schedule = {order = ["i", "j.0", "j.1"], parallel = ["i", "j.0"], parallel_from = 131072 : i64
+// THREADS2: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], parallel_from = 262144 : i64, tile = {s1 = array<i64: 8>}
 // HINT-LABEL: func.func @symbolic_extents
 // HINT: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
 func.func @symbolic_extents(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %p: memref<2x?x?xf32>, %v: memref<2x?x8xf32>, %o: memref<2x?x8xf32>, %n: index, %seq: index) attributes {tp.kernel, tp.symbols = ["n", "seq"]} {

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 
@@ -102,6 +103,31 @@ class BlockLowering:
         if n_par == 0 or self.threads == 1:
             inner([], point)
             return
+        iterations = math.prod(self.extents)
+        if self.schedule.parallel_from and not isinstance(iterations, int):
+            # Too little work for threads below `parallel_from` iterations: decided per call.
+            enough = arith.CmpIOp(
+                arith.CmpIPredicate.sge,
+                self.bound(iterations),
+                index_const(self.schedule.parallel_from),
+            ).result
+            branch = scf.IfOp(enough, [], has_else=True)
+            with ir.InsertionPoint(branch.then_block):
+                self._parallel(n_par, inner, loops, point)
+                scf.YieldOp([])
+            with ir.InsertionPoint(branch.else_block):
+                inner([], point)
+                scf.YieldOp([])
+            return
+        self._parallel(n_par, inner, loops, point)
+
+    def _parallel(
+        self,
+        n_par: int,
+        inner: Callable[[Sequence[Loop], Point], None],
+        loops: Sequence[Loop] | None,
+        point: Point,
+    ) -> None:
         par = list(loops if loops is not None else self.loops)[:n_par]
         total = 1
         for lp in par:

@@ -60,6 +60,7 @@ def test_multi_level_and_inexact_tiles() -> None:
         ),
         (tp.Schedule(parallel=("j",)), "must be the outermost loops in order"),
         (tp.Schedule(order=("k", "i", "j"), parallel=("k",)), "must be a spatial loop"),
+        (tp.Schedule(parallel_from=100), "parallel_from must be >= 0 and needs parallel loops"),
     ],
 )
 def test_schedule_errors(schedule: tp.Schedule, message: str) -> None:
@@ -74,9 +75,11 @@ def test_schedule_attribute_round_trip(ctx: ir.Context) -> None:
         unroll={"oc.1": 4},
         vectorize="oc.2",
         parallel=("oc.0",),
+        parallel_from=4096,
     )
     with ctx:
         attr = s.to_attr()
+        assert "parallel_from = 4096" in str(attr)
         assert tp.Schedule.from_attr(ir.Attribute.parse(str(attr))) == s
         with pytest.raises(ValueError, match="unknown schedule key"):
             tp.Schedule.from_attr(ir.Attribute.parse("{tiles = {}}"))

@@ -9,6 +9,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import mlc
+from mlc.passes.mlc_default import MlcDefaultPipeline
+from mlc.passes.pass_manager import PassManager
 from mlc.runtime import GraphModule
 
 ort = pytest.importorskip("onnxruntime")
@@ -56,3 +58,28 @@ def test_run_time_batch_of_one_splits_rows_over_two_threads() -> None:
             np.testing.assert_allclose(
                 got, want, rtol=1e-4, atol=1e-6, err_msg=f"batch {batch} seq {seq}"
             )
+
+
+def test_small_blocks_go_parallel_from_a_run_time_size() -> None:
+    """A block with too little work for threads at the sample sizes (rows of 16) is parallel
+    from the iteration count that has enough (`parallel_from`, tested per call): values on
+    both sides of it."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", 16])
+    nodes = [
+        helper.make_node("Tanh", ["x"], ["t"]),
+        helper.make_node("Mul", ["t", "x"], ["y"]),
+    ]
+    graph = helper.make_graph(nodes, "rows", [x], [helper.ValueInfoProto(name="y")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+    module, params = mlc.from_onnx(model, symbolic_dims=True)
+    graph_stage, schedule_stage, _ = MlcDefaultPipeline(threads=2).stages()
+    PassManager.parse(f"builtin.module({graph_stage},{schedule_stage})").run(
+        module, params=dict(params)
+    )
+    assert 'parallel = ["i0", "i1"], parallel_from = 131072' in str(module)
+    gm = GraphModule(mlc.build(*mlc.from_onnx(model, symbolic_dims=True), threads=2).jit())
+    rng = np.random.default_rng(2)
+    for batch, seq in [(1, 1), (2, 7), (1, 9000), (3, 4099)]:  # 16 x 8192 rows: the threshold
+        value = rng.standard_normal((batch, seq, 16)).astype(np.float32)
+        gm.run(x=value)
+        np.testing.assert_allclose(gm.get_output(0), np.tanh(value) * value, rtol=1e-5, atol=1e-6)
