@@ -65,7 +65,10 @@ func.func @{read}(%out: memref<{n}xi64>) attributes {{llvm.emit_c_interface}} {{
 
 
 def block_flops(view: BlockView) -> int:
-    """Iterations x (arithmetic ops of the body + the combiner)."""
+    """Iterations x (arithmetic ops of the body + the combiner); 0 when an extent is known at
+    run time only (the manifest holds numbers; a profile then reports no rate)."""
+    if not all(isinstance(e, int) for e in view.extents):
+        return 0
     ops = sum(
         1
         for op in view.body.operations

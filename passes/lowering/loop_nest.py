@@ -602,7 +602,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
     ):
         return False
-    if nxt.extents != shape or not is_identity(nxt.out_map):
+    if not _spans(nxt.extents, shape) or not is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
     first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
@@ -624,6 +624,15 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
     pos = block.axes.index(lowering.vec.axis)
     coeffs = [linear_coeff(r, pos) for r in block.out_map.results]
     return coeffs.count(1) == 1 and all(c in (0, 1) for c in coeffs)
+
+
+def _spans(extents: Sequence[int | Dim], shape: Sequence[int]) -> bool:
+    """Extents that run over a whole buffer of `shape`: equal where its size is static, known at
+    run time only (the buffer's own dim) where it is dynamic."""
+    return len(extents) == len(shape) and all(
+        isinstance(e, Dim) if ir.ShapedType.is_dynamic_size(n) else e == n
+        for e, n in zip(extents, shape)
+    )
 
 
 def _only_read_by(block: BlockView, nxt: BlockView) -> bool:
