@@ -1,8 +1,9 @@
 """Where a package compiled once for every size loses to one compiled for a size: the kernel
 timers of both (`mlc.build(..., profile=True)`), summed per graph op of each kernel's anchor and
-listed kernel by kernel, matched on the ONNX nodes they run.
+listed kernel by kernel, matched on the ONNX nodes they run. Both are profiled in alternating
+rounds; each kernel's time is its lowest mean over the rounds (a shared host's noise only adds).
 
-    python bench/profile_dynamic.py distilbert --seq 61 [--batch 1] [--top 20]
+    python bench/profile_dynamic.py distilbert --seq 61 [--batch 1] [--top 20] [--rounds 5]
 
 Models are `modern_models.py` exports with dynamic axes or `.onnx` files (as bench_dynamic.py).
 """
@@ -18,13 +19,25 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 import bench_dynamic  # noqa: E402
 
 
-def _profile(module, params, feeds, threads: int, number: int):  # type: ignore[no-untyped-def]
+def _module(module, params, feeds, threads: int):  # type: ignore[no-untyped-def]
     import mlc
     from mlc.runtime import GraphModule
 
     gm = GraphModule(mlc.build(module, params, threads=threads, profile=True).jit())
     gm.set_input(**feeds)
-    return gm.profile(number=number, warmup=2)
+    return gm
+
+
+def _lowest(profiles):  # type: ignore[no-untyped-def]
+    """One profile whose kernel times and run time are the lowest of `profiles`'."""
+    import dataclasses
+
+    kernels = tuple(
+        dataclasses.replace(ks[0], ms=min(k.ms for k in ks))
+        for ks in zip(*(p.kernels for p in profiles))
+    )
+    run_ms = min(p.run_ms for p in profiles)
+    return dataclasses.replace(profiles[0], kernels=kernels, run_ms=run_ms)
 
 
 def _by_nodes(profile) -> dict[str, float]:  # type: ignore[no-untyped-def]
@@ -42,8 +55,9 @@ def main() -> int:
     parser.add_argument("--seq", type=int, default=61)
     parser.add_argument("--batch", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--number", type=int, default=10)
+    parser.add_argument("--number", type=int, default=5)
     parser.add_argument("--top", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
 
     import mlc
@@ -51,8 +65,15 @@ def main() -> int:
     model = bench_dynamic._load(args.model)
     feeds = bench_dynamic._feeds(model, args.batch, args.seq, seed=args.seq)
     shapes = {k: list(v.shape) for k, v in feeds.items()}
-    dyn = _profile(*mlc.from_onnx(model, symbolic_dims=True), feeds, args.threads, args.number)
-    static = _profile(*mlc.from_onnx(model, shape_dict=shapes), feeds, args.threads, args.number)
+    modules = (
+        _module(*mlc.from_onnx(model, symbolic_dims=True), feeds, args.threads),
+        _module(*mlc.from_onnx(model, shape_dict=shapes), feeds, args.threads),
+    )
+    rounds: tuple[list, list] = ([], [])  # type: ignore[type-arg]
+    for _ in range(args.rounds):
+        for gm, out in zip(modules, rounds):
+            out.append(gm.profile(number=args.number, warmup=1))
+    dyn, static = _lowest(rounds[0]), _lowest(rounds[1])
     print(f"run: dynamic {dyn.run_ms:.3f} ms, static {static.run_ms:.3f} ms; kernels "
           f"{dyn.kernel_ms:.3f} / {static.kernel_ms:.3f} ms, calls "
           f"{len(dyn.kernels)} / {len(static.kernels)}")  # fmt: skip
