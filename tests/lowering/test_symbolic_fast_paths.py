@@ -188,3 +188,31 @@ def test_a_run_time_tail_of_every_width_is_covered(n: int) -> None:
     x = np.random.default_rng(n).standard_normal((3, n)).astype(np.float32)
     gm.run(x=x)
     np.testing.assert_array_equal(gm.get_output(0), np.maximum(x, 0))
+
+
+def test_attention_on_two_threads_matches_at_every_length() -> None:
+    """Parallel loops over run-time trips, row fusion and vector tails together."""
+    model = _model(
+        [
+            helper.make_node("MatMul", ["q", "k"], ["s"]),
+            helper.make_node("Softmax", ["s"], ["p"], axis=-1),
+            helper.make_node("MatMul", ["p", "v"], ["y"]),
+        ],
+        [
+            ("q", ["batch", 4, "seq", 16]),
+            ("k", ["batch", 4, 16, "seq"]),
+            ("v", ["batch", 4, "seq", 16]),
+        ],
+    )
+    module, params = mlc.from_onnx(model, symbolic_dims=True)
+    gm = GraphModule(mlc.build(module, params, threads=2).jit())
+    rng = np.random.default_rng(5)
+    for batch, seq in [(1, 1), (2, 13), (1, 67), (3, 130)]:
+        q, k, v = (
+            rng.standard_normal(shape).astype(np.float32)
+            for shape in [(batch, 4, seq, 16), (batch, 4, 16, seq), (batch, 4, seq, 16)]
+        )
+        gm.run(q=q, k=k, v=v)
+        np.testing.assert_allclose(
+            gm.get_output(0), _softmax(q @ k) @ v, rtol=1e-4, atol=1e-5, err_msg=f"{batch}x{seq}"
+        )
