@@ -168,6 +168,16 @@ def test_a_batch_symbol_is_sampled_at_one_within_its_bounds() -> None:
         assert sample_sizes(["batch", "seq"], 64, leading) == {"batch": 2, "seq": 16}
 
 
+def test_an_image_batch_is_sampled_at_one_and_matrix_rows_are_not() -> None:
+    model = _model(
+        [helper.make_node("Relu", ["images"], ["y"]), helper.make_node("Relu", ["rows"], ["z"])],
+        [("images", ["n", 3, 8, 8]), ("rows", ["m", 16])],
+    )
+    module, _ = mlc.from_onnx(model, symbolic_dims=True)
+    mlc.PassManager.parse("builtin.module(graph-fuse,graph-to-tp)").run(module)
+    assert leading_symbols(module.operation) == {"n"}
+
+
 def test_a_profile_of_a_dynamic_package_times_its_kernels() -> None:
     model = _model([helper.make_node("Softmax", ["x"], ["y"], axis=-1)], [("x", ["n", 24])])
     module, params = mlc.from_onnx(model, symbolic_dims=True)
