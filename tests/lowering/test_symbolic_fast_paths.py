@@ -226,3 +226,32 @@ def test_attention_on_two_threads_matches_at_every_length() -> None:
         np.testing.assert_allclose(
             gm.get_output(0), _softmax(q @ k) @ v, rtol=1e-4, atol=1e-5, err_msg=f"{batch}x{seq}"
         )
+
+
+def test_a_classifier_on_a_run_time_batch_keeps_register_tiles() -> None:
+    """A batch sampled at 1 would make a large dense layer a streamed matrix-vector product,
+    which re-streams the matrix for every row at run time: it is scheduled for many rows."""
+    w, b = _w(512, 1000, seed=6), _w(1000, seed=7)  # 1000 columns: not packed in panels
+    model = _model(
+        [
+            helper.make_node("Flatten", ["x"], ["f"], axis=1),
+            helper.make_node("Gemm", ["f", "w", "b"], ["y"], transB=1),
+        ],
+        [("x", ["batch", 2, 16, 16])],
+        [numpy_helper.from_array(w.T.copy(), "w"), numpy_helper.from_array(b, "b")],
+    )
+    module = _scheduled(model)
+    dense = [
+        BlockView(op)
+        for op in walk(module.operation)
+        if op.name == "tp.block" and BlockView(op).name.startswith("dense")
+    ]
+    assert dense and all(v.schedule.unroll for v in dense), [v.schedule for v in dense]
+    gm = _compiled(model)
+    rng = np.random.default_rng(8)
+    for batch in (1, 3, 7):
+        x = rng.standard_normal((batch, 2, 16, 16)).astype(np.float32)
+        gm.run(x=x)
+        np.testing.assert_allclose(
+            gm.get_output(0), x.reshape(batch, -1) @ w + b, rtol=1e-4, atol=1e-3
+        )
