@@ -255,3 +255,21 @@ def test_a_classifier_on_a_run_time_batch_keeps_register_tiles() -> None:
         np.testing.assert_allclose(
             gm.get_output(0), x.reshape(batch, -1) @ w + b, rtol=1e-4, atol=1e-3
         )
+
+
+def test_index_ranges_over_a_run_time_batch_are_decided_without_corner_comparisons() -> None:
+    """ViT's heads read `((b * 6 + h) * 64 + j) mod 384` over a run-time batch: the product's
+    corners ((batch - 1) * 6 against 0) and the period test cannot be decided at batch 1, and
+    the verifier refused the kernel ('reads out of bounds ... [?, ?]')."""
+    from mlc.dialects.tp.affine import expr_range, out_of_bounds
+    from mlc.symbolic import sym
+
+    batch = sym("batch")
+    with mlc.Context():
+        b, h, j = (ir.AffineDimExpr.get(i) for i in range(3))
+        inner = (b * 6 + h) * 64 + j
+        assert expr_range(inner, [(0, batch - 1), (0, 5), (0, 63)]) == (0, batch * 384 - 1)
+        assert expr_range(inner % 384, [(0, batch - 1), (0, 5), (0, 63)]) == (0, 383)
+        assert expr_range(h * -2, [(0, batch - 1), (0, 5), (0, 63)]) == (-10, 0)
+        amap = ir.AffineMap.get(3, 0, [inner % 384])
+        assert out_of_bounds(amap, [batch, 6, 64], [384]) == []
