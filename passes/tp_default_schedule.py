@@ -13,6 +13,7 @@ chosen here are what a tuner later overrides.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
@@ -22,7 +23,7 @@ from mlc.dialects.tp import BlockView, Schedule
 from mlc.dialects.tp.affine import linear_coeff
 from mlc.dialects.tp.schedule import MAX_VECTOR_LANES
 from mlc.dialects.walk import walk
-from mlc.symbolic import evaluate, free_symbols
+from mlc.symbolic import Dim, evaluate, free_symbols
 from mlc.target import DEFAULT_L2_BYTES, VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
@@ -44,6 +45,7 @@ from .schedule_reads import (
     vector_axis,
     vector_only_axes,
 )
+from .symbol_samples import leading_symbols, sample_sizes
 
 _VECTOR_COMBINERS = ("add", "mul", "max", "min", "maxui", "minui", "fastmax")
 STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
@@ -101,6 +103,42 @@ class SampledView(BlockView):
     @property
     def extents(self) -> list[int]:  # type: ignore[override]
         return [evaluate(e, self.sample) for e in super().extents]
+
+
+def tile_runtime_vector(
+    schedule: Schedule, kinds: str, extents: Sequence[int | Dim], sampled: BlockView
+) -> Schedule:
+    """`schedule` (chosen at the sample sizes) with its vectorized axis, when that is whole and
+    of run-time extent, tiled by the vector's sampled width: vectors then run to the last full
+    one and the rest takes narrower ones (`fit_runtime_extents` would drop the vectors; an
+    attention's scores and softmax rows ran on scalars, 3-7x slower). The loop over the tiles
+    goes where the block's spatial loops end (before the first reduce loop) for a spatial
+    axis, else right outside the vectors."""
+    vec = schedule.vectorize
+    if not vec or vec not in sampled.axes or vec in schedule.tile:
+        return schedule
+    pos = sampled.axes.index(vec)
+    if not isinstance(extents[pos], Dim):
+        return schedule
+    lanes = sampled.extents[pos]
+    order = [n for n in schedule.order if n != vec] if schedule.order else []
+    if not order:
+        return schedule
+    first_r = next((i for i, n in enumerate(order) if _kind_of(n, sampled) == "R"), len(order))
+    at = first_r if kinds[pos] == "S" else len(order)
+    order[at:at] = [f"{vec}.0"]
+    order.append(f"{vec}.1")
+    return Schedule(
+        tile={**schedule.tile, vec: (lanes,)},
+        order=tuple(order),
+        unroll=dict(schedule.unroll),
+        vectorize=f"{vec}.1",
+        parallel=schedule.parallel,
+    )
+
+
+def _kind_of(loop: str, view: BlockView) -> str:
+    return view.kinds[view.axes.index(loop.split(".")[0])]
 
 
 def _largest_other(view: BlockView, vec: str) -> str | None:
@@ -189,39 +227,47 @@ class TpDefaultSchedulePass(ModulePass):
         return self.max_accumulators or self.unit.registers - 2
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
+        leading = leading_symbols(module)
         for op in [o for o in walk(module) if o.name == "tp.block"]:
             view = BlockView(op)
             if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
                 continue
             if view.symbolic:
-                view.set_schedule(self._parallel_at_run_time(view))
+                view.set_schedule(self._parallel_at_run_time(view, leading))
             else:
                 view.set_schedule(self.schedule_for(view))
 
-    def _runtime_extents_schedule(self, view: BlockView) -> Schedule:
+    def _runtime_extents_schedule(self, view: BlockView, leading: set[str]) -> Schedule:
         """A block whose extents are known at run time only is scheduled as if its symbols had
-        the sample size `symbol-hint`, less what needs static trips (fit_runtime_extents);
-        when that still does not fit, its spatial loops run in order, the outer one parallel."""
+        sample sizes (`symbol-hint`, a batch 1: `symbol_samples`), less what needs static trips
+        (fit_runtime_extents); when that still does not fit, its spatial loops run in order,
+        the outer one parallel."""
         extents = view.extents
-        hinted = SampledView(
-            view.op, {s: self.symbol_hint for e in extents for s in free_symbols(e)}
-        )
-        schedule = self.schedule_for(hinted).fit_runtime_extents(view.axes, extents)
+        symbols = {s for e in extents for s in free_symbols(e)}
+        hinted = SampledView(view.op, sample_sizes(symbols, self.symbol_hint, leading))
+        if symbols & leading and self._streams_rows(hinted):
+            # A streamed matrix-vector product serves one row: with a batch of run-time size
+            # each row would stream the matrix again (MobileNet's classifier at batch 4: 2.3x
+            # the register tiles' time). Scheduled for the hint, a batch of 1 runs one partial
+            # row tile, which reads the matrix once too.
+            hinted = SampledView(view.op, sample_sizes(symbols, self.symbol_hint, set()))
+        sampled = tile_runtime_vector(self.schedule_for(hinted), view.kinds, extents, hinted)
+        schedule = sampled.fit_runtime_extents(view.axes, extents)
         if not schedule.check(view.axes, view.kinds, extents):
             return schedule
         fallback = self._scalar_schedule(hinted).fit_runtime_extents(view.axes, extents)
         return fallback if not fallback.check(view.axes, view.kinds, extents) else Schedule()
 
-    def _parallel_at_run_time(self, view: BlockView) -> Schedule:
+    def _parallel_at_run_time(self, view: BlockView, leading: set[str]) -> Schedule:
         """The schedule of a block with run-time extents. When its work at the sample sizes
         is too small for threads, the sizes at run time may not be: it gets the parallel
         loops it would have with enough work, run on threads only from the iteration count
         that reaches `min-parallel-work` (`parallel_from`; a block of 64 rows serial, of 512
         rows split)."""
-        schedule = self._runtime_extents_schedule(view)
+        schedule = self._runtime_extents_schedule(view, leading)
         if schedule.parallel or not self.parallel or self.threads == 1:
             return schedule
-        eager = replace(self, min_parallel_work=1)._runtime_extents_schedule(view)
+        eager = replace(self, min_parallel_work=1)._runtime_extents_schedule(view, leading)
         if not eager.parallel or _in_parallel_loop(view):
             return schedule
         sample = SampledView(
@@ -231,6 +277,11 @@ class TpDefaultSchedulePass(ModulePass):
         start = math.ceil(self.min_parallel_work / per_iteration)
         fitted = replace(eager, parallel_from=start)
         return fitted if not fitted.check(view.axes, view.kinds, view.extents) else schedule
+
+    def _streams_rows(self, view: BlockView) -> bool:
+        """Whether `view` gets the streamed matrix-vector product's schedule."""
+        full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
+        return self._streaming_gemv(view, vector_axis(view), full) is not None
 
     # -- the schedule ------------------------------------------------------------------------
     def schedule_for(self, view: BlockView) -> Schedule:

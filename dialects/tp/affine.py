@@ -29,8 +29,10 @@ def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[Bound, Bound]]) -> tu
     if isinstance(expr, ir.AffineAddExpr):
         return lo1 + lo2, hi1 + hi2
     if isinstance(expr, ir.AffineMulExpr):
+        # By a constant (affine maps multiply by constants only): no comparison of the corners,
+        # which may be undecidable for run-time ranges ((batch - 1) * 6 against 0 at batch 1).
         for (lo, hi), (c, c_hi) in (((lo1, hi1), (lo2, hi2)), ((lo2, hi2), (lo1, hi1))):
-            if isinstance(c, int) and c == c_hi:  # times a constant: its sign orders the ends
+            if isinstance(c, int) and c == c_hi:
                 return (lo * c, hi * c) if c >= 0 else (hi * c, lo * c)
         prods = (lo1 * lo2, lo1 * hi2, hi1 * lo2, hi1 * hi2)
         return functools.reduce(minimum, prods), functools.reduce(maximum, prods)
@@ -40,7 +42,12 @@ def expr_range(expr: ir.AffineExpr, ranges: Sequence[tuple[Bound, Bound]]) -> tu
     if isinstance(expr, ir.AffineCeilDivExpr):
         return -(-lo1 // lo2), -(-hi1 // lo2)
     assert isinstance(expr, ir.AffineModExpr)
-    return (lo1 % lo2, hi1 % lo2) if hi1 - lo1 < lo2 and lo1 % lo2 <= hi1 % lo2 else (0, lo2 - 1)
+    try:
+        if hi1 - lo1 < lo2 and lo1 % lo2 <= hi1 % lo2:  # within one period
+            return lo1 % lo2, hi1 % lo2
+    except UndecidableError:  # a run-time range that may or may not span a period
+        pass
+    return 0, lo2 - 1
 
 
 def dims_used(expr: ir.AffineExpr) -> set[int]:

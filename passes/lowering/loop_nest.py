@@ -209,14 +209,28 @@ class BlockLowering:
 
     def _runtime_tail(self, point: Point, carried: Carried, inner: Inner) -> Carried:
         """The elements of the vectorized axis past its last full vector when its extent is
-        known at run time only: one lane at a time (fewer than a vector's lanes)."""
+        known at run time only: one narrower vector per set bit of their count, widest first
+        (a rest of 13 of 16 lanes: 8, 4 and 1 lanes), each under `rest & lanes != 0`; at most
+        log2(width) pieces where a loop ran them one lane at a time."""
         assert self.vec is not None
-        rest = self.bound(self.extent_of[self.vec.axis] % self.vec.trip)
-        loop = scf.ForOp(index_const(0), rest, index_const(1), carried)
-        with ir.InsertionPoint(loop.body), self._narrowed(1):
-            at = self._advance(point, replace(self.vec, stride=1), loop.induction_variable)
-            scf.YieldOp(inner(at, list(loop.inner_iter_args)))
-        return list(loop.results)
+        width = self.vec.trip
+        rest = self.bound(self.extent_of[self.vec.axis] % width)
+        piece = 1 << ((width - 1).bit_length() - 1) if width > 1 else 0
+        step = replace(self.vec, stride=1)
+        while piece:
+            taken = arith.AndIOp(rest, index_const(piece)).result
+            cond = arith.CmpIOp(arith.CmpIPredicate.ne, taken, index_const(0)).result
+            branch = scf.IfOp(cond, [v.type for v in carried], has_else=bool(carried))
+            with ir.InsertionPoint(branch.then_block), self._narrowed(piece):
+                # The pieces before this one cover the bits of `rest` above it.
+                offset = arith.AndIOp(rest, index_const(-2 * piece)).result
+                scf.YieldOp(inner(self._advance(point, step, offset), carried))
+            if carried:
+                with ir.InsertionPoint(branch.else_block):
+                    scf.YieldOp(carried)
+            carried = list(branch.results)
+            piece //= 2
+        return carried
 
     def _tail_pieces(self) -> list[tuple[int, int]]:
         """(offset, lanes) of the vectors covering the axis's last, partial tile: one vector when
@@ -628,7 +642,7 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
         list(ir.MemRefType(nxt.out.type).shape) != shape or not _only_read_by(block, nxt)
     ):
         return False
-    if nxt.extents != shape or not is_identity(nxt.out_map):
+    if not _spans(nxt.extents, shape) or not is_identity(nxt.out_map):
         return False
     lowering = BlockLowering(block)
     first_r = next((i for i, lp in enumerate(lowering.loops) if lp.kind == "R"), None)
@@ -650,6 +664,15 @@ def fusable_epilogue(block: BlockView, nxt: BlockView) -> bool:
     pos = block.axes.index(lowering.vec.axis)
     coeffs = [linear_coeff(r, pos) for r in block.out_map.results]
     return coeffs.count(1) == 1 and all(c in (0, 1) for c in coeffs)
+
+
+def _spans(extents: Sequence[int | Dim], shape: Sequence[int]) -> bool:
+    """Extents that run over a whole buffer of `shape`: equal where its size is static, known at
+    run time only (the buffer's own dim) where it is dynamic."""
+    return len(extents) == len(shape) and all(
+        isinstance(e, Dim) if ir.ShapedType.is_dynamic_size(n) else e == n
+        for e, n in zip(extents, shape)
+    )
 
 
 def _only_read_by(block: BlockView, nxt: BlockView) -> bool:

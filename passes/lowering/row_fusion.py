@@ -21,9 +21,10 @@ from mlir.dialects import arith, scf
 
 from mlc.dialects.tp import BlockView, Loop
 from mlc.dialects.walk import walk
+from mlc.symbolic import Dim
 
 from .body import Point
-from .emit_util import apply, index_const
+from .emit_util import apply
 from .loop_nest import BlockLowering
 
 
@@ -77,8 +78,8 @@ def _dims(loops: Sequence[Loop]) -> list[int]:
 def shared_rows(units: Sequence[Unit]) -> int:
     """How many leading row loops all `units` share (same trips, every read of an earlier unit's
     output at the reader's own row); 0 when they cannot run row by row."""
-    if view_is_scatter(units) or any(u.block.symbolic for u in units):
-        return 0  # TODO(#28): rows of run-time count (tiles of rows need static trips)
+    if view_is_scatter(units):
+        return 0
     rows = [row_loops(u) for u in units]
     shared = min(len(r) for r in rows)
     for k in range(shared):
@@ -92,7 +93,8 @@ def shared_rows(units: Sequence[Unit]) -> int:
         written |= unit.writes()
     # Rows that are all one row (a batch of 1) fuse nothing, and the blocks would lose their
     # own parallel loops: a depthwise conv after its padded copy ran on one thread.
-    if math.prod(lp.trip for lp in rows[0][:shared]) < 2:
+    trips = math.prod(lp.trip for lp in rows[0][:shared])
+    if isinstance(trips, int) and trips < 2:  # (a count known at run time: assumed many)
         return 0
     return shared
 
@@ -151,7 +153,8 @@ def emit_rows(
         for lw in lowerings
     )
     rows = _tile_rows(units, depth, last)
-    if threads > 1 and parallel == depth and last.level == 0 and last.stride == 1:
+    static = all(isinstance(lp.trip, int) for lp in prefix)
+    if threads > 1 and parallel == depth and last.level == 0 and last.stride == 1 and static:
         rows = _balanced_rows(prefix, rows, threads)
     outer = _tiled(prefix, rows)
     axes = [lp.axis for lp in prefix]
@@ -167,7 +170,7 @@ def emit_rows(
 def _tiled(prefix: Sequence[Loop], rows: int) -> list[Loop]:
     """The row loops with the last one over tiles of `rows` of its steps."""
     last = prefix[-1]
-    tiles = -(-last.trip // rows)
+    tiles = (last.trip + rows - 1) // rows
     return list(prefix[:-1]) + [
         replace(last, name=f"{last.name}.tiles", trip=tiles, stride=rows * last.stride)
     ]
@@ -179,7 +182,10 @@ def _tile_rows(units: Sequence[Unit], depth: int, last: Loop) -> int:
     thread's)."""
     if last.stride > 1:
         return 1
-    rows = min(last.trip, max(1, TILE_BYTES // max(_row_bytes(units, depth), 1)))
+    rows = max(1, TILE_BYTES // max(_row_bytes(units, depth), 1))
+    if isinstance(last.trip, Dim):  # a run-time count: the last tile is guarded
+        return rows
+    rows = min(last.trip, rows)
     if last.level > 0:
         rows = max(d for d in range(1, rows + 1) if last.trip % d == 0)
     return rows
@@ -227,7 +233,7 @@ def _tile(
         lead.nest(
             [row],
             Point(point.dims, terms),
-            lambda p, b=body, a=own[-1]: _in_range(p, a, extent, rows, b),
+            lambda p, b=body, a=own[-1], lw=lead: _in_range(p, a, extent, rows, b, lw.bound),
         )
         start = stop
 
@@ -250,6 +256,10 @@ TILE_BYTES = 16 << 10
 """Rows per tile: as many as keep every unit's rows within this many bytes (L1 holds them)."""
 
 
+RUNTIME_ROW = 64
+"""Elements a dim of a row whose size is known at run time only is taken to have."""
+
+
 def _row_bytes(units: Sequence[Unit], depth: int) -> int:
     """Bytes of one row of every unit's output (what the tile's blocks touch, roughly)."""
     dims = sum(lp.stride == 1 for lp in row_loops(units[0])[:depth])
@@ -258,20 +268,26 @@ def _row_bytes(units: Sequence[Unit], depth: int) -> int:
         mtype = ir.MemRefType(unit.block.out.type)
         elems = 1
         for d in mtype.shape[dims:]:
-            elems *= d
+            elems *= RUNTIME_ROW if ir.ShapedType.is_dynamic_size(d) else d
         total += elems * max(getattr(mtype.element_type, "width", 32) // 8, 1)
     return total
 
 
 def _in_range(
-    point: Point, axis: str, extent: int, rows: int, body: Callable[[Point], None]
+    point: Point,
+    axis: str,
+    extent: int | Dim,
+    rows: int,
+    body: Callable[[Point], None],
+    bound: Callable[[int | Dim], ir.Value],
 ) -> list[ir.Value]:
-    """`body(point)`, skipping the rows past the end of a partial last tile."""
-    if extent % rows == 0:
+    """`body(point)`, skipping the rows past the end of a partial last tile (`bound`: an
+    extent as an index value)."""
+    if isinstance(extent, int) and extent % rows == 0:
         body(point)
         return []
     at = apply(point.terms[axis], point.dims)
-    inside = arith.CmpIOp(arith.CmpIPredicate.slt, at, index_const(extent)).result
+    inside = arith.CmpIOp(arith.CmpIPredicate.slt, at, bound(extent)).result
     branch = scf.IfOp(inside)
     with ir.InsertionPoint(branch.then_block):
         body(point)

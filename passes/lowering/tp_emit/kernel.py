@@ -94,6 +94,7 @@ class KernelBuilder:
         self.scratch: ir.Value | None = None
         self.scratch_size: int | Dim = 0
         self._last_temp: tuple[ir.Value, int | Dim] | None = None
+        self.temp_dims: dict[ir.Value, list[int | Dim]] = {}  # a temporary's view -> its sizes
         self.block_count = 0
         self.result: ir.Value | None = None  # the kernel's result (graph value), set by lower()
 
@@ -126,7 +127,14 @@ class KernelBuilder:
         sizes = [materialize(d, self.symbols) for d in t.shape if isinstance(d, Dim)]
         view = memref.ViewOp(mtype, self.scratch, materialize(offset, self.symbols), sizes).result
         self._last_temp = (view, offset)
+        self.temp_dims[view] = list(t.shape)
         return view
+
+    def dims_of(self, buf: ir.Value) -> list[int | Dim] | None:
+        """The sizes of the output or of a temporary (a Dim where known at run time only)."""
+        if buf == self.output and self.result is not None:
+            return list(self.type_of(self.result).shape)
+        return self.temp_dims.get(buf)
 
     def _release_last_temp(self) -> None:
         """Give back the scratch of the last temporary (no longer used); with nothing left the
@@ -306,7 +314,7 @@ class KernelBuilder:
             final = self.values[result]
             if not (isinstance(final, Leaf) and final.buffer == self.output):
                 self.store(final, self.output, "epilogue" if in_place is not None else "copy")
-                freed = fold_output_remap(self.entry, self.output)
+                freed = fold_output_remap(self.entry, self.output, self.dims_of)
                 if freed is not None and self._last_temp and self._last_temp[0] == freed:
                     self._release_last_temp()
             func.ReturnOp([])

@@ -12,43 +12,52 @@ the output in place and tp-to-loops applies it to the register tile before the s
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 from mlir import ir
 
 from mlc.dialects.tp import BlockView
 from mlc.dialects.tp.affine import is_identity, linear_coeff
 from mlc.dialects.walk import walk
+from mlc.symbolic import Dim
 
 READS = ("tp.read", "tp.read_padded", "tp.load")
 
 
-def fold_output_remap(entry: ir.Block, output: ir.Value) -> ir.Value | None:
+Size = int | Dim
+
+
+def fold_output_remap(
+    entry: ir.Block, output: ir.Value, dims_of: Callable[[ir.Value], Sequence[Size] | None]
+) -> ir.Value | None:
     """In a kernel whose last block writes `output` from a scratch buffer that one reduction
     block before it fills, have that block write `output` itself (see the module doc). Returns
-    the scratch buffer it no longer uses (its view op erased), or None."""
+    the scratch buffer it no longer uses (its view op erased), or None. `dims_of`: a buffer's
+    sizes (a `Dim` where known at run time only; None when unknown)."""
     blocks = [op.operation for op in entry.operations if op.operation.name == "tp.block"]
     if len(blocks) < 2:
         return None
     last = BlockView(blocks[-1])
-    shape = list(ir.MemRefType(output.type).shape)
+    shape = dims_of(output)
     if last.out != output or last.combiner != "none" or not is_identity(last.out_map):
         return None
-    if last.extents != shape:
+    if shape is None or last.extents != list(shape):
         return None
     reads = [op for op in walk(last.op) if op.name in READS]
     elem = ir.MemRefType(output.type).element_type
     for temp in dict.fromkeys(op.operands[0] for op in reads):
         if ir.MemRefType(temp.type).element_type != elem:
             continue  # an f32 accumulator of a half result, rounded by the last block
-        writer = _sole_writer(blocks[:-1], temp, last.op)
-        if writer is None:
+        image = dims_of(temp)
+        writer = _sole_writer(blocks[:-1], temp, image, last.op) if image is not None else None
+        if writer is None or image is None:
             continue
         temp_reads = _reads_of(temp, last)
         maps = {str(ir.AffineMapAttr(op.attributes["map"]).value) for op in temp_reads}
         if len(maps) != 1 or any(op.name != "tp.read" for op in temp_reads):
             continue
         remap = ir.AffineMapAttr(temp_reads[0].attributes["map"]).value
-        inverse = invert(remap, shape, list(ir.MemRefType(temp.type).shape))
+        inverse = invert(remap, list(shape), list(image))
         if inverse is None:
             continue
         out_map = writer.out_map
@@ -70,10 +79,11 @@ def fold_output_remap(entry: ir.Block, output: ir.Value) -> ir.Value | None:
     return None
 
 
-def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.AffineMap | None:
+def invert(remap: ir.AffineMap, extents: list[Size], image: list[Size]) -> ir.AffineMap | None:
     """The inverse of `remap` (index of a buffer of `extents` -> index of one of `image`) when
     it is a bijection made of whole dims, and dims split into (d floordiv c, d mod c): what
-    transposes and reshapes compose to; None otherwise."""
+    transposes and reshapes compose to; None otherwise. A size known at run time only is
+    never taken for 1 (the inverse stays right when it is)."""
     results = [r.maybe_downcast() for r in remap.results]
     if math.prod(extents) != math.prod(image) or len(results) != len(image):
         return None
@@ -82,7 +92,7 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
     inverse: list[ir.AffineExpr] = []
     used: set[int] = set()
     for j, extent in enumerate(extents):
-        if extent == 1:
+        if _is_one(extent):
             inverse.append(ir.AffineConstantExpr.get(0))
             continue
         if j in merged:
@@ -105,15 +115,17 @@ def invert(remap: ir.AffineMap, extents: list[int], image: list[int]) -> ir.Affi
             used |= {q, r}
         else:
             return None
-    if used != {k for k, n in enumerate(image) if n > 1} or any(
-        not _is_constant_zero(results[k]) for k, n in enumerate(image) if n == 1 and k not in used
+    if used != {k for k, n in enumerate(image) if not _is_one(n)} or any(
+        not _is_constant_zero(results[k])
+        for k, n in enumerate(image)
+        if _is_one(n) and k not in used
     ):
         return None
     return ir.AffineMap.get(len(image), 0, inverse)
 
 
 def _merged_dims(
-    results: list[ir.AffineExpr], extents: list[int], image: list[int], t: list[ir.AffineExpr]
+    results: list[ir.AffineExpr], extents: list[Size], image: list[Size], t: list[ir.AffineExpr]
 ) -> dict[int, tuple[ir.AffineExpr, int]]:
     """Dims that a reshape merged row-major into one image dim k (d_a * 56 + d_b, with d_b of
     extent 56), each with its inverse ((t_k floordiv 56, t_k mod 56)) and k."""
@@ -121,13 +133,14 @@ def _merged_dims(
     for k, r in enumerate(results):
         if isinstance(r, (ir.AffineDimExpr, ir.AffineConstantExpr)):
             continue
-        coeffs = {j: linear_coeff(r, j) for j in range(len(extents)) if extents[j] > 1}
+        coeffs = {j: linear_coeff(r, j) for j in range(len(extents)) if not _is_one(extents[j])}
         if any(c is None for c in coeffs.values()):
             continue
         terms = sorted(((c, j) for j, c in coeffs.items() if c), reverse=True)
         if len(terms) < 2 or _constant_term(r, len(extents)) != 0:
             continue
-        stride, row_major = 1, True
+        stride: Size = 1
+        row_major = True
         for c, j in reversed(terms):
             row_major &= c == stride
             stride *= extents[j]
@@ -144,6 +157,10 @@ def _constant_term(e: ir.AffineExpr, n_dims: int) -> int | None:
     zeros = ir.AffineMap.get(n_dims, 0, [ir.AffineConstantExpr.get(0)] * n_dims)
     c = e.compose(zeros).maybe_downcast()
     return c.value if isinstance(c, ir.AffineConstantExpr) else None
+
+
+def _is_one(n: Size) -> bool:
+    return isinstance(n, int) and n == 1
 
 
 def _is_dim(e: ir.AffineExpr, j: int) -> bool:
@@ -171,7 +188,7 @@ def _reads_of(buffer: ir.Value, view: BlockView) -> list[ir.Operation]:
 
 
 def _sole_writer(
-    blocks: list[ir.Operation], temp: ir.Value, last: ir.Operation
+    blocks: list[ir.Operation], temp: ir.Value, shape: Sequence[Size], last: ir.Operation
 ) -> BlockView | None:
     """The reduction block that writes all of `temp` (a scratch view) when nothing but it and
     the last block's reads uses `temp`."""
@@ -182,7 +199,7 @@ def _sole_writer(
     if len(writers) != 1:
         return None
     writer = writers[0]
-    if writer.combiner == "none" or not _covers(writer, temp):
+    if writer.combiner == "none" or not _covers(writer, shape):
         return None
     for use in temp.uses:
         user = use.owner
@@ -196,10 +213,9 @@ def _sole_writer(
     return writer
 
 
-def _covers(view: BlockView, buffer: ir.Value) -> bool:
-    """Every element of `buffer` gets a value: the out map sends distinct spatial axes, each of
-    the buffer's extent, to its dims."""
-    shape = list(ir.MemRefType(buffer.type).shape)
+def _covers(view: BlockView, shape: Sequence[Size]) -> bool:
+    """Every element of a buffer of `shape` gets a value: the out map sends distinct spatial
+    axes, each of the buffer's extent, to its dims."""
     results = [r.maybe_downcast() for r in view.out_map.results]
     if len(results) != len(shape):
         return False
