@@ -566,11 +566,11 @@ func.func @small_matmul(%A: memref<64x48xf32>, %B: memref<48x64xf32>, %C: memref
 // -----
 
 // A batched matmul whose batch and rows are run-time sizes (`extent_exprs`), scheduled at the
-// sample size symbol-hint=64: the batch loop may run once (a batch of 1), so the parallel nest
-// does not stop at it but takes the row tiles and the column blocks too.
+// sample sizes: the batch loop may run once (a batch of 1), so the parallel nest does not stop
+// at it but takes the row tiles too (after the column blocks, which go first).
 // THREADS2-LABEL: func.func @symbolic_batch_matmul
 // THREADS2: extent_exprs = ["batch", "seq", "", ""]
-// THREADS2-SAME: parallel = ["b", "i.0", "j.0"]
+// THREADS2-SAME: parallel = ["j.0", "b", "i.0"]
 func.func @symbolic_batch_matmul(%A: memref<?x?x64xf32>, %B: memref<64x128xf32>, %C: memref<?x?x128xf32>, %batch: index, %seq: index) attributes {tp.kernel, tp.symbols = ["batch", "seq"]} {
   "tp.block"(%C) ({
     %a = "tp.read"(%A) {map = affine_map<(b, i, j, k) -> (b, i, k)>} : (memref<?x?x64xf32>) -> f32
@@ -593,12 +593,12 @@ func.func @symbolic_batch_matmul(%A: memref<?x?x64xf32>, %B: memref<64x128xf32>,
 // count that has enough (parallel_from, decided per call); at the hint 512 always.
 // CHECK-LABEL: func.func @symbolic_extents
 // CHECK: extent_exprs = ["n", ""]{{.*}}name = "relu_0"{{.*}}schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
-// CHECK: extent_exprs = ["", "seq", "", "seq"]{{.*}}name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
+// CHECK: extent_exprs = ["", "seq", "", "seq"]{{.*}}name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], tile = {s1 = array<i64: 13>}, unroll = {s1.1 = 13 : i64}, vectorize = "s2"}
 // THREADS2-LABEL: func.func @symbolic_extents
 // THREADS2: name = "relu_0"{{.*}}schedule = {order = ["i", "j.0", "j.1"], parallel = ["i", "j.0"], parallel_from = 131072 : i64
-// THREADS2: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], parallel_from = 262144 : i64, tile = {s1 = array<i64: 8>}
+// THREADS2: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], parallel_from = 262144 : i64, tile = {s1 = array<i64: 13>}
 // HINT-LABEL: func.func @symbolic_extents
-// HINT: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], tile = {s1 = array<i64: 8>}, unroll = {s1.1 = 8 : i64}, vectorize = "s2"}
+// HINT: name = "matmul_0"{{.*}}schedule = {order = ["s0", "s1.0", "k", "s1.1", "s2"], parallel = ["s0", "s1.0"], tile = {s1 = array<i64: 14>}, unroll = {s1.1 = 14 : i64}, vectorize = "s2"}
 func.func @symbolic_extents(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %p: memref<2x?x?xf32>, %v: memref<2x?x8xf32>, %o: memref<2x?x8xf32>, %n: index, %seq: index) attributes {tp.kernel, tp.symbols = ["n", "seq"]} {
   "tp.block"(%y) ({
     %a = "tp.read"(%x) {map = affine_map<(d0, d1) -> (d0, d1)>} : (memref<?x16xf32>) -> f32

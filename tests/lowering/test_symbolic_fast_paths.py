@@ -184,7 +184,8 @@ def test_a_profile_of_a_dynamic_package_times_its_kernels() -> None:
     gm = GraphModule(mlc.build(module, params, profile=True).jit())
     gm.set_input(x=np.ones((5, 24), np.float32))
     profile = gm.profile(number=2)
-    assert profile.kernels and all(k.call.flops == 0 for k in profile.kernels)
+    # operation counts of run-time sizes are expressions, evaluated at the profiled run's sizes
+    assert profile.kernels and all(k.call.flops > 0 for k in profile.kernels)
     np.testing.assert_allclose(gm.get_output(0), np.full((5, 24), 1 / 24), rtol=1e-6)
 
 

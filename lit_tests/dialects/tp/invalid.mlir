@@ -227,7 +227,7 @@ func.func @schedule_order(%O: memref<8x8xf32>) {
 // -----
 
 func.func @schedule_unknown_key(%O: memref<8xf32>) {
-  // expected-error @+1 {{'tp.block' op schedule: unknown schedule key(s) ['tiles']; expected ['tile', 'order', 'unroll', 'vectorize', 'parallel']}}
+  // expected-error @+1 {{'tp.block' op schedule: unknown schedule key(s) ['tiles']; expected ['tile', 'order', 'unroll', 'vectorize', 'parallel', 'parallel_from']}}
   "tp.block"(%O) ({
     %c = arith.constant 1.0 : f32
     gpu.yield %c : f32
