@@ -139,6 +139,26 @@ func.func @int8_dot(%x: tensor<1x16x8x8xui8>, %a: tensor<3x64xui8>) -> (tensor<1
   return %c, %m : tensor<1x16x8x8xi32>, tensor<3x8xi32>
 }
 
+// With int8-dot, a uint8 x int8 conv on 3 input channels gets a fourth of zero weights (a
+// concat the folder evaluates once) and a padded input, so that one word holds a pixel's
+// channels: NCHW4c input, OIHW1i8o4i weights. Without int8-dot it stays one block of 3.
+// CHECK-LABEL: func.func @int8_dot_rgb
+// CHECK: "graph.conv2d_integer"({{.*}}) {data_layout = "NCHW3c", {{.*}}kernel_layout = "OIHW3i8o"
+// DOT-LABEL: func.func @int8_dot_rgb
+// DOT: %[[W:.*]] = "graph.constant"() {value = #graph.param<"wrgb">} : () -> tensor<16x3x3x3xi8>
+// DOT-NEXT: %[[Z:.*]] = "graph.constant"() {value = dense<0> : tensor<16x1x3x3xi8>}
+// DOT-NEXT: %[[WP:.*]] = tensor.concat dim(1) %[[W]], %[[Z]] : (tensor<16x3x3x3xi8>, tensor<16x1x3x3xi8>) -> tensor<16x4x3x3xi8>
+// DOT-NEXT: %[[XP:.*]] = "graph.pad"(%arg0) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, 1, 0, 0>
+// DOT-NEXT: %[[XB:.*]] = "graph.layout_transform"(%[[XP]]) {dst_layout = "NCHW4c", src_layout = "NCHW"}
+// DOT-NEXT: %[[S:.*]] = "graph.reshape"(%[[WP]]) {shape = array<i64: 2, 8, 1, 1, 4, 3, 3>}
+// DOT-NEXT: %[[WB:.*]] = "graph.transpose"(%[[S]])
+// DOT-NEXT: "graph.conv2d_integer"(%[[XB]], %[[WB]]) {data_layout = "NCHW4c", {{.*}}kernel_layout = "OIHW1i8o4i", out_layout = "NCHW8c", pad_value = 7 : i64
+func.func @int8_dot_rgb(%x: tensor<1x3x8x8xui8>) -> tensor<1x16x4x4xi32> {
+  %w = "graph.constant"() {value = #graph.param<"wrgb">} : () -> tensor<16x3x3x3xi8>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 7 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xui8>, tensor<16x3x3x3xi8>) -> tensor<1x16x4x4xi32>
+  return %c : tensor<1x16x4x4xi32>
+}
+
 // Each tensor's block depends on its channel count alone (the widest of 16, 8 dividing it), so
 // a conv reads the block its producer wrote and the transforms between convs cancel: 24
 // channels take 8-channel blocks, 48 take 16 (OIHW8i16o, then OIHW16i8o).
