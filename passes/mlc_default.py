@@ -158,7 +158,7 @@ class MlcDefaultPipeline(NamedPipeline):
             alter += f"graph-pack-weights{{panel={panel}}},"
         if block and self.winograd:
             alter += f"graph-winograd{{tile={self.winograd}}},"
-        qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
+        qdq = "graph-fuse-qdq,graph-stay-quantized," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"

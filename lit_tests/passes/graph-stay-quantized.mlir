@@ -1,0 +1,64 @@
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-stay-quantized)' | FileCheck %s
+
+// A fire module's tail: two requantized branches dequantized, concatenated in f32 and
+// quantized again. The quantize moves onto the branches; where its parameters are the
+// branch's (%s1, %z) the round trip vanishes, elsewhere quantize(dequantize) stays (an
+// epilogue of the branch's kernel); the concat joins uint8 tensors.
+// CHECK-LABEL: func.func @concat
+// CHECK-NOT: "graph.dequantize_linear"(%arg0
+// CHECK: %[[D:.*]] = "graph.dequantize_linear"(%arg1, %{{[0-9]+}}, %[[Z:[0-9]+]]) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+// CHECK-NEXT: %[[Q:.*]] = "graph.quantize_linear"(%[[D]], %{{.*}}, %[[Z]]) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+// CHECK-NEXT: %[[C:.*]] = tensor.concat dim(1) %arg0, %[[Q]] : (tensor<1x2x4x4xui8>, tensor<1x2x4x4xui8>) -> tensor<1x4x4x4xui8>
+// CHECK-NEXT: return %[[C]]
+func.func @concat(%a: tensor<1x2x4x4xui8>, %b: tensor<1x2x4x4xui8>) -> tensor<1x4x4x4xui8> {
+  %s1 = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %s2 = "graph.constant"() {value = dense<7.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %s = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %da = "graph.dequantize_linear"(%a, %s1, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %db = "graph.dequantize_linear"(%b, %s2, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %c = tensor.concat dim(1) %da, %db : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %q = "graph.quantize_linear"(%c, %s, %z) : (tensor<1x4x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x4xui8>
+  return %q : tensor<1x4x4x4xui8>
+}
+
+// A max pool between a dequantize and a quantize with the same parameters runs on the
+// uint8 values (the scale is positive: dequantizing is increasing).
+// CHECK-LABEL: func.func @max_pool
+// CHECK: %[[P:.*]] = "graph.max_pool2d"(%arg0) {{.*}}kernel_shape = array<i64: 3, 3>{{.*}}strides = array<i64: 2, 2>{{.*}} : (tensor<1x2x9x9xui8>) -> tensor<1x2x4x4xui8>
+// CHECK-NEXT: return %[[P]]
+func.func @max_pool(%a: tensor<1x2x9x9xui8>) -> tensor<1x2x4x4xui8> {
+  %s = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "graph.dequantize_linear"(%a, %s, %z) : (tensor<1x2x9x9xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x9x9xf32>
+  %p = "graph.max_pool2d"(%d) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x9x9xf32>) -> tensor<1x2x4x4xf32>
+  %q = "graph.quantize_linear"(%p, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  return %q : tensor<1x2x4x4xui8>
+}
+
+// A negative scale reverses the order: the max pool stays on the float values.
+// CHECK-LABEL: func.func @negative_scale
+// CHECK: "graph.dequantize_linear"
+// CHECK-NEXT: "graph.max_pool2d"({{.*}} : (tensor<1x2x9x9xf32>)
+func.func @negative_scale(%a: tensor<1x2x9x9xui8>) -> tensor<1x2x4x4xui8> {
+  %s = "graph.constant"() {value = dense<-5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "graph.dequantize_linear"(%a, %s, %z) : (tensor<1x2x9x9xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x9x9xf32>
+  %p = "graph.max_pool2d"(%d) {ceil_mode = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 3, 3>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x2x9x9xf32>) -> tensor<1x2x4x4xf32>
+  %q = "graph.quantize_linear"(%p, %s, %z) : (tensor<1x2x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xui8>
+  return %q : tensor<1x2x4x4xui8>
+}
+
+// A float value used by another op keeps its concat: the quantize stays where it is.
+// CHECK-LABEL: func.func @concat_used_twice
+// CHECK: %[[C:.*]] = tensor.concat dim(1) {{.*}} -> tensor<1x4x4x4xf32>
+// CHECK-NEXT: "graph.quantize_linear"(%[[C]]
+func.func @concat_used_twice(%a: tensor<1x2x4x4xui8>, %b: tensor<1x2x4x4xui8>) -> (tensor<1x4x4x4xui8>, tensor<1x4x4x4xf32>) {
+  %s = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %da = "graph.dequantize_linear"(%a, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %db = "graph.dequantize_linear"(%b, %s, %z) : (tensor<1x2x4x4xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x4x4xf32>
+  %c = tensor.concat dim(1) %da, %db : (tensor<1x2x4x4xf32>, tensor<1x2x4x4xf32>) -> tensor<1x4x4x4xf32>
+  %q = "graph.quantize_linear"(%c, %s, %z) : (tensor<1x4x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x4xui8>
+  return %q, %c : tensor<1x4x4x4xui8>, tensor<1x4x4x4xf32>
+}
