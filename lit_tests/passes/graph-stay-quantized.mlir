@@ -62,3 +62,19 @@ func.func @concat_used_twice(%a: tensor<1x2x4x4xui8>, %b: tensor<1x2x4x4xui8>) -
   %q = "graph.quantize_linear"(%c, %s, %z) : (tensor<1x4x4x4xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x4x4x4xui8>
   return %q, %c : tensor<1x4x4x4xui8>, tensor<1x4x4x4xf32>
 }
+
+// A dequantize_linear with one elementwise user moves right before it (after the conv of a
+// residual block), so that graph-fuse computes it in the conv's kernel from the uint8 values.
+// CHECK-LABEL: func.func @residual
+// CHECK: %[[C:.*]] = "graph.conv2d"
+// CHECK-NEXT: %[[D:.*]] = "graph.dequantize_linear"(%arg1
+// CHECK-NEXT: "graph.add"(%[[C]], %[[D]])
+func.func @residual(%x: tensor<1x4x8x8xf32>, %r: tensor<1x4x8x8xui8>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x4x1x1xf32>
+  %s = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "graph.dequantize_linear"(%r, %s, %z) : (tensor<1x4x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x8x8xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %a = "graph.add"(%c, %d) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %a : tensor<1x4x8x8xf32>
+}

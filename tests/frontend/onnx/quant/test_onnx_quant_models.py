@@ -102,6 +102,33 @@ def small_fire(rng: np.random.Generator) -> tuple[Any, list[int]]:
     return _model(nodes, [1, 3, 33, 33], "y", inits), [1, 3, 33, 33]
 
 
+def small_residual(rng: np.random.Generator) -> tuple[Any, list[int]]:
+    """Two bottleneck-style residual blocks: the second adds the first's output, whose
+    dequantize graph-fuse computes inside the add's conv kernel."""
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]),
+        n("Relu", ["c0"], ["r0"]),
+        n("Conv", ["r0", "w1", "b1"], ["c1"]),
+        n("Relu", ["c1"], ["r1"]),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        n("Add", ["c2", "r0"], ["a1"]),
+        n("Relu", ["a1"], ["o1"]),
+        n("Conv", ["o1", "w3", "b3"], ["c3"]),
+        n("Relu", ["c3"], ["r3"]),
+        n("Conv", ["r3", "w4", "b4"], ["c4"], pads=[1, 1, 1, 1]),
+        n("Add", ["c4", "o1"], ["a2"]),
+        n("Relu", ["a2"], ["o2"]),
+        n("GlobalAveragePool", ["o2"], ["g"]),
+        n("Flatten", ["g"], ["y"]),
+    ]
+    inits = {"w0": rng.standard_normal((16, 3, 3, 3)) * 0.3, "b0": rng.standard_normal(16) * 0.1}
+    for i, shape in enumerate([(8, 16, 1, 1), (16, 8, 3, 3), (8, 16, 1, 1), (16, 8, 3, 3)], 1):
+        inits[f"w{i}"] = rng.standard_normal(shape) * 0.3
+        inits[f"b{i}"] = rng.standard_normal(shape[0]) * 0.1
+    return _model(nodes, [1, 3, 12, 12], "y", inits), [1, 3, 12, 12]
+
+
 def small_mlp(rng: np.random.Generator) -> tuple[Any, list[int]]:
     n = helper.make_node
     nodes = [
@@ -170,7 +197,11 @@ def integer_kernels(model: Any) -> list[str]:
     return [k for k in kinds for _ in range(text.count(f'"graph.{k}"'))]
 
 
-@pytest.mark.parametrize("build", [small_cnn, small_fire, small_mlp], ids=["cnn", "fire", "mlp"])
+@pytest.mark.parametrize(
+    "build",
+    [small_cnn, small_fire, small_residual, small_mlp],
+    ids=["cnn", "fire", "residual", "mlp"],
+)
 def test_static_qdq_per_channel(build: Any, tmp_path: pathlib.Path) -> None:
     rng = np.random.default_rng(0)
     model, shape = build(rng)
@@ -179,6 +210,7 @@ def test_static_qdq_per_channel(build: Any, tmp_path: pathlib.Path) -> None:
     expected = {
         small_cnn: ["conv2d_integer"] * 2 + ["matmul_integer"],
         small_fire: ["conv2d_integer"] * 5,
+        small_residual: ["conv2d_integer"] * 5,
         small_mlp: ["matmul_integer"] * 2,
     }[build]
     assert sorted(kernels) == sorted(expected), kernels
