@@ -18,6 +18,8 @@ onnxruntime's time). This pass moves the quantization to the inputs, which is ex
 What is left of a round trip with different parameters, quantize_linear(dequantize_linear(a)),
 is an elementwise epilogue of the kernel that computes `a`, which then writes integers.
 Only per-tensor (scalar) scales and zero points are moved; run after graph-fuse-qdq.
+A layout_transform of a dequantized tensor transforms the integers, and is dequantized after
+(mlc-default runs the pass again after graph-alter-layout for the transforms it adds).
 Last, a dequantize_linear with one elementwise user moves next to it (a residual add after a
 block's last conv): graph-fuse computes it there from the integers, where it made a kernel
 that wrote floats for the add to read (ResNet-50: 12 such kernels).
@@ -84,6 +86,21 @@ class _Mover:
             return None
         return op if all(type_of(p).size == 1 for p in list(op.operands)[1:]) else None
 
+    def transform(self, op: ir.Operation, rewriter: PatternRewriter) -> bool:
+        """layout_transform(dequantize(a)) -> dequantize(layout_transform(a)): the transform
+        (a gather of scattered elements) moves 1-byte integers instead of floats."""
+        dq = self.dequantized(op.operands[0])
+        if dq is None or not has_one_use(op.operands[0]):
+            return False
+        a, scale, zp = dq.operands
+        with rewriter.ip, op.location:
+            attrs = {k: attr(op, k) for k in ("src_layout", "dst_layout")}
+            moved = gb.make("layout_transform", a, **attrs)
+            back = gb.dequantize_linear(moved, scale, zp)
+        rewriter.replace_op(op, [back])
+        erase_if_dead(rewriter, dq)
+        return True
+
     def __call__(self, op: ir.Operation, rewriter: PatternRewriter) -> bool:
         x, scale, zp = op.operands
         inner = producer(x)
@@ -146,7 +163,7 @@ class _Mover:
 
 @dataclass(frozen=True)
 class GraphStayQuantizedPass(ModulePass):
-    """Move quantize_linear above concat and max pool, dropping dequantize/quantize round trips."""
+    """Quantize above concat and max pool, dequantize below layout transforms; drop round trips."""
 
     name: ClassVar[str] = "graph-stay-quantized"
     symbolic_dims: ClassVar[bool] = True
@@ -157,8 +174,12 @@ class GraphStayQuantizedPass(ModulePass):
         def pattern(op: ir.OpView, rewriter: PatternRewriter) -> bool:
             return not mover(op.operation, rewriter)  # the bindings: truthy means no match
 
+        def transform(op: ir.OpView, rewriter: PatternRewriter) -> bool:
+            return not mover.transform(op.operation, rewriter)
+
         patterns = RewritePatternSet()
         patterns.add("graph.quantize_linear", pattern, 1)
+        patterns.add("graph.layout_transform", transform, 1)
         config = GreedyRewriteConfig()
         config.enable_folding = False
         config.enable_constant_cse = False

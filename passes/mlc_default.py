@@ -151,6 +151,8 @@ class MlcDefaultPipeline(NamedPipeline):
         madd = 0 if vnni else host_int8_madd_bits() if self.madd_bits is None else self.madd_bits
         dot = " int8-dot=true" if vnni or madd else ""
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
+        if alter and self.fuse_qdq:  # dequantize after the layout transforms it adds
+            alter += "graph-stay-quantized,"
         panel = self.weight_panel
         if panel is None:
             panel = 2 * unit.lanes(32) if unit.bits >= 256 else 0

@@ -78,3 +78,16 @@ func.func @residual(%x: tensor<1x4x8x8xf32>, %r: tensor<1x4x8x8xui8>) -> tensor<
   %a = "graph.add"(%c, %d) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
   return %a : tensor<1x4x8x8xf32>
 }
+
+// A layout transform of a dequantized tensor moves its uint8 values; the dequantize follows.
+// CHECK-LABEL: func.func @transform
+// CHECK: %[[T:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW", src_layout = "NCHW16c"} : (tensor<1x2x3x3x16xui8>) -> tensor<1x32x3x3xui8>
+// CHECK-NEXT: %[[D:.*]] = "graph.dequantize_linear"(%[[T]], %{{.*}}, %{{.*}}) : (tensor<1x32x3x3xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x32x3x3xf32>
+// CHECK-NEXT: return %[[D]]
+func.func @transform(%a: tensor<1x2x3x3x16xui8>) -> tensor<1x32x3x3xf32> {
+  %s = "graph.constant"() {value = dense<5.000000e-02> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "graph.dequantize_linear"(%a, %s, %z) : (tensor<1x2x3x3x16xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x2x3x3x16xf32>
+  %t = "graph.layout_transform"(%d) {dst_layout = "NCHW", src_layout = "NCHW16c"} : (tensor<1x2x3x3x16xf32>) -> tensor<1x32x3x3xf32>
+  return %t : tensor<1x32x3x3xf32>
+}
