@@ -223,7 +223,8 @@ class Partitioner:
         """The merged group and what stays of the consumers, or None when they cannot merge.
         After an anchor, a consumer contributes its leading epilogue ops and keeps the rest
         (the layout transform after a conv's SiLU stays a kernel of its own, as before)."""
-        if any(g.root not in FUSIBLE for g in consumers):
+        late = self._late_operand(producer, consumers)
+        if any(g.root not in FUSIBLE for g in consumers) and not late:
             return None  # an anchor starts its kernel: no prologue before it
         members: list[list[ir.Operation]] = [producer.ops]
         rests: list[Group] = []
@@ -246,7 +247,21 @@ class Partitioner:
         boundaries = {m[-1].results[0] for m in members} - {ops[-1].results[0]}
         if not all(self._read_in_place(v) for v in boundaries):
             return None
-        return Group(producer.root, ops), rests
+        return Group(consumers[0].root if late else producer.root, ops), rests
+
+    def _late_operand(self, producer: Group, consumers: list[Group]) -> bool:
+        """Whether elementwise `producer` comes after the anchor of its one consumer in block
+        order and is of its epilogue's shape: it becomes part of the epilogue (a residual
+        branch's dequantize_linear, which graph-stay-quantized moves next to its add: the
+        kernel reads the uint8 tensor, not a float copy another kernel wrote)."""
+        if producer.root not in FUSIBLE or len(consumers) != 1:
+            return False
+        (consumer,) = consumers
+        if consumer.root in FUSIBLE:
+            return False
+        if self._position[producer.ops[0]] < self._position[consumer.ops[0]]:
+            return False
+        return self._epilogue_prefix(producer.ops, consumer) == len(producer.ops)
 
     # -- step 3: attention -----------------------------------------------------------------
     def _merge_attention(self, groups: list[Group], min_bytes: int) -> list[Group]:

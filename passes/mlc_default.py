@@ -151,6 +151,8 @@ class MlcDefaultPipeline(NamedPipeline):
         madd = 0 if vnni else host_int8_madd_bits() if self.madd_bits is None else self.madd_bits
         dot = " int8-dot=true" if vnni or madd else ""
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
+        if alter and self.fuse_qdq:  # dequantize after the layout transforms it adds
+            alter += "graph-stay-quantized,"
         panel = self.weight_panel
         if panel is None:
             panel = 2 * unit.lanes(32) if unit.bits >= 256 else 0
@@ -158,7 +160,7 @@ class MlcDefaultPipeline(NamedPipeline):
             alter += f"graph-pack-weights{{panel={panel}}},"
         if block and self.winograd:
             alter += f"graph-winograd{{tile={self.winograd}}},"
-        qdq = "graph-fuse-qdq," if self.fuse_qdq else ""
+        qdq = "graph-fuse-qdq,graph-stay-quantized," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"

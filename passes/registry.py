@@ -38,6 +38,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-winograd": _lazy("graph_winograd", "GraphWinogradPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
+    "graph-stay-quantized": _lazy("graph_stay_quantized", "GraphStayQuantizedPass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
     "tp-apply-records": _lazy("tp_apply_records", "TpApplyRecordsPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),

@@ -2,6 +2,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=4})' | FileCheck %s --check-prefix=B4
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8 int8-dot=true})' | FileCheck %s --check-prefix=DOT
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16})' | FileCheck %s --check-prefix=B16
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16 int8-dot=true})' | FileCheck %s --check-prefix=DOT16
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
 // packed by reshape+transpose of the constant, and the transform back to NCHW sinks through
@@ -137,6 +138,44 @@ func.func @int8_dot(%x: tensor<1x16x8x8xui8>, %a: tensor<3x64xui8>) -> (tensor<1
   %b = "graph.constant"() {value = #graph.param<"bi8">} : () -> tensor<64x8xi8>
   %m = "graph.matmul_integer"(%a, %b) {rhs_layout = "KN"} : (tensor<3x64xui8>, tensor<64x8xi8>) -> tensor<3x8xi32>
   return %c, %m : tensor<1x16x8x8xi32>, tensor<3x8xi32>
+}
+
+// With int8-dot, a uint8 x int8 conv on 3 input channels gets a fourth of zero weights (a
+// concat the folder evaluates once) and a padded input, so that one word holds a pixel's
+// channels: NCHW4c input, OIHW1i8o4i weights. Without int8-dot it stays one block of 3.
+// CHECK-LABEL: func.func @int8_dot_rgb
+// CHECK: "graph.conv2d_integer"({{.*}}) {data_layout = "NCHW3c", {{.*}}kernel_layout = "OIHW3i8o"
+// DOT-LABEL: func.func @int8_dot_rgb
+// DOT: %[[W:.*]] = "graph.constant"() {value = #graph.param<"wrgb">} : () -> tensor<16x3x3x3xi8>
+// DOT-NEXT: %[[Z:.*]] = "graph.constant"() {value = dense<0> : tensor<16x1x3x3xi8>}
+// DOT-NEXT: %[[WP:.*]] = tensor.concat dim(1) %[[W]], %[[Z]] : (tensor<16x3x3x3xi8>, tensor<16x1x3x3xi8>) -> tensor<16x4x3x3xi8>
+// DOT-NEXT: %[[XP:.*]] = "graph.pad"(%arg0) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, 1, 0, 0>
+// DOT-NEXT: %[[XB:.*]] = "graph.layout_transform"(%[[XP]]) {dst_layout = "NCHW4c", src_layout = "NCHW"}
+// DOT-NEXT: %[[S:.*]] = "graph.reshape"(%[[WP]]) {shape = array<i64: 2, 8, 1, 1, 4, 3, 3>}
+// DOT-NEXT: %[[WB:.*]] = "graph.transpose"(%[[S]])
+// DOT-NEXT: "graph.conv2d_integer"(%[[XB]], %[[WB]]) {data_layout = "NCHW4c", {{.*}}kernel_layout = "OIHW1i8o4i", out_layout = "NCHW8c", pad_value = 7 : i64
+func.func @int8_dot_rgb(%x: tensor<1x3x8x8xui8>) -> tensor<1x16x4x4xi32> {
+  %w = "graph.constant"() {value = #graph.param<"wrgb">} : () -> tensor<16x3x3x3xi8>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 7 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x8x8xui8>, tensor<16x3x3x3xi8>) -> tensor<1x16x4x4xi32>
+  return %c : tensor<1x16x4x4xi32>
+}
+
+// With int8-dot, a uint8 x int8 conv to 24 channels (only 8 divides them) runs on 32 in
+// 16-channel blocks: zero weights concatenated for the last 8, the bias add on the padded
+// blocked channels (its constant padded), the output cropped after it.
+// DOT16-LABEL: func.func @int8_dot_narrow_output
+// DOT16: %[[W:.*]] = tensor.concat dim(0) %{{.*}}, %{{.*}} : (tensor<24x32x1x1xi8>, tensor<8x32x1x1xi8>) -> tensor<32x32x1x1xi8>
+// DOT16: %[[C:.*]] = "graph.conv2d_integer"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW4i16o4i", out_layout = "NCHW16c"
+// DOT16: %[[A:.*]] = "graph.add"(%[[C]], %{{.*}}) : (tensor<1x2x5x5x16xi32>, tensor<1x2x1x1x16xi32>)
+// DOT16-NEXT: %[[T:.*]] = "graph.layout_transform"(%[[A]]) {dst_layout = "NCHW", src_layout = "NCHW16c"}
+// DOT16-NEXT: %[[Y:.*]] = "graph.pad"(%[[T]]) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, -8, 0, 0>
+// DOT16-NEXT: return %[[Y]]
+func.func @int8_dot_narrow_output(%x: tensor<1x32x5x5xui8>) -> tensor<1x24x5x5xi32> {
+  %w = "graph.constant"() {value = #graph.param<"wn">} : () -> tensor<24x32x1x1xi8>
+  %b = "graph.constant"() {value = #graph.param<"bn">} : () -> tensor<24x1x1xi32>
+  %c = "graph.conv2d_integer"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pad_value = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x32x5x5xui8>, tensor<24x32x1x1xi8>) -> tensor<1x24x5x5xi32>
+  %a = "graph.add"(%c, %b) : (tensor<1x24x5x5xi32>, tensor<24x1x1xi32>) -> tensor<1x24x5x5xi32>
+  return %a : tensor<1x24x5x5xi32>
 }
 
 // Each tensor's block depends on its channel count alone (the widest of 16, 8 dividing it), so

@@ -380,3 +380,44 @@ func.func @symbolic_group(%x: tensor<?x?x16xf32, ["batch", "seq", 16]>, %m: tens
   %r = "graph.relu"(%s) : (tensor<?x?x16xf32, ["batch", "seq", 16]>) -> tensor<?x?x16xf32, ["batch", "seq", 16]>
   return %r : tensor<?x?x16xf32, ["batch", "seq", 16]>
 }
+
+// -----
+
+// An elementwise op after a conv in block order that only feeds the conv's epilogue (the
+// residual branch's dequantize_linear, moved there by graph-stay-quantized) joins the conv's
+// kernel, which reads the uint8 tensor; before the conv it stays a kernel of its own.
+// CHECK-LABEL: func.func @late_operand
+// CHECK-NEXT: %[[W:.*]] = "graph.constant"
+// CHECK-NEXT: %[[S:.*]] = "graph.constant"
+// CHECK-NEXT: %[[Z:.*]] = "graph.constant"
+// CHECK-NEXT: %[[Y:.*]] = call @fused_conv2d_dequantize_linear_add_0(%arg0, %[[W]], %arg1, %[[S]], %[[Z]])
+// CHECK-NEXT: return %[[Y]]
+// CHECK-LABEL: func.func private @fused_conv2d_dequantize_linear_add_0
+// CHECK-NEXT: "graph.conv2d"
+// CHECK-NEXT: "graph.dequantize_linear"
+// CHECK-NEXT: "graph.add"
+// CHECK-NEXT: return
+func.func @late_operand(%x: tensor<1x4x8x8xf32>, %r: tensor<1x4x8x8xui8>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x4x1x1xf32>
+  %s = "graph.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %d = "graph.dequantize_linear"(%r, %s, %z) : (tensor<1x4x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x8x8xf32>
+  %a = "graph.add"(%c, %d) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %a : tensor<1x4x8x8xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @early_operand
+// CHECK: call @fused_dequantize_linear_0(%arg1
+// CHECK-NEXT: call @fused_conv2d_add_1(
+func.func @early_operand(%x: tensor<1x4x8x8xf32>, %r: tensor<1x4x8x8xui8>) -> tensor<1x4x8x8xf32> {
+  %w = "graph.constant"() {value = #graph.param<"w">} : () -> tensor<4x4x1x1xf32>
+  %s = "graph.constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "graph.constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "graph.dequantize_linear"(%r, %s, %z) : (tensor<1x4x8x8xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x4x8x8xf32>
+  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x4x1x1xf32>) -> tensor<1x4x8x8xf32>
+  %a = "graph.add"(%c, %d) : (tensor<1x4x8x8xf32>, tensor<1x4x8x8xf32>) -> tensor<1x4x8x8xf32>
+  return %a : tensor<1x4x8x8xf32>
+}

@@ -73,6 +73,41 @@ def test_requantize_rounds_the_f64_product_half_to_even(pipeline: str) -> None:
     check(got[0], ref[0], saturated(np.rint(product) - 7, "int8"))
 
 
+@PIPELINES
+def test_requantize_breaks_float32_ties_as_the_f64_product(pipeline: str) -> None:
+    """Accumulators whose f32 product with the multiplier is a tie (k + 0.5) while the exact
+    product is not (found by search): the f32 epilogue must round them as f64 does; a plain
+    f32 product would round half of them the other way."""
+    pairs = [
+        (-820398, 0.0004601425025612116),
+        (774760, 0.0004601425025612116),
+        (503105, 0.0004601425025612116),
+        (981243, 0.0009482870227657259),
+        (870517, 0.0009482870227657259),
+        (534121, 0.0009482870227657259),
+        (679901, 0.0006272972095757723),
+        (-464692, 0.0006272972095757723),
+        (-475851, 0.0006272972095757723),
+        (323945, 0.0008905833237804472),
+        (-803406, 0.0008905833237804472),
+        (-979695, 0.0008905833237804472),
+        (-454127, 0.0009347605518996716),
+        (-711947, 0.0009347605518996716),
+        (-159934, 0.0009347605518996716),
+        (5, 0.5),  # an exact tie: half to even
+    ]
+    acc = np.array([a for a, _ in pairs], np.int32)
+    mult = np.array([m for _, m in pairs], np.float32)
+    assert (
+        np.sum(np.rint(acc.astype(np.float32) * mult) != np.rint(acc * mult.astype(np.float64)))
+        >= 15
+    )
+    zp = np.array(3, np.int16)
+    got, ref = run_graph(lambda a, m, z: g.requantize(a, m, z), [acc, mult, zp], pipeline=pipeline)
+    product = acc.astype(np.float64) * mult.astype(np.float64)
+    check(got[0], ref[0], saturated(np.rint(product) + 3, "int16"))
+
+
 def _conv(x: np.ndarray, w: np.ndarray, pad: int, pads: tuple[int, ...], stride: int, group: int):  # type: ignore[no-untyped-def]
     pt, pl, pb, pr = pads
     xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=pad)

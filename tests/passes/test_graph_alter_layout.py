@@ -323,3 +323,98 @@ def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> No
     got = run_compiled(module, table, [x, z])
     for g_, w_ in zip(got, want):
         np.testing.assert_allclose(g_, w_, rtol=1e-4, atol=1e-4)
+
+
+def _int_conv(x: np.ndarray, w: np.ndarray, pad_value: int, pad: int, stride: int) -> np.ndarray:
+    xp = np.pad(
+        x.astype(np.int64), ((0, 0), (0, 0), (pad, pad), (pad, pad)), constant_values=pad_value
+    )
+    o, _, kh, kw = w.shape
+    oh, ow = (xp.shape[2] - kh) // stride + 1, (xp.shape[3] - kw) // stride + 1
+    y = np.zeros((1, o, oh, ow), np.int64)
+    for i, j in np.ndindex(oh, ow):
+        window = xp[0, :, i * stride : i * stride + kh, j * stride : j * stride + kw]
+        y[0, :, i, j] = np.tensordot(w.astype(np.int64), window, axes=3)
+    return y.astype(np.int32)
+
+
+def test_int8_rgb_stem_runs_on_dot4_words_exactly() -> None:
+    """A uint8 x int8 7x7 stride-2 conv on 3 channels (ResNet-50's stem, quantized): with
+    int8-dot its input gets a fourth channel and its weights zeros there, so it packs as
+    OIHW1i16o4i; compiled by mlc-default (the host's vpdpbusd / vpmaddwd / expanded dot4)
+    it equals numpy's integer conv, whatever the padded channel holds."""
+    rng = np.random.default_rng(3)
+    params = {"w": rng.integers(-128, 128, (16, 3, 7, 7)).astype(np.int8)}
+    x = rng.integers(0, 256, (1, 3, 20, 20)).astype(np.uint8)
+    x[0, :, 0, :3] = 255
+    params["w"][0, :, :2, :2] = -128
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        i8, u8 = ir.IntegerType.get_signless(8), ir.IntegerType.get_unsigned(8)
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            x_t = ir.RankedTensorType.get([1, 3, 20, 20], u8)
+            y_t = ir.RankedTensorType.get([1, 16, 10, 10], ir.IntegerType.get_signless(32))
+            f = func.FuncOp("main", ([x_t], [y_t]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), ir.RankedTensorType.get([16, 3, 7, 7], i8))
+                y = gb.conv2d_integer(
+                    entry.arguments[0], w, pads=(3, 3, 3, 3), strides=(2, 2), pad_value=9
+                )
+                func.ReturnOp([y])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16 int8-dot=true})").run(
+        staged, params=dict(params)
+    )
+    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d_integer"]
+    assert [str(op.attributes["kernel_layout"]) for op in convs] == ['"OIHW1i16o4i"']
+    table = dict(params)
+    mlc.PassManager.parse("builtin.module(mlc-default{layout-block=16})").run(module, params=table)
+    (got,) = run_compiled(module, table, [x])
+    np.testing.assert_array_equal(got, _int_conv(x, params["w"], 9, 3, 2))
+
+
+def test_int8_conv_with_a_narrow_output_block_runs_padded_to_a_full_one() -> None:
+    """A uint8 x int8 conv to 24 channels (only 8 divides them, like squeezenet's 1000 classes)
+    runs on 32 channels of 16-lane blocks, zero weights for the last 8; the bias add and the
+    requantization after it run on the padded channels (their per-channel constants padded)
+    and the output is cropped: equal to numpy's integer conv, requantized."""
+    rng = np.random.default_rng(4)
+    params = {
+        "w": rng.integers(-128, 128, (24, 32, 1, 1)).astype(np.int8),
+        "b": rng.integers(-3000, 3000, (24, 1, 1)).astype(np.int32),
+        "m": (rng.random((24, 1, 1)) * 2e-4).astype(np.float32),
+    }
+    x = rng.integers(0, 256, (1, 32, 5, 5)).astype(np.uint8)
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        i8, u8 = ir.IntegerType.get_signless(8), ir.IntegerType.get_unsigned(8)
+        i32 = ir.IntegerType.get_signless(32)
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            x_t = ir.RankedTensorType.get([1, 32, 5, 5], u8)
+            f = func.FuncOp("main", ([x_t], [ir.RankedTensorType.get([1, 24, 5, 5], u8)]))
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                w = gb.constant(param_attr("w"), ir.RankedTensorType.get([24, 32, 1, 1], i8))
+                b = gb.constant(param_attr("b"), ir.RankedTensorType.get([24, 1, 1], i32))
+                m = gb.constant(param_attr("m"), _t(24, 1, 1))
+                zp_t = ir.RankedTensorType.get([], u8)
+                zp = gb.constant(
+                    ir.DenseElementsAttr.get_splat(zp_t, ir.IntegerAttr.get(u8, 7)), zp_t
+                )
+                acc = gb.add(gb.conv2d_integer(entry.arguments[0], w, pad_value=0), b)
+                func.ReturnOp([gb.requantize(acc, m, zp)])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16 int8-dot=true})").run(
+        staged, params=dict(params)
+    )
+    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d_integer"]
+    assert [str(op.attributes["kernel_layout"]) for op in convs] == ['"OIHW4i16o4i"']
+    table = dict(params)
+    mlc.PassManager.parse("builtin.module(mlc-default{layout-block=16})").run(module, params=table)
+    (got,) = run_compiled(module, table, [x])
+    acc64 = _int_conv(x, params["w"], 0, 0, 1).astype(np.int64) + params["b"]
+    want = np.clip(np.rint(acc64 * params["m"].astype(np.float64)) + 7, 0, 255).astype(np.uint8)
+    np.testing.assert_array_equal(got, want)

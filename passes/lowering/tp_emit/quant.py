@@ -94,9 +94,35 @@ def _extend(v: ir.Value, ft: ir.Type) -> ir.Value:
 
 def _requantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
     acc, multiplier, zp = xs
-    f64 = ir.F64Type.get()
-    product = arith.MulFOp(arith.SIToFPOp(f64, acc).result, _extend(multiplier, f64)).result
-    return saturate(m.RoundEvenOp(product).result, zp, dtypes[2])
+    if dtypes[1] == "f64":
+        f64 = ir.F64Type.get()
+        product = arith.MulFOp(arith.SIToFPOp(f64, acc).result, multiplier).result
+        return saturate(m.RoundEvenOp(product).result, zp, dtypes[2])
+    return saturate(_round_product_f32(acc, multiplier), zp, dtypes[2])
+
+
+def _round_product_f32(acc: ir.Value, multiplier: ir.Value) -> ir.Value:
+    """round_half_even(acc * multiplier) in f32 arithmetic, equal to the f64 product's for
+    |acc| < 2^24 (acc then converts exactly): the f32 product p misses the exact one by
+    e = fma(acc, m, -p), which can only move the rounding when p is a tie (|p - r| = 0.5,
+    half-integers are f32 numbers); then e's sign decides. Larger accumulators round on
+    conversion, which can move a near tie by one step. On Zen 4 the f64 epilogue (two registers
+    a vector, conversions each way) took half of squeezenet's int8 3x3 stem conv's time."""
+    f32 = ir.F32Type.get()
+    a = arith.SIToFPOp(f32, acc).result
+    mult = _extend(multiplier, f32)
+    const = lambda v: arith.ConstantOp(f32, ir.FloatAttr.get(f32, v)).result  # noqa: E731
+    # p as fma(a, m, -0): a plain mulf would be contracted with `p - r` into one FMA
+    # (tp-to-loops marks mulf / subf `contract`), and d would no longer be p - r.
+    p = m.FmaOp(a, mult, const(-0.0)).result
+    error = m.FmaOp(a, mult, arith.NegFOp(p).result).result
+    r = m.RoundEvenOp(p).result
+    d = arith.SubFOp(p, r).result  # exact: p and r are within 0.5 of each other
+    tie = arith.CmpFOp(arith.CmpFPredicate.OEQ, m.AbsFOp(d).result, const(0.5)).result
+    away = arith.CmpFOp(arith.CmpFPredicate.OGT, arith.MulFOp(d, error).result, const(0.0))
+    step = arith.AddFOp(d, d).result  # +-1 at a tie
+    fixed = arith.AddFOp(r, step).result
+    return arith.SelectOp(arith.AndIOp(tie, away.result).result, fixed, r).result
 
 
 @inline("quantize_linear")

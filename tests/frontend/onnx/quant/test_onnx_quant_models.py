@@ -68,6 +68,67 @@ def small_cnn(rng: np.random.Generator) -> tuple[Any, list[int]]:
     return _model(nodes, [1, 3, 16, 16], "y", inits), [1, 3, 16, 16]
 
 
+def small_fire(rng: np.random.Generator) -> tuple[Any, list[int]]:
+    """squeezenet's fire module: a squeeze conv, two expand convs concatenated, a max pool."""
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w1", "b1"], ["c1"], strides=[2, 2]),
+        n("Relu", ["c1"], ["r1"]),
+        n("MaxPool", ["r1"], ["p1"], kernel_shape=[3, 3], strides=[2, 2]),
+        n("Conv", ["p1", "ws", "bs"], ["s"]),
+        n("Relu", ["s"], ["rs"]),
+        n("Conv", ["rs", "we1", "be1"], ["e1"]),
+        n("Relu", ["e1"], ["re1"]),
+        n("Conv", ["rs", "we3", "be3"], ["e3"], pads=[1, 1, 1, 1]),
+        n("Relu", ["e3"], ["re3"]),
+        n("Concat", ["re1", "re3"], ["cat"], axis=1),
+        n("MaxPool", ["cat"], ["p2"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        n("Conv", ["p2", "w2", "b2"], ["c2"]),
+        n("GlobalAveragePool", ["c2"], ["g"]),
+        n("Flatten", ["g"], ["y"]),
+    ]
+    inits = {
+        "w1": rng.standard_normal((16, 3, 3, 3)) * 0.3,
+        "b1": rng.standard_normal(16) * 0.1,
+        "ws": rng.standard_normal((8, 16, 1, 1)) * 0.3,
+        "bs": rng.standard_normal(8) * 0.1,
+        "we1": rng.standard_normal((16, 8, 1, 1)) * 0.3,
+        "be1": rng.standard_normal(16) * 0.1,
+        "we3": rng.standard_normal((16, 8, 3, 3)) * 0.2,
+        "be3": rng.standard_normal(16) * 0.1,
+        "w2": rng.standard_normal((10, 32, 1, 1)) * 0.2,
+        "b2": rng.standard_normal(10) * 0.1,
+    }
+    return _model(nodes, [1, 3, 33, 33], "y", inits), [1, 3, 33, 33]
+
+
+def small_residual(rng: np.random.Generator) -> tuple[Any, list[int]]:
+    """Two bottleneck-style residual blocks: the second adds the first's output, whose
+    dequantize graph-fuse computes inside the add's conv kernel."""
+    n = helper.make_node
+    nodes = [
+        n("Conv", ["x", "w0", "b0"], ["c0"], pads=[1, 1, 1, 1]),
+        n("Relu", ["c0"], ["r0"]),
+        n("Conv", ["r0", "w1", "b1"], ["c1"]),
+        n("Relu", ["c1"], ["r1"]),
+        n("Conv", ["r1", "w2", "b2"], ["c2"], pads=[1, 1, 1, 1]),
+        n("Add", ["c2", "r0"], ["a1"]),
+        n("Relu", ["a1"], ["o1"]),
+        n("Conv", ["o1", "w3", "b3"], ["c3"]),
+        n("Relu", ["c3"], ["r3"]),
+        n("Conv", ["r3", "w4", "b4"], ["c4"], pads=[1, 1, 1, 1]),
+        n("Add", ["c4", "o1"], ["a2"]),
+        n("Relu", ["a2"], ["o2"]),
+        n("GlobalAveragePool", ["o2"], ["g"]),
+        n("Flatten", ["g"], ["y"]),
+    ]
+    inits = {"w0": rng.standard_normal((16, 3, 3, 3)) * 0.3, "b0": rng.standard_normal(16) * 0.1}
+    for i, shape in enumerate([(8, 16, 1, 1), (16, 8, 3, 3), (8, 16, 1, 1), (16, 8, 3, 3)], 1):
+        inits[f"w{i}"] = rng.standard_normal(shape) * 0.3
+        inits[f"b{i}"] = rng.standard_normal(shape[0]) * 0.1
+    return _model(nodes, [1, 3, 12, 12], "y", inits), [1, 3, 12, 12]
+
+
 def small_mlp(rng: np.random.Generator) -> tuple[Any, list[int]]:
     n = helper.make_node
     nodes = [
@@ -136,17 +197,22 @@ def integer_kernels(model: Any) -> list[str]:
     return [k for k in kinds for _ in range(text.count(f'"graph.{k}"'))]
 
 
-@pytest.mark.parametrize("build", [small_cnn, small_mlp], ids=["cnn", "mlp"])
+@pytest.mark.parametrize(
+    "build",
+    [small_cnn, small_fire, small_residual, small_mlp],
+    ids=["cnn", "fire", "residual", "mlp"],
+)
 def test_static_qdq_per_channel(build: Any, tmp_path: pathlib.Path) -> None:
     rng = np.random.default_rng(0)
     model, shape = build(rng)
     qdq = quantize_static(model, shape, rng, tmp_path)
     kernels = integer_kernels(qdq)
-    expected = (
-        ["conv2d_integer"] * 2 + ["matmul_integer"]
-        if build is small_cnn
-        else ["matmul_integer"] * 2
-    )
+    expected = {
+        small_cnn: ["conv2d_integer"] * 2 + ["matmul_integer"],
+        small_fire: ["conv2d_integer"] * 5,
+        small_residual: ["conv2d_integer"] * 5,
+        small_mlp: ["matmul_integer"] * 2,
+    }[build]
     assert sorted(kernels) == sorted(expected), kernels
     step = output_step(qdq)
     differing = 0
@@ -157,6 +223,22 @@ def test_static_qdq_per_channel(build: Any, tmp_path: pathlib.Path) -> None:
         assert steps.max() <= 1.0 + 1e-3, steps.max()
         differing += int(np.count_nonzero(steps > 1e-3))
     assert differing <= 2, f"{differing} outputs differ by one step"
+
+
+def test_fire_module_concatenates_and_pools_uint8(tmp_path: pathlib.Path) -> None:
+    """graph-stay-quantized: the fire module's concat and both max pools run on uint8 (its
+    convs write uint8), where the QDQ graph dequantizes to float around them."""
+    rng = np.random.default_rng(1)
+    model, shape = small_fire(rng)
+    module, params = import_model(quantize_static(model, shape, rng, tmp_path))
+    mlc.PassManager.parse(
+        "builtin.module(graph-fuse-qdq,graph-stay-quantized,graph-fold-constants,mlc-dce)"
+    ).run(module, params=params)
+    text = str(module)
+    pools = [line for line in text.splitlines() if '"graph.max_pool2d"' in line]
+    concats = [line for line in text.splitlines() if "tensor.concat" in line]
+    assert len(pools) == 2 and len(concats) == 1, text
+    assert all("xf32>" not in line for line in pools + concats), pools + concats
 
 
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
