@@ -105,6 +105,18 @@ func.func @growing_product() -> tensor<36x4xf32> {
   return %u : tensor<36x4xf32>
 }
 
+// A pad of constant weights (channels padded to a vector block: 6 -> 8) folds although its
+// result outgrows its input: a copy with zeros, not a broadcast (at most 8x its input).
+// CHECK-LABEL: func.func @padded_weights
+// PARAMS-NEXT: %[[P:.*]] = "graph.constant"() {value = #graph.param<"padded">} : () -> tensor<4x8xf32>
+// PARAMS-NEXT: return %[[P]]
+// NOPARAMS: "graph.pad"
+func.func @padded_weights() -> tensor<4x8xf32> {
+  %k = "graph.constant"() {value = #graph.param<"k">} : () -> tensor<4x6xf32>
+  %p = "graph.pad"(%k) {mode = "constant", pads = array<i64: 0, 0, 0, 2>, value = 0.0 : f32} : (tensor<4x6xf32>) -> tensor<4x8xf32> loc("padded")
+  return %p : tensor<4x8xf32>
+}
+
 // Two folded parameters from ops with the same name get distinct names; ops inside outlined
 // kernels fold too.
 // CHECK-LABEL: func.func private @kernel
@@ -124,6 +136,7 @@ func.func private @kernel(%x: tensor<6x4xf32>) -> tensor<6x4xf32> attributes {gr
 
 // VALUES: k_t float32 [6, 4] [ 0.  6. 12. 18.  1.  7.
 // VALUES-NEXT: k_t.1 float32 [6, 4] [ -0.  -6. -12. -18.  -1.  -7.
+// VALUES-NEXT: padded float32 [4, 8] [ 0.  1.  2.  3.  4.  5.  0.  0.  6.
 // VALUES-NEXT: transformed float32 [36, 4] [9. 9. 9.
 // VALUES-NEXT: unused float32 [2] [0. 0.]
 // VALUES-NEXT: w_exp_4x8 float32 [4, 8] [ 1.      1.1331  1.284   1.455   1.6487
