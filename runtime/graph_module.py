@@ -42,7 +42,7 @@ from mlc.contract import (
 )
 from mlc.errors import MlcError, RuntimeInputError
 from mlc.runtime.benchmark import BenchmarkResult, time_function, time_interleaved
-from mlc.runtime.memory import MemoryLimitError, available_bytes, check_fits
+from mlc.runtime.memory import MemoryLimitError, available_bytes, check_fits, keep_freed_memory
 from mlc.runtime.module import RuntimeModule
 from mlc.runtime.shapes import SymbolicShapes
 
@@ -155,6 +155,8 @@ class GraphModule:
         self._workspace = aligned_empty((m.workspace_size,), np.uint8)
         self._staged: list[np.ndarray | None] = [None] * len(m.inputs)
         self._shapes = None if m.is_static else SymbolicShapes(m)
+        if not m.is_static:  # intermediates of run-time size are allocated per run
+            keep_freed_memory()
         self._bound_shapes: tuple[tuple[int, ...], ...] | None = None
         """The input shapes the descriptors were last bound for (symbolic modules)."""
         self._env: dict[str, int] = {}

@@ -5,6 +5,9 @@ kernel's OOM killer) half-way through setting up."""
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import resource
 
 from mlc.contract import Manifest
@@ -75,3 +78,25 @@ def _size(n: int) -> str:
             return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
         n /= 1024  # type: ignore[assignment]
     return f"{n} B"
+
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # glibc's mallopt parameters
+
+
+@functools.cache
+def keep_freed_memory() -> bool:
+    """Keep memory freed by a module's per-run buffers in the heap (glibc's malloc; elsewhere
+    nothing). A module with run-time sizes allocates its intermediates of run-time size on
+    every run and frees them after; glibc hands large ones back to the kernel (mmap, heap
+    trimming) and faults their pages in again on the next run: BERT at 512 tokens ran 130
+    instead of 80 ms. Chunks up to 32 MiB (glibc's largest mmap threshold) then stay in the
+    heap, and up to 1 GiB of free heap stays mapped. Process-wide, once; True when applied."""
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        mallopt = getattr(libc, "mallopt", None)
+    except OSError:
+        return False
+    if mallopt is None or not hasattr(libc, "gnu_get_libc_version"):
+        return False
+    return bool(mallopt(M_MMAP_THRESHOLD, 32 << 20)) and bool(mallopt(M_TRIM_THRESHOLD, 1 << 30))

@@ -10,6 +10,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,9 +122,24 @@ static int mlc_check_threads_(int num_threads) {
   return MLC_OK;
 }
 
+/* A model with run-time sizes allocates its intermediates of run-time size on every run and
+   frees them after: glibc would hand large ones back to the kernel (mmap, heap trimming) and
+   fault the pages in again on the next run (BERT at 512 tokens: 130 instead of 80 ms). Keep
+   freed memory of up to 32 MiB chunks in the heap instead (process-wide, like the Python
+   runtime). */
+static void mlc_keep_freed_memory_(void) {
+#if defined(__GLIBC__)
+  if (MLC_NUM_SYMBOLS) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  }
+#endif
+}
+
 /* The model's buffers around a params blob (taken over by the model, freed by _free). */
 static int mlc_finish_(struct MLC_MODEL *m, int num_threads, struct MLC_MODEL **out) {
   int n = 0;
+  mlc_keep_freed_memory_();
   m->threads = num_threads ? num_threads : MLC_COMPILED_THREADS;
   m->workspace = mlc_alloc_(MLC_WORKSPACE_SIZE);
   if (!m->workspace) goto oom;
