@@ -54,6 +54,7 @@ class _Chunk:
     text: str
     defined: bool
     refs: set[str]
+    constant: bool
 
 
 def _chunks(text: str) -> tuple[str, str, list[_Chunk], str]:
@@ -80,7 +81,7 @@ def _chunks(text: str) -> tuple[str, str, list[_Chunk], str]:
         linkage = next((w for w in words if w in _COPYABLE or w == "external"), "external")
         defined = op != "llvm.func" or chunk[0].rstrip().endswith("{")
         refs = set(_SYMBOL.findall(body)) - {name}
-        parsed.append(_Chunk(op, name, linkage, body, defined, refs))
+        parsed.append(_Chunk(op, name, linkage, body, defined, refs, "constant" in words))
     return "".join(lines[:start]), lines[start], parsed, "".join(lines[end:])
 
 
@@ -189,6 +190,8 @@ def _kernel_unit(
             return None  # a symbol that is no top-level op (nested symbol tables)
         if dep.op == "llvm.func" and not dep.defined:
             decls.append(dep.text)
+        elif dep.op == "llvm.mlir.global" and dep.linkage in _COPYABLE and not dep.constant:
+            return None  # state the entry shares (a copy would be another variable)
         elif dep.linkage in _COPYABLE or dep.op not in ("llvm.func", "llvm.mlir.global"):
             body.append(dep.text)
             todo.extend(sorted(dep.refs))

@@ -11,8 +11,7 @@ import mlc
 from helpers.onnx_models import mobilenet_like
 from mlc.errors import ToolError
 from mlc.frontend import from_onnx
-from mlc.runtime import CompiledLibrary, GraphModule, load_module
-from mlc.runtime import codegen
+from mlc.runtime import CompiledLibrary, GraphModule, codegen, load_module
 from mlc.runtime.codegen_split import Unit, split_units
 from mlc.runtime.module import JitEntry, SharedEntry
 
@@ -142,3 +141,16 @@ def test_codegen_jobs_must_be_a_positive_number(monkeypatch) -> None:
     monkeypatch.setenv("MLC_CODEGEN_JOBS", "0")
     with pytest.raises(ToolError, match="at least 1"):
         codegen.codegen_jobs()
+
+
+def test_kernel_timers_of_a_split_module_count_every_kernel(monkeypatch) -> None:
+    monkeypatch.setenv("MLC_CODEGEN_JOBS", "2")
+    module, params = from_onnx(mobilenet_like())
+    lib = mlc.build(module, params, threads=2, profile=True)
+    rt = lib.jit()
+    assert isinstance(rt.entry, SharedEntry)
+    gm = GraphModule(rt)
+    gm.set_input("image", np.ones((1, 3, 16, 16), np.float32))
+    profile = gm.profile(number=3, warmup=1)
+    assert profile.runs == 3 and len(profile.kernels) >= codegen.MIN_KERNELS
+    assert all(k.ms > 0 for k in profile.kernels)
