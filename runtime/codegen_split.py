@@ -2,11 +2,12 @@
 
     units = split_units(module, key="...")   # [entry unit, kernel unit, kernel unit, ...]
 
-Each kernel (a defined function of local linkage) becomes a unit of its own: a module holding
-the kernel, copies of the local helpers and globals it uses, and declarations of the rest. The
-kernel is renamed after a digest of its unit (`<name>_<16 hex>`, hidden visibility), so equal
-kernels get equal names and objects (the object cache's key) and two models loaded in one
-process cannot mix theirs up. The entry unit is the module without the kernels, calling them
+Kernels (defined functions of local linkage) go into kernel units: a module holding a kernel
+(or a few consecutive small ones), copies of the local helpers and constants they use, and
+declarations of the rest. Each kernel is renamed after a digest of its text and of what it
+uses (`<name>_<16 hex>`, hidden visibility), so equal kernels get equal names and objects (the
+object cache's key is the unit's digest) and two models loaded in one process cannot mix
+theirs up. The entry unit is the module without the kernels, calling them
 through declarations. Units are compiled one ExecutionEngine each and linked together; kernels
 were not inlined into the entry before (each is an OpenMP region or a large loop nest), so the
 code of each function is what one engine for the whole module generates.
@@ -28,6 +29,8 @@ _HEAD = re.compile(r"^  ([\w.]+)(?: (\w+))*? ?@")
 _LOCAL = {"internal", "private"}
 _COPYABLE = _LOCAL | {"linkonce", "linkonce_odr", "weak_odr"}
 _PLACEHOLDER = "__mlc_unit_kernel__"
+GROUP_CHARS = 60_000
+"""Least text per kernel unit (ResNet-50's kernels: 10-250 kB each, 90 kB on average)."""
 
 
 @dataclass(frozen=True)
@@ -134,15 +137,16 @@ def split_units(module: ir.Module, key: str) -> list[Unit]:
     kernels = [c for c in kernels if not callers[c.name] & kernel_names]
     if not kernels:
         return []
-    units: list[Unit] = []
+    pieces: list[_Piece] = []
     renames: dict[str, str] = {}
     for kernel in kernels:
-        unit = _kernel_unit(kernel, by_name, ops, header, key)
-        if unit is None:
+        piece = _kernel_piece(kernel, by_name, ops, key)
+        if piece is None:
             continue
-        renames[kernel.name] = unit.lookup
-        if all(u.lookup != unit.lookup for u in units):
-            units.append(unit)
+        renames[kernel.name] = piece.name
+        if all(p.name != piece.name for p in pieces):  # equal kernels: one copy
+            pieces.append(piece)
+    units = _group(pieces, header, key)
     if not units:
         return []
     kept = [c.text for c in chunks if c.name not in renames]
@@ -167,14 +171,45 @@ def _entry_name(chunks: list[_Chunk]) -> str:
     return next(c.name for c in chunks if c.op == "llvm.func" and c.defined)
 
 
-def _kernel_unit(
+@dataclass(frozen=True)
+class _Piece:
+    """One kernel, renamed, with what its unit must hold besides it."""
+
+    label: str
+    name: str
+    text: str
+    deps: tuple[str, ...]  # declarations and copied local chunks, in a fixed order
+    externals: tuple[str, ...]
+
+
+def _group(pieces: list[_Piece], header: str, key: str) -> list[Unit]:
+    """Consecutive kernels in units of at least GROUP_CHARS of text: an engine per unit costs
+    10-20 ms, which small kernels (DenseNet's BN-ReLU, pools) would not pay back."""
+    units: list[Unit] = []
+    group: list[_Piece] = []
+    size = 0
+    for n, piece in enumerate(pieces):
+        group.append(piece)
+        size += len(piece.text)
+        if size < GROUP_CHARS and n + 1 < len(pieces):
+            continue
+        deps = list(dict.fromkeys(d for p in group for d in p.deps))
+        text = header + "module {\n" + "".join(deps) + "".join(p.text for p in group) + "}\n"
+        digest = hashlib.sha256((key + "\n" + text).encode()).hexdigest()
+        label = group[0].label + (f" (and {len(group) - 1} more kernels)" if len(group) > 1 else "")
+        externals = tuple(sorted({e for p in group for e in p.externals}))
+        units.append(Unit(label, text, group[0].name, externals, digest))
+        group, size = [], 0
+    return units
+
+
+def _kernel_piece(
     kernel: _Chunk,
     by_name: dict[str, _Chunk],
     ops: dict[str, ir.Operation],
-    header: str,
     key: str,
-) -> Unit | None:
-    """The unit of one kernel, or None when it uses something it cannot take along."""
+) -> _Piece | None:
+    """One kernel ready for a unit, or None when it uses something it cannot take along."""
     body: list[str] = []
     decls: list[str] = []
     externals: list[str] = []
@@ -206,13 +241,9 @@ def _kernel_unit(
     if local not in own:
         return None
     own = own.replace(local, f"llvm.func hidden @{_PLACEHOLDER}(", 1)
-    text = header + "module {\n" + "".join(decls + body) + own + "}\n"
-    digest = hashlib.sha256((key + "\n" + base + "\n" + text).encode()).hexdigest()
+    deps = tuple(decls + body)
+    digest = hashlib.sha256((key + "\n" + base + "\n" + "".join(deps) + own).encode()).hexdigest()
     name = f"{base}_{digest[:16]}"
-    return Unit(
-        kernel.name,
-        text.replace(f"@{_PLACEHOLDER}", f"@{name}"),
-        name,
-        tuple(sorted(externals)),
-        digest,
+    return _Piece(
+        kernel.name, name, own.replace(f"@{_PLACEHOLDER}", f"@{name}"), deps, tuple(externals)
     )
