@@ -111,6 +111,25 @@ def generate_objects(
     cache = cache_root()
     if (jobs < 2 and cache is None) or kernel_count(module) < MIN_KERNELS:
         return None
+    # the workers start (~0.3 s: Python and the bindings) while this process splits the module
+    workers = [start_worker() for _ in range(jobs - 1)]
+    try:
+        return _generate(module, runtime_libs, workdir, opt_level, cache, workers)
+    finally:
+        for proc in workers:
+            if proc.returncode is None:  # not given work: tell it there is none
+                _give_job(proc, "")
+                proc.communicate()
+
+
+def _generate(
+    module: ir.Module,
+    runtime_libs: Sequence[pathlib.Path],
+    workdir: pathlib.Path,
+    opt_level: int,
+    cache: pathlib.Path | None,
+    workers: list[subprocess.Popen[str]],
+) -> list[pathlib.Path] | None:
     units = split_units(module, cache_key(opt_level))
     if not units:
         return None
@@ -125,7 +144,8 @@ def generate_objects(
         paths.append(out)
         todo.append((unit, out, cached))
     if todo:
-        compile_units([(u, out) for u, out, _ in todo], runtime_libs, workdir, opt_level, jobs)
+        pairs = [(u, out) for u, out, _ in todo]
+        compile_units(pairs, runtime_libs, workdir, opt_level, len(workers) + 1, workers)
     for _, out, cached in todo:
         if cached is not None:
             _store(out, cached)
@@ -149,9 +169,11 @@ def compile_units(
     workdir: pathlib.Path,
     opt_level: int,
     jobs: int,
+    workers: Sequence[subprocess.Popen[str]] | None = None,
 ) -> None:
     """Write each unit's object; ToolError naming the units that failed. This process and
-    jobs - 1 workers walk the units largest first, each compiling those it claims first."""
+    jobs - 1 workers (`workers`, started with `start_worker`, or new ones) walk the units
+    largest first, each compiling those it claims first."""
     order = sorted(range(len(units)), key=lambda i: -len(units[i][0].text))
     entries = []
     for i in order:
@@ -162,16 +184,10 @@ def compile_units(
     job = workdir / "codegen-job.json"
     libs = [str(p) for p in runtime_libs]
     job.write_text(json.dumps({"libs": libs, "opt_level": opt_level, "units": entries}))
-    script = pathlib.Path(__file__).with_name("codegen_worker.py")
-    workers = [
-        subprocess.Popen(
-            [sys.executable, str(script), str(job)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(min(jobs, len(units)) - 1)
-    ]
+    if workers is None:
+        workers = [start_worker() for _ in range(min(jobs, len(units)) - 1)]
+    for proc in workers:
+        _give_job(proc, str(job))
     errors: dict[int, str] = {}
     done: set[int] = set()
     context = ir.Context()
@@ -213,3 +229,27 @@ def compile_units(
             + "\n".join(lines[:10])
             + ("\n  ..." if len(lines) > 10 else "")
         )
+
+
+def start_worker() -> subprocess.Popen[str]:
+    """A worker process waiting for the path of its job on stdin."""
+    script = pathlib.Path(__file__).with_name("codegen_worker.py")
+    return subprocess.Popen(
+        [sys.executable, str(script), "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _give_job(proc: subprocess.Popen[str], job: str) -> None:
+    """Send the job's path (once; "" for none) and close stdin."""
+    if proc.stdin is None:
+        return
+    try:
+        proc.stdin.write(job + "\n")
+        proc.stdin.close()
+    except (BrokenPipeError, ValueError):
+        pass  # the worker is gone; compile_units reports its units
+    proc.stdin = None

@@ -1,6 +1,7 @@
 """Compile LLVM-dialect units to object files, in this process or as a worker process.
 
     python codegen_worker.py JOB.json
+    python codegen_worker.py -          # started early: reads the job's path from stdin
 
 JOB.json: {"libs": [...], "opt_level": 3, "units": [[mlir file, object file, lookup,
 [externals]], ...]}. Every process of a job (the parent and its workers) walks the same list and
@@ -52,7 +53,10 @@ def claim(obj: str) -> bool:
 
 
 def main(argv: Sequence[str]) -> int:
-    with open(argv[1]) as f:
+    path = sys.stdin.readline().strip() if argv[1] == "-" else argv[1]
+    if not path:
+        return 0  # no work after all (every unit was in the cache)
+    with open(path) as f:
         job = json.load(f)
     for lib in job["libs"]:  # declared functions must resolve while the engine links
         ctypes.CDLL(lib, mode=os.RTLD_GLOBAL)
