@@ -161,3 +161,23 @@ def test_kernel_timers_of_a_split_module_count_every_kernel(monkeypatch) -> None
     profile = gm.profile(number=3, warmup=1)
     assert profile.runs == 3 and len(profile.kernels) >= codegen.MIN_KERNELS
     assert all(k.ms > 0 for k in profile.kernels)
+
+
+def test_the_cache_key_follows_the_target_llvm_and_opt_level(monkeypatch) -> None:
+    import dataclasses
+
+    import mlc.runtime.target as target_module
+
+    key = codegen.cache_key(3)
+    assert codegen.cache_key(2) != key
+    host = target_module.host_target()
+    codegen.cache_key.cache_clear()
+    monkeypatch.setattr(
+        target_module, "host_target", lambda: dataclasses.replace(host, cpu="another-cpu")
+    )
+    assert codegen.cache_key(3) != key
+    codegen.cache_key.cache_clear()
+    monkeypatch.undo()
+    monkeypatch.setattr("mlc.version.mlir_version", lambda: "0.0.0")
+    assert codegen.cache_key(3) != key
+    codegen.cache_key.cache_clear()
