@@ -222,7 +222,7 @@ class CompiledLibrary:
         if not linker.has_c_compiler():
             return None
         libs = [linker.installed_runtime_lib(n) for n in self.manifest.runtime_libs]
-        with progress.stage("generating code"):
+        with progress.stage("generating code by kernel"):
             return generate_objects(self.module, libs, work, OPT_LEVEL)
 
     def _jit_split(self) -> RuntimeModule | None:
