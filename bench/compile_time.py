@@ -37,6 +37,7 @@ def now():
     c = resource.getrusage(resource.RUSAGE_CHILDREN)
     return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime, time.perf_counter()
 import mlc
+assert mlc.__file__.startswith(sys.argv[3]), f"imported {mlc.__file__}, not the commit's tree"
 from mlc.frontend import from_onnx
 from mlc.runtime import CompiledLibrary  # noqa: F401 (imported before the clock starts)
 path, threads = sys.argv[1], int(sys.argv[2])
@@ -73,8 +74,10 @@ def measure(
 ) -> dict[str, list[float]]:
     env = dict(os.environ, PYTHONPATH=str(tree), MLC_CACHE_DIR=cache)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    cmd = [sys.executable, "-c", CHILD, str(model), str(threads)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-c", CHILD, str(model), str(threads), str(tree)]
+    # run in the tree: `python -c` puts the current folder first on sys.path, and the repository
+    # root holds an `mlc/` folder, which would be imported instead of the commit's tree
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, cwd=tree)
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line.removeprefix("RESULT "))
