@@ -10,9 +10,11 @@ code generation was half of a ResNet-50 compile, all of it on one core.
 
 The cache is a folder of objects named by the sha256 of the unit's text and of everything else
 that decides its code: the MLIR/LLVM version, the host's triple, CPU and ISA flags, the
-optimization level and this format's version. `MLC_CACHE_DIR` moves it (default
-`$XDG_CACHE_HOME/mlc` or `~/.cache/mlc`); `MLC_CACHE_DIR=off` turns it off.
-`MLC_CODEGEN_JOBS` sets the process count (default: the cores this process may run on).
+optimization level and this format's version. Both are opt-in: `MLC_CACHE_DIR=<folder>` turns
+the cache on, `MLC_CODEGEN_JOBS=<n>` runs n processes. Without either, a module compiles whole
+on one ExecutionEngine as before: on the shared 2-vCPU hosts of issue 31 two processes cost
+~50 % more CPU for no wall-clock gain (bench/RESULTS.md), while a split compile in one process
+costs ~10-20 % more than a whole one.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ ENV_CACHE = "MLC_CACHE_DIR"
 
 
 def codegen_jobs() -> int:
-    """Processes that generate code: MLC_CODEGEN_JOBS, else the cores this process may use."""
+    """Processes that generate code: MLC_CODEGEN_JOBS (e.g. the cores, `nproc`), else 1."""
     value = os.environ.get(ENV_JOBS, "")
     if value:
         try:
@@ -54,16 +56,13 @@ def codegen_jobs() -> int:
         if jobs < 1:
             raise ToolError(f"{ENV_JOBS} must be at least 1, got {jobs}")
         return jobs
-    return max(1, len(os.sched_getaffinity(0)))
+    return 1  # off by default: on the shared 2-vCPU hosts it did not pay (bench/RESULTS.md)
 
 
 def cache_root() -> pathlib.Path | None:
-    """The object cache's folder, or None when MLC_CACHE_DIR is 'off' (or empty)."""
-    value = os.environ.get(ENV_CACHE)
-    if value is not None:
-        return None if value.strip().lower() in ("", "off", "0", "none") else pathlib.Path(value)
-    base = os.environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
-    return pathlib.Path(base) / "mlc"
+    """The object cache's folder (MLC_CACHE_DIR), or None: unset, empty or 'off'."""
+    value = os.environ.get(ENV_CACHE, "")
+    return None if value.strip().lower() in ("", "off", "0", "none") else pathlib.Path(value)
 
 
 @lru_cache(maxsize=None)

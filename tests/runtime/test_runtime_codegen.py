@@ -181,3 +181,10 @@ def test_the_cache_key_follows_the_target_llvm_and_opt_level(monkeypatch) -> Non
     monkeypatch.setattr("mlc.version.mlir_version", lambda: "0.0.0")
     assert codegen.cache_key(3) != key
     codegen.cache_key.cache_clear()
+
+
+def test_without_the_variables_a_module_compiles_whole(lib, monkeypatch) -> None:
+    monkeypatch.delenv("MLC_CODEGEN_JOBS", raising=False)
+    monkeypatch.delenv("MLC_CACHE_DIR", raising=False)
+    assert codegen.codegen_jobs() == 1 and codegen.cache_root() is None
+    assert isinstance(lib.jit().entry, JitEntry)
