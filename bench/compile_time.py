@@ -5,10 +5,14 @@
 A model is a light-zoo name (seeded weights, written to a temporary .onnx once) or an .onnx
 path. Each process imports mlc from the commit's package tree (compare_commits.py's
 `package_tree`), then times `from_onnx`, `mlc.build` (the passes) and `.jit()` (LLVM code
-generation) with `--threads` worker threads, in CPU time (user + system, `getrusage`) and
-wall-clock time; the process's own imports are left out. The table gives the minimum over the
-repeats of each phase and of the total, CPU and wall: on a shared host CPU time is the steadier
-figure, since wall-clock time includes waiting for a core.
+generation) with `--threads` worker threads, in CPU time (user + system of the process and of
+the code generation workers it waited for, `getrusage`) and wall-clock time; the process's own
+imports are left out. Code generation's object cache is off (`MLC_CACHE_DIR=off`: every
+compile is cold) unless `--warm`, which compiles each model once into a cache of its own first.
+Python writes bytecode caches (PYTHONDONTWRITEBYTECODE is dropped), as an installed mlc has
+them: otherwise every process compiles the modules `mlc.build` imports (~1 s). The table gives
+the minimum over the repeats of each phase and of the total, CPU and wall: on a shared host CPU
+time is the steadier figure, since wall-clock time includes waiting for a core.
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ CHILD = """
 import json, resource, sys, time
 def now():
     r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime, time.perf_counter()
+    c = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime + c.ru_utime + c.ru_stime, time.perf_counter()
 import mlc
+assert mlc.__file__.startswith(sys.argv[3]), f"imported {mlc.__file__}, not the commit's tree"
 from mlc.frontend import from_onnx
 from mlc.runtime import CompiledLibrary  # noqa: F401 (imported before the clock starts)
 path, threads = sys.argv[1], int(sys.argv[2])
@@ -63,10 +69,15 @@ def model_file(name: str, folder: pathlib.Path) -> pathlib.Path:
     return path
 
 
-def measure(tree: pathlib.Path, model: pathlib.Path, threads: int) -> dict[str, list[float]]:
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    cmd = [sys.executable, "-c", CHILD, str(model), str(threads)]
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+def measure(
+    tree: pathlib.Path, model: pathlib.Path, threads: int, cache: str = "off"
+) -> dict[str, list[float]]:
+    env = dict(os.environ, PYTHONPATH=str(tree), MLC_CACHE_DIR=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    cmd = [sys.executable, "-c", CHILD, str(model), str(threads), str(tree)]
+    # run in the tree: `python -c` puts the current folder first on sys.path, and the repository
+    # root holds an `mlc/` folder, which would be imported instead of the commit's tree
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False, cwd=tree)
     for line in out.stdout.splitlines():
         if line.startswith("RESULT "):
             return json.loads(line.removeprefix("RESULT "))
@@ -80,6 +91,9 @@ def main() -> int:
     parser.add_argument("--models", nargs="+", required=True, help="light-zoo names or .onnx")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=2, help="alternations per model")
+    parser.add_argument(
+        "--warm", action="store_true", help="time compiles whose objects are in the cache"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         folder = pathlib.Path(tmp)
@@ -93,9 +107,14 @@ def main() -> int:
         for name in args.models:
             model = model_file(name, folder)
             best: dict[str, dict[str, list[float]]] = {c: {} for c in args.commits}
+            caches = {c: "off" for c in args.commits}
+            if args.warm:
+                for i, (commit, tree) in enumerate(trees.items()):
+                    caches[commit] = str(folder / f"cache-{i}-{model.stem}")
+                    measure(tree, model, args.threads, caches[commit])
             for _ in range(args.repeat):
                 for commit, tree in trees.items():
-                    got = measure(tree, model, args.threads)
+                    got = measure(tree, model, args.threads, caches[commit])
                     for phase in PHASES:
                         seen = best[commit].get(phase, [float("inf")] * 2)
                         best[commit][phase] = [min(a, b) for a, b in zip(seen, got[phase])]

@@ -41,7 +41,7 @@ from mlc.contract import (
 from mlc.errors import MlcError, ToolError
 from mlc.files import atomic_output
 from mlc.runtime import embedded, linker
-from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, check_params
+from mlc.runtime.module import CIFACE_PREFIX, JitEntry, RuntimeModule, SharedEntry, check_params
 from mlc.runtime.target import host_target
 from mlc.runtime.toolchain import OPENMP_LIB, USER_LIBS
 from mlc.version import __version__, mlir_version
@@ -196,6 +196,9 @@ class CompiledLibrary:
 
         libs = [str(linker.installed_runtime_lib(n)) for n in self.manifest.runtime_libs]
         _resolve_externals(self.module, self.manifest.runtime_libs)
+        split = self._jit_split()
+        if split is not None:
+            return split
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, shared_libs=libs)
         except RuntimeError as e:
@@ -209,6 +212,37 @@ class CompiledLibrary:
             JitEntry(engine, self.manifest.entry),
             "jit",
             keepalive=(self.module,),
+        )
+
+    def _split_objects(self, work: pathlib.Path) -> list[pathlib.Path] | None:
+        """The module's code as separately generated objects (`codegen.py`: units compiled on
+        every core, cached), or None where it compiles whole (few kernels, no C compiler)."""
+        from mlc.runtime.codegen import generate_objects
+
+        if not linker.has_c_compiler():
+            return None
+        libs = [linker.installed_runtime_lib(n) for n in self.manifest.runtime_libs]
+        with progress.stage("generating code by kernel"):
+            return generate_objects(self.module, libs, work, OPT_LEVEL)
+
+    def _jit_split(self) -> RuntimeModule | None:
+        """jit() through split objects linked into a shared library loaded in this process."""
+        libs = self.manifest.runtime_libs
+        with tempfile.TemporaryDirectory(prefix="mlc-jit-") as tmp:
+            work = pathlib.Path(tmp)
+            objects = self._split_objects(work)
+            if objects is None:
+                return None
+            so = work / "model.so"
+            rpaths = [str(linker.installed_runtime_lib(n).parent) for n in libs]
+            linker.link_shared(objects[0], so, libs, rpaths, objects[1:])
+            library = linker.load_shared(so)  # stays mapped once the file is gone
+        return RuntimeModule(
+            self.manifest,
+            self.params,
+            SharedEntry(library, self.manifest.entry),
+            "jit",
+            keepalive=(library,),
         )
 
     def export_object(self, path: str | pathlib.Path) -> pathlib.Path:
@@ -225,6 +259,11 @@ class CompiledLibrary:
 
         self._embed_manifest()
         _resolve_externals(self.module, self.manifest.runtime_libs)
+        with tempfile.TemporaryDirectory(prefix="mlc-codegen-") as tmp:
+            objects = self._split_objects(pathlib.Path(tmp))
+            if objects is not None:
+                linker.merge_objects(objects, path)
+                return
         try:
             engine = ExecutionEngine(self.module, opt_level=OPT_LEVEL, enable_pic=True)
             # Compile before dumping. With an empty object cache, dump_to_object_file compiles by

@@ -61,6 +61,21 @@ def c_compiler() -> str:
     return cc
 
 
+def has_c_compiler() -> bool:
+    return shutil.which(os.environ.get("CC", "cc")) is not None
+
+
+def merge_objects(objects: Sequence[pathlib.Path], out: pathlib.Path) -> None:
+    """Link `objects` into one relocatable object `out` (`cc -r`); ToolError on failure."""
+    cmd = [c_compiler(), "-r", "-nostdlib", "-o", str(out), *map(str, objects)]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ToolError(
+            f"merging {len(objects)} objects into {out.name} failed (exit {proc.returncode}):\n"
+            f"  {' '.join(cmd)}\n{proc.stderr.strip()}"
+        )
+
+
 def link_command(
     cc: str,
     obj: pathlib.Path,

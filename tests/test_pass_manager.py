@@ -126,3 +126,18 @@ def test_verify_each_catches_a_pass_that_breaks_shapes(
     with pytest.raises(PassFailedError) as info:
         mlc.PassManager.parse("builtin.module(mlc-dce)").run(module)
     assert any("produced IR that does not verify" in d for d in info.value.diagnostics)
+
+
+def test_runs_of_upstream_passes_are_verified_where_they_end(tmp_path) -> None:
+    pm = mlc.PassManager.parse(
+        "builtin.module(graph-verify,canonicalize,cse,mlc-dce,func.func(cse),canonicalize)"
+    )
+    steps = list(pm.steps())
+    groups = [pm._upstream_group(steps, i) for i in range(len(steps))]
+    # mlc passes are verified by _run_mlc; an upstream step by the verifier only where its run ends
+    assert groups[1] is None
+    assert groups[2] == ["canonicalize", "cse"]
+    assert groups[4] is None
+    assert groups[5] == ["func.func(cse)", "canonicalize"]
+    pm.save_temps(tmp_path / "temps")  # debugging: every step verified, failures placed exactly
+    assert pm._upstream_group(steps, 1) == ["canonicalize"]
