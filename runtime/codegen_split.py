@@ -150,7 +150,9 @@ def split_units(module: ir.Module, key: str) -> list[Unit]:
     if not units:
         return []
     kept = [c.text for c in chunks if c.name not in renames]
-    decls = [_declaration(ops[old], new) for old, new in renames.items()]
+    # equal kernels share one name: declared once
+    first = {new: old for old, new in reversed(list(renames.items()))}
+    decls = [_declaration(ops[old], new) for new, old in first.items()]
     entry_text = header + module_line + "".join(decls) + _rename("".join(kept), renames) + closing
     entry = ops.get(_entry_name(chunks))
     if entry is None:

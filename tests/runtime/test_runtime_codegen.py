@@ -188,3 +188,37 @@ def test_without_the_variables_a_module_compiles_whole(lib, monkeypatch) -> None
     monkeypatch.delenv("MLC_CACHE_DIR", raising=False)
     assert codegen.codegen_jobs() == 1 and codegen.cache_root() is None
     assert isinstance(lib.jit().entry, JitEntry)
+
+
+def test_equal_kernels_share_one_unit_and_one_declaration(monkeypatch) -> None:
+    """Two kernels of different ops with equal code (Mod and fmod on unsigned integers) get
+    the same digest name: one definition in the kernel units and one declaration in the entry
+    (a second was a redefinition the parser refused)."""
+    from onnx import TensorProto, helper
+
+    nodes = [
+        helper.make_node("Mod", ["a", "d"], ["y1"], fmod=0),
+        helper.make_node("Mod", ["a", "d"], ["y2"], fmod=1),
+        helper.make_node("Mul", ["a", "d"], ["y3"]),
+        helper.make_node("Sub", ["a", "d"], ["y4"]),
+        helper.make_node("Add", ["a", "d"], ["y5"]),
+    ]
+    vi = [helper.make_tensor_value_info(n, TensorProto.UINT32, [64]) for n in ("a", "d")]
+    outs = [helper.ValueInfoProto(name=f"y{k}") for k in range(1, 6)]
+    model = helper.make_model(
+        helper.make_graph(nodes, "twins", vi, outs), opset_imports=[helper.make_opsetid("", 17)]
+    )
+    twins = mlc.build(*from_onnx(model))
+    assert codegen.kernel_count(twins.module) >= codegen.MIN_KERNELS
+    entry = split_units(twins.module, "key")[0]
+    assert len(entry.externals) == codegen.kernel_count(twins.module) - 1  # the twins: one name
+    for name in entry.externals:
+        assert entry.text.count(f'sym_name = "{name}"') == 1, name
+    monkeypatch.setenv("MLC_CODEGEN_JOBS", "2")
+    monkeypatch.setenv("MLC_CACHE_DIR", "off")
+    gm = GraphModule(twins.jit())
+    rng = np.random.default_rng(0)
+    a, d = rng.integers(0, 1000, 64, dtype=np.uint32), rng.integers(1, 9, 64, dtype=np.uint32)
+    gm.run(a=a, d=d)
+    for k, want in enumerate((a % d, a % d, a * d, a - d, a + d)):
+        np.testing.assert_array_equal(gm.get_output(k), want)
