@@ -109,14 +109,12 @@ def scratch_at(kernel: ir.Operation, sizes: Mapping[str, int]) -> int:
 def harness(module: ir.Module, scratch_bytes: int, sizes: Mapping[str, int] | None = None) -> None:
     """Add `mlc_main` calling the module's kernel, and the manifest, to `module` in place. A
     kernel with run-time sizes is called on buffers of its shapes at `sizes`, which it is
-    passed as its symbols."""
+    passed as its symbols (`scratch_bytes`: its scratch at them, `scratch_at`)."""
     kernel = kernel_of(module)
     name = ir.StringAttr(kernel.attributes["sym_name"]).value
     sizes = dict(sizes or {})
     inputs, output, has_scratch = arg_specs(kernel, sizes)
     symbols = kernel_sizes(kernel)
-    if symbols:
-        scratch_bytes = scratch_at(kernel, sizes)
     types = [a.type for a in kernel.regions[0].blocks[0].arguments]
     n = len(inputs) + 1
     workspace = max(scratch_bytes, 1)

@@ -27,7 +27,7 @@ from ...outline import is_kernel_view
 from ..emit_util import index_const
 from .kernel import DYNAMIC, elem_bytes, memref_type
 from .planner import Lifetime, aligned, plan
-from .runtime_sizes import RuntimeSizes
+from .runtime_sizes import RuntimeSizes, buffer_bytes
 
 
 def nbytes(t: ir.Type) -> int:
@@ -36,14 +36,6 @@ def nbytes(t: ir.Type) -> int:
     for d in mt.shape:
         count *= d
     return count * elem_bytes(mt.element_type)
-
-
-def _size_bytes(t: ir.Type) -> int | Dim:
-    """Bytes of a tensor type's buffer, an expression when its dims are."""
-    count: int | Dim = elem_bytes(memref_type(t).element_type)
-    for d in _dims(t):
-        count = count * d
-    return count
 
 
 def _names(fn: ir.Operation, attr: str, count: int, prefix: str) -> list[str]:
@@ -145,7 +137,7 @@ def _plan(ops: list[ir.Operation], results: list[ir.Value], scratch: dict[str, i
                 lifetimes.append(Lifetime(("scratch", i), most, i, i))
             if v in bound:
                 continue
-            most = bounded_bytes(_size_bytes(v.type))
+            most = bounded_bytes(buffer_bytes(v.type))
             if most is not None:  # else allocated per call
                 lifetimes.append(Lifetime(v, most, i, last_read.get(v, i)))
     work, peak = plan(lifetimes)

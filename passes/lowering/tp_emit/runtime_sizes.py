@@ -21,6 +21,14 @@ ALIGNMENT = 64
 """Bytes a per-call buffer is aligned to (the workspace's alignment: full vector loads)."""
 
 
+def buffer_bytes(t: ir.Type) -> int | Dim:
+    """Bytes of a tensor type's buffer, an expression when its dims are."""
+    count: int | Dim = elem_bytes(memref_type(t).element_type)
+    for d in tensor_t(t).shape:  # type: ignore[union-attr]
+        count = count * d
+    return count
+
+
 class RuntimeSizes:
     """Emits, at the current insertion point of `mlc_main`'s body, the index values of dims
     (each symbol read once with memref.dim from the first input dim that is exactly it)."""
@@ -53,10 +61,7 @@ class RuntimeSizes:
 
     def allocate(self, t: ir.Type) -> ir.Value:
         """Bytes for a tensor of type `t`, allocated now (freed by the caller)."""
-        count: int | Dim = elem_bytes(memref_type(t).element_type)
-        for d in tensor_t(t).shape:  # type: ignore[union-attr]
-            count = count * d
-        return self.allocate_bytes(count)
+        return self.allocate_bytes(buffer_bytes(t))
 
     def allocate_bytes(self, count: int | Dim) -> ir.Value:
         i8 = ir.IntegerType.get_signless(8)
