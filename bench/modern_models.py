@@ -3,14 +3,14 @@
     python bench/modern_models.py list
     python bench/modern_models.py build [--suite modern|holdout ...] [NAME ...] [--rebuild]
 
-Two suites, batch 1 everywhere. `modern` is the set mlc is tuned against (vision transformers,
-ConvNeXt, EfficientNet, MobileNetV2, ResNet-18, a BERT-like encoder and a GPT-2-like decoder with
-eager attention); `holdout` holds other architectures that only check that speedups generalize:
-nobody tunes against them. Models come from torchvision and transformers *configs* (random init,
-`torch.manual_seed(0)`), never from a hub: nothing is downloaded. They are exported by the
-TorchScript exporter (`dynamo=False`, opset 17) into `build/bench-models/<name>-v<N>.onnx`
-(git-ignored; override the folder with MLC_BENCH_MODELS; N is BUILD_VERSION) and rebuilt only
-when missing.
+Two suites, batch 1 (a `--dynamic` export takes any batch: `input_feed(batch=N)`). `modern` is the
+set mlc is tuned against (vision transformers, ConvNeXt, EfficientNet, MobileNetV2, ResNet-18, a
+BERT-like encoder and a GPT-2-like decoder with eager attention); `holdout` holds other
+architectures that only check that speedups generalize: nobody tunes against them. Models come from
+torchvision and transformers *configs* (random init, `torch.manual_seed(0)`), never from a hub:
+nothing is downloaded. They are exported by the TorchScript exporter (`dynamo=False`, opset 17)
+into `build/bench-models/<name>-v<N>.onnx` (git-ignored; override the folder with MLC_BENCH_MODELS;
+N is BUILD_VERSION) and rebuilt only when missing.
 
 Each file records how to make its inputs in the metadata entry `mlc_bench_inputs` (JSON: per
 input, dtype, shape and `normal` | `ones` | `randint` below `high`), which `input_feed` reads.
@@ -432,25 +432,31 @@ def ensure_built(names: list[str], dynamic: bool = False) -> None:
         subprocess.run([sys.executable, __file__, "build", *flags, *missing], check=True)
 
 
-def input_feed(model: object, seed: int = 0) -> dict[str, np.ndarray]:
-    """Inputs for an ONNX ModelProto: from its `mlc_bench_inputs` entry, else N(0, 1) floats."""
+def input_feed(model: object, seed: int = 0, batch: int = 1) -> dict[str, np.ndarray]:
+    """Inputs for an ONNX ModelProto: from its `mlc_bench_inputs` entry, else N(0, 1) floats.
+
+    `batch` replaces the leading dim of every input (the recorded specs are batch 1; without
+    specs it replaces a symbolic leading dim), for a dynamic export (`model_path(dynamic=True)`).
+    """
     rng = np.random.default_rng(seed)
     props = {p.key: p.value for p in model.metadata_props}  # type: ignore[attr-defined]
     if INPUTS_KEY in props:
         feed = {}
         for name, spec in json.loads(props[INPUTS_KEY]).items():
+            shape = [batch, *spec["shape"][1:]] if batch != 1 else spec["shape"]
             if spec["fill"] == "randint":
-                feed[name] = rng.integers(0, spec["high"], spec["shape"]).astype(spec["dtype"])
+                feed[name] = rng.integers(0, spec["high"], shape).astype(spec["dtype"])
             elif spec["fill"] == "ones":
-                feed[name] = np.ones(spec["shape"], spec["dtype"])
+                feed[name] = np.ones(shape, spec["dtype"])
             else:
-                feed[name] = rng.standard_normal(spec["shape"]).astype(spec["dtype"])
+                feed[name] = rng.standard_normal(shape).astype(spec["dtype"])
         return feed
     initializers = {i.name for i in model.graph.initializer}  # type: ignore[attr-defined]
     feed = {}
     for value in model.graph.input:  # type: ignore[attr-defined]
         if value.name not in initializers:
-            shape = [d.dim_value or 1 for d in value.type.tensor_type.shape.dim]
+            dims = value.type.tensor_type.shape.dim
+            shape = [d.dim_value or (batch if i == 0 else 1) for i, d in enumerate(dims)]
             dtype = np.dtype(onnx_helper.tensor_dtype_to_np_dtype(value.type.tensor_type.elem_type))
             if dtype.kind == "f":
                 feed[value.name] = rng.standard_normal(shape).astype(dtype)

@@ -3,6 +3,7 @@
     python bench/profile_kernels.py squeezenet [--top 15] [--threads 1]
     python bench/profile_kernels.py vit_s16_like --json build/runs/vit_s16_like.json
     python bench/profile_kernels.py path/to/model.onnx
+    python bench/profile_kernels.py resnet18 --batch 8     # the dynamic export at batch 8
     python bench/profile_kernels.py --summarize build/runs/*.json [--top 3]   # markdown table
 
 The model is a light-zoo name, a modern/holdout name (`bench/modern_models.py`) or an .onnx
@@ -378,34 +379,32 @@ def peer_gemm_seconds(
     return [(float(a), float(b)) for a, b in json.loads(done.stdout)]
 
 
-def whole_model_seconds(model_arg: str, threads: int) -> float:
+def whole_model_seconds(model_arg: str, threads: int, batch: int = 1) -> float:
     from mlc.runtime import GraphModule
 
-    model = load(model_arg)
-    module, params = mlc.from_onnx(model)
+    model, feed, shapes = load(model_arg, batch)
+    module, params = mlc.from_onnx(model, shape_dict=shapes)
     gm = GraphModule(mlc.build(module, params, threads=threads).jit())
-    for name, value in _feed(model).items():
+    for name, value in feed.items():
         gm.set_input(name, value)
     return gm.benchmark(number=3, repeat=3).median
 
 
-def load(model_arg: str):  # type: ignore[no-untyped-def]
-    """ModelProto of an .onnx path, a light-zoo or a modern/holdout model name."""
+def load(model_arg: str, batch: int = 1):  # type: ignore[no-untyped-def]
+    """(ModelProto, input feed, shape_dict for from_onnx) of an .onnx path (batch 1 only), a
+    light-zoo or a modern/holdout model name (`bench_models.model_at_batch`)."""
     import onnx
 
-    if model_arg.endswith(".onnx"):
-        return onnx.load(model_arg)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import bench_models
-
-    return bench_models.load_model(model_arg)
-
-
-def _feed(model: object) -> dict[str, np.ndarray]:
-    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
     import modern_models
 
-    return modern_models.input_feed(model)
+    if model_arg.endswith(".onnx"):
+        if batch != 1:
+            raise SystemExit(f"--batch {batch} takes a model name, not the file {model_arg}")
+        model = onnx.load(model_arg)
+        return model, modern_models.input_feed(model), None
+    return bench_models.model_at_batch(model_arg, batch)
 
 
 def category_totals(rows: list[Row]) -> list[tuple[str, float, int]]:
@@ -492,8 +491,10 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--no-whole", action="store_true", help="skip the whole-model timing")
     parser.add_argument("--json", help="write all rows and totals to this JSON file")
+    parser.add_argument("--batch", type=int, default=1, help="> 1: the dynamic export")
     args = parser.parse_args()
-    module, params = mlc.from_onnx(load(args.model))
+    model, _, shapes = load(args.model, args.batch)
+    module, params = mlc.from_onnx(model, shape_dict=shapes)
     mlc.PassManager.parse(graph_stage(args.threads)).run(module, params=params)
     rows = profile(module, args.threads)
     gemms = [r for r in rows if r.info.gemm]
@@ -511,7 +512,7 @@ def main() -> int:
     print("\nby category:")
     for category, seconds, calls in category_totals(rows):
         print(f"{seconds * 1e3:8.2f} {100 * seconds / total:5.1f}% {calls:5d}  {category}")
-    whole = None if args.no_whole else whole_model_seconds(args.model, args.threads)
+    whole = None if args.no_whole else whole_model_seconds(args.model, args.threads, args.batch)
     if whole is not None:
         print(f"\nwhole model: {whole * 1e3:.2f} ms (kernels alone: {total * 1e3:.2f} ms)")
     if args.json:

@@ -108,7 +108,8 @@ def main() -> int:
         help="per-call statistic (min: what an idle machine gives, when others load it)",
     )
     args = parser.parse_args()
-    module, params = mlc.from_onnx(profile_kernels.load(args.model))
+    model, _, shapes = profile_kernels.load(args.model)
+    module, params = mlc.from_onnx(model, shape_dict=shapes)
     mlc.PassManager.parse(profile_kernels.graph_stage(args.threads)).run(module, params=params)
     print(probe(args.threads), flush=True)
     rows = []

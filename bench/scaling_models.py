@@ -2,6 +2,7 @@
 
     python bench/scaling_models.py resnet50 --rounds 10
     python bench/scaling_models.py resnet50 efficientnet_b0 --threads 2 --write bench/RESULTS.md
+    python bench/scaling_models.py resnet18 --batch 8
 
 Four peers stay loaded (mlc and onnxruntime, each at 1 and at N threads) and are timed in
 alternating rounds (`peers.alternate`), so a drift of the host's speed hits all four alike;
@@ -26,7 +27,6 @@ from mlc.runtime import GraphModule
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 import bench_models  # noqa: E402  (a sibling script, not a package)
-import modern_models  # noqa: E402
 
 STATS = ("min", "q1", "median")
 
@@ -47,12 +47,11 @@ def scaling_row(model: str, peer: str, one: list[float], many: list[float]) -> s
     return f"| {model} | {peer} | " + " | ".join(cells) + " |"
 
 
-def bench_scaling(name: str, threads: int, rounds: int, number: int) -> list[str]:
-    model = bench_models.load_model(name)
-    feed = modern_models.input_feed(model)
+def bench_scaling(name: str, threads: int, rounds: int, number: int, batch: int = 1) -> list[str]:
+    model, feed, shapes = bench_models.model_at_batch(name, batch)
     calls = {}
     for t in (1, threads):
-        module, params = mlc.from_onnx(model)
+        module, params = mlc.from_onnx(model, shape_dict=shapes)
         gm = GraphModule(mlc.build(module, params, threads=t).jit())
         for input_name, value in feed.items():
             gm.set_input(input_name, value)
@@ -60,6 +59,7 @@ def bench_scaling(name: str, threads: int, rounds: int, number: int) -> list[str
         session = ort_session(model, t)
         calls[f"ort{t}"] = lambda session=session: session.run(None, feed)
     samples = alternate(calls, rounds, number)
+    name += f" (batch {batch})" if batch != 1 else ""
     return [
         scaling_row(name, peer, samples[f"{key}1"], samples[f"{key}{threads}"])
         for key, peer in (("mlc", "mlc"), ("ort", "onnxruntime"))
@@ -73,6 +73,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--number", type=int, default=3, help="timed calls per peer per round")
     parser.add_argument("--write", help="append the markdown table to this file")
+    parser.add_argument("--batch", type=int, default=1, help="> 1: the dynamic export")
     args = parser.parse_args()
     n = args.threads
     lines = [
@@ -82,7 +83,7 @@ def main() -> int:
         "|---|---|---|---|---|",
     ]
     for name in args.models:
-        rows = bench_scaling(name, n, args.rounds, args.number)
+        rows = bench_scaling(name, n, args.rounds, args.number, args.batch)
         print("\n".join(rows), flush=True)
         lines += rows
     text = "\n".join(lines) + "\n"

@@ -308,3 +308,51 @@ def test_a_dense_layer_on_a_3d_input_is_one_gemm_kernel() -> None:
     assert [(i.category, i.detail, i.gemm) for i in infos] == [
         ("gemm", "matmul 1x[10x64]x[64x48]", (1, 10, 64, 48))
     ]
+
+
+def test_input_feed_at_a_batch_replaces_the_leading_dim() -> None:
+    specs = {
+        "ids": {"dtype": "int64", "shape": [1, 8], "fill": "randint", "high": 5},
+        "x": {"dtype": "float32", "shape": [1, 3], "fill": "normal"},
+    }
+    model = _model(
+        [helper.make_node("Identity", ["x"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+    )
+    assert modern_models.input_feed(model, batch=4)["x"].shape == (4, 3)  # no specs
+    entry = model.metadata_props.add()
+    entry.key, entry.value = modern_models.INPUTS_KEY, json.dumps(specs)
+    feed = modern_models.input_feed(model, batch=8)
+    assert feed["ids"].shape == (8, 8) and feed["x"].shape == (8, 3)
+    assert modern_models.input_feed(model)["x"].shape == (1, 3)
+
+
+def test_a_bench_model_at_batch_8_runs_its_dynamic_export(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """bench_model at batch 8: the `-dyn` export, fed at batch 8, mlc compiled for batch 8
+    (static shapes), outputs compared with onnxruntime's; the light zoo refuses batch 8."""
+    monkeypatch.setenv("MLC_BENCH_MODELS", str(tmp_path))
+    weight = numpy_helper.from_array(np.arange(12, dtype=np.float32).reshape(4, 3) / 7, "w")
+    model = _model(
+        [helper.make_node("MatMul", ["x", "w"], ["m"]), helper.make_node("Relu", ["m"], ["y"])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["batch", 3])],
+        [weight],
+    )
+    entry = model.metadata_props.add()
+    specs = {"x": {"dtype": "float32", "shape": [1, 4], "fill": "normal"}}
+    entry.key, entry.value = modern_models.INPUTS_KEY, json.dumps(specs)
+    onnx.save(model, str(modern_models.model_path("resnet18", dynamic=True)))
+    loaded, feed, shapes = bench_models.model_at_batch("resnet18", 8)
+    assert feed["x"].shape == (8, 4) and shapes == {"x": [8, 4]}
+    module, _ = mlc.from_onnx(loaded, shape_dict=shapes)
+    assert "tensor<8x4xf32>" in str(module)  # specialized: no symbolic batch left
+    row = bench_models.bench_model("resnet18", 1, rounds=1, number=1, batch=8)
+    assert row["status"] == "ok" and row["batch"] == 8, row
+    assert float(row["rel_error"]) < 1e-5  # type: ignore[arg-type]
+    assert "(batch 8)" in bench_models.markdown([row], "cmd")
+    light_name = bench_models.light_model_names()[0]
+    light = bench_models.bench_model(light_name, 1, rounds=1, number=1, batch=8)
+    assert light["status"] == "load failed" and "dynamic export" in str(light["error"])
