@@ -75,6 +75,12 @@ class TpChunkRowsPass(ModulePass):
         tiles = [v.schedule.tile.get(a, ()) for v, a in zip(run, axes)]
         if most < 1 or any(len(t) > 1 for t in tiles):
             return
+        whole = max((t[0] for t in tiles if t), default=1)
+        if most < whole <= extent // 2 and whole * row_bytes <= 2 * self.chunk_bytes:
+            # A chunk narrower than a register tile would shrink the tile: a 1x1 conv's two
+            # output-channel blocks (200 KiB each at 56x56) at batch 8 lost half their
+            # accumulators. Up to twice `chunk-bytes` still stays in L2.
+            most = whole
         rows = _chunk_rows(most, [t[0] for t in tiles if t])
         old = [v.schedule for v in run]
         new = [_chunked(v, a, depth, rows) for v, a in zip(run, axes)]
