@@ -75,13 +75,13 @@ class TpChunkRowsPass(ModulePass):
         tiles = [v.schedule.tile.get(a, ()) for v, a in zip(run, axes)]
         if most < 1 or any(len(t) > 1 for t in tiles):
             return
+        # Chunks as wide as the largest register tile are candidates too while they stay
+        # within twice `chunk-bytes` (in L2): a 1x1 conv at 56x56 and batch 8 (200 KiB per
+        # output-channel block) was chunked by one block, half its register tile.
         whole = max((t[0] for t in tiles if t), default=1)
-        if most < whole <= extent // 2 and whole * row_bytes <= 2 * self.chunk_bytes:
-            # A chunk narrower than a register tile would shrink the tile: a 1x1 conv's two
-            # output-channel blocks (200 KiB each at 56x56) at batch 8 lost half their
-            # accumulators. Up to twice `chunk-bytes` still stays in L2.
-            most = whole
-        rows = _chunk_rows(most, [t[0] for t in tiles if t])
+        if whole > extent // 2 or whole * row_bytes > 2 * self.chunk_bytes:
+            whole = most
+        rows = _chunk_rows(most, [t[0] for t in tiles if t], whole)
         old = [v.schedule for v in run]
         new = [_chunked(v, a, depth, rows) for v, a in zip(run, axes)]
         if any(s is None for s in new):
@@ -135,14 +135,15 @@ def _axis_at(view: BlockView, dim: int) -> str | None:
     return axis
 
 
-def _chunk_rows(most: int, tiles: list[int]) -> int:
-    """Rows per chunk, at most `most` and at least half of it: the count that keeps the most of
-    the blocks' register tiles (as a fraction of each), the larger on a tie."""
+def _chunk_rows(most: int, tiles: list[int], whole: int = 0) -> int:
+    """Rows per chunk, at most `most` (or `whole`, a register tile allowed past it) and at
+    least half of `most`: the count that keeps the most of the blocks' register tiles (as a
+    fraction of each), the larger on a tie."""
 
     def kept(rows: int) -> float:
         return sum(_divisor_at_most(rows, t) / t for t in tiles)
 
-    return max(range(max(1, most // 2), most + 1), key=lambda r: (kept(r), r))
+    return max(range(max(1, most // 2), max(most, whole) + 1), key=lambda r: (kept(r), r))
 
 
 def _divisor_at_most(n: int, limit: int) -> int:
