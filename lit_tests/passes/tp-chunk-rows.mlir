@@ -121,3 +121,43 @@ module {
     return
   }
 }
+
+// -----
+
+// A 1x1 conv and its bias + relu epilogue at batch 2 (56x56, 64 output channels as 4 blocks of
+// 16): they share the image, and one image's output (784 KiB) outgrows `min-bytes`, so the
+// channel blocks are chunked. One block (196 KiB) fits `chunk-bytes`, two do not, but a chunk
+// of one block would halve the conv's register tile (two blocks): chunks of two, which stay
+// within twice `chunk-bytes`.
+// SMALL-LABEL: func.func @conv_relu_batch
+// SMALL: name = "conv2d_0"
+// SMALL-SAME: schedule = {order = ["n", "ocb.0", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["n", "ocb.0"], tile = {ocb = array<i64: 2>, ow = array<i64: 14>}, unroll = {ocb.1 = 2 : i64, ow.1 = 14 : i64}, vectorize = "oc"}
+// SMALL: name = "epilogue_1"
+// SMALL-SAME: schedule = {order = ["i0", "i1.0", "i1.1", "i2", "i3", "i4"], parallel = ["i0", "i1.0"], tile = {i1 = array<i64: 2>}, vectorize = "i4"}
+#map = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 16 + d4, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2, d3, d4)>
+#map2 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d5, d2 + d6, d3 + d7, d8)>
+#map3 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d1, d5, d6, d7, d8, d4)>
+#map4 = affine_map<(d0, d1, d2, d3, d4, d5, d6, d7, d8) -> (d0, d1, d2, d3, d4)>
+#map5 = affine_map<(d0, d1, d2, d3, d4) -> (d1 * 16 + d4)>
+#map6 = affine_map<(d0, d1, d2, d3) -> (d0, d1 floordiv 16, d2, d3, d1 mod 16)>
+#map7 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+module {
+  func.func @conv_relu_batch(%arg0: memref<2x2x56x56x16xf32>, %arg1: memref<4x2x1x1x16x16xf32>, %arg2: memref<64xf32>, %arg3: memref<2x4x56x56x16xf32>) attributes {tp.kernel} {
+    "tp.block"(%arg3) ({
+      %0 = "tp.read"(%arg0) {map = #map2} : (memref<2x2x56x56x16xf32>) -> f32
+      %1 = "tp.read"(%arg1) {map = #map3} : (memref<4x2x1x1x16x16xf32>) -> f32
+      %2 = arith.mulf %0, %1 : f32
+      gpu.yield %2 : f32
+    }) {axes = ["n", "ocb", "oh", "ow", "oc", "icb", "kh", "kw", "ic"], combiner = "add", extents = array<i64: 2, 4, 56, 56, 16, 2, 1, 1, 16>, init = 0.000000e+00 : f32, kinds = "SSSSSRRRR", name = "conv2d_0", out_map = #map4, schedule = {order = ["n", "ocb.0", "oh", "ow.0", "icb", "kh", "kw", "ic", "ow.1", "ocb.1", "oc"], parallel = ["n", "ocb.0", "oh"], tile = {ocb = array<i64: 2>, ow = array<i64: 14>}, unroll = {ocb.1 = 2 : i64, ow.1 = 14 : i64}, vectorize = "oc"}} : (memref<2x4x56x56x16xf32>) -> ()
+    "tp.block"(%arg3) ({
+      %0 = "tp.read"(%arg3) {map = #map1} : (memref<2x4x56x56x16xf32>) -> f32
+      %1 = "tp.read"(%arg2) {map = #map5} : (memref<64xf32>) -> f32
+      %2 = arith.addf %0, %1 : f32
+      %cst = arith.constant 0.000000e+00 : f32
+      %3 = arith.maximumf %2, %cst : f32
+      gpu.yield %3 : f32
+    }) {axes = ["i0", "i1", "i2", "i3", "i4"], combiner = "none", extents = array<i64: 2, 4, 56, 56, 16>, init, kinds = "SSSSS", name = "epilogue_1", out_map = #map1, schedule = {order = ["i0", "i1", "i2", "i3", "i4"], parallel = ["i0", "i1", "i2"], vectorize = "i4"}} : (memref<2x4x56x56x16xf32>) -> ()
+    return
+  }
+}

@@ -614,3 +614,22 @@ func.func @symbolic_extents(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %p: memr
   }) {axes = ["s0", "s1", "s2", "k"], combiner = "add", extent_exprs = ["", "seq", "", "seq"], extents = array<i64: 2, -1, 8, -1>, init = 0.000000e+00 : f32, kinds = "SSSR", name = "matmul_0", out_map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>, schedule = {}} : (memref<2x?x8xf32>) -> ()
   return
 }
+
+// -----
+
+// A grouped 3x3 conv in NCHW at batch 2 (4 channels per group): the pixels go on vectors, the
+// group's output channels are the rows, and of the two companion candidates the input's vector
+// read moves along, images (`n`, an image apart) and output rows (`oh`, whose windows overlap),
+// the register tile pairs output rows.
+// AVX512-LABEL: func.func @grouped_conv_batch
+// AVX512: schedule = {order = ["n", "oh.0", "ow.0", "g", "ic", "kh", "kw", "oc", "oh.1", "ow.1"], parallel = ["n", "oh.0"], tile = {oh = array<i64: 2>, ow = array<i64: 16>}, unroll = {kw = 3 : i64, oc = 4 : i64, oh.1 = 2 : i64}, vectorize = "ow.1"}
+func.func @grouped_conv_batch(%X: memref<2x64x30x30xf32>, %W: memref<64x4x3x3xf32>, %Y: memref<2x64x28x28xf32>) {
+  "tp.block"(%Y) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (n, g * 4 + ic, oh + kh, ow + kw)>} : (memref<2x64x30x30xf32>) -> f32
+    %w = "tp.read"(%W) {map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (g * 4 + oc, ic, kh, kw)>} : (memref<64x4x3x3xf32>) -> f32
+    %m = arith.mulf %x, %w : f32
+    gpu.yield %m : f32
+  }) {name = "conv2d", axes = ["n", "g", "oc", "oh", "ow", "ic", "kh", "kw"], kinds = "SSSSSRRR", extents = array<i64: 2, 16, 4, 28, 28, 4, 3, 3>,
+      out_map = affine_map<(n, g, oc, oh, ow, ic, kh, kw) -> (n, g * 4 + oc, oh, ow)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<2x64x28x28xf32>) -> ()
+  return
+}
