@@ -291,13 +291,43 @@ func.func @batched_matvec(%A: memref<8x96x256xf32>, %B: memref<8x256x1xf32>, %C:
 // (2 us on one thread) stay sequential, 512x256 run in parallel over rows.
 // THREADS2-LABEL: func.func @parallel_threshold
 // THREADS2: name = "small", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2-LABEL: func.func @parallel_threshold_large
 // THREADS2: name = "large", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
-func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>, %L: memref<512x256xf32>) {
+func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>) {
   "tp.block"(%S) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
     gpu.yield %a : f32
   }) {name = "small", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 256>,
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<256x256xf32>) -> ()
+  return
+}
+func.func @parallel_threshold_large(%A: memref<512x256xf32>, %L: memref<512x256xf32>) {
+  "tp.block"(%L) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "large", axes = ["i", "j"], kinds = "SS", extents = array<i64: 512, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<512x256xf32>) -> ()
+  return
+}
+
+// A kernel that forks for one block runs its other blocks of 2^14 iterations or more on the
+// threads too (min-parallel-work-in-region): inside the kernel's one region a serial block
+// costs the same barrier and leaves the other thread waiting. 64x64 elements stay serial.
+// THREADS2-LABEL: func.func @joins_the_region
+// THREADS2: name = "small", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2: name = "tiny", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2: name = "large", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+func.func @joins_the_region(%A: memref<512x256xf32>, %S: memref<256x256xf32>, %T: memref<64x64xf32>, %L: memref<512x256xf32>) {
+  "tp.block"(%S) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "small", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<256x256xf32>) -> ()
+  "tp.block"(%T) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "tiny", axes = ["i", "j"], kinds = "SS", extents = array<i64: 64, 64>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<64x64xf32>) -> ()
   "tp.block"(%L) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
     gpu.yield %a : f32
