@@ -86,6 +86,23 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
+def gathers_along(view: BlockView, axis: str) -> bool:
+    """Whether some read depends on `axis` without walking its buffer's innermost non-unit
+    dim with unit stride along it: vectors along `axis` gather that read lane by lane (a
+    transpose's input)."""
+    pos = view.axes.index(axis)
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        coeffs = [linear_coeff(e, pos) for e in amap.results]
+        if all(c == 0 for c in coeffs):
+            continue
+        if not steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
+            return True
+    return False
+
+
 def buffer_shape(view: BlockView, read: ir.Operation) -> list[int]:
     """The shape of the buffer `read` reads, a run-time dim estimated by the range of its index
     over the view's extents (a `SampledView`'s samples): the dynamic-size sentinel multiplied

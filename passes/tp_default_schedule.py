@@ -34,6 +34,7 @@ from .schedule_reads import (
     contiguous_along,
     elem_bytes,
     gather_axis,
+    gathers_along,
     image_axis,
     lanes_of,
     read_bytes,
@@ -155,6 +156,8 @@ def _coverage(extent: int, tile: int) -> float:
 
 MANY_READS = 4
 """Reads from which a map's work counts them (`parallel-by-reads`)."""
+GATHERED_READ_COST = 4
+"""What an element of a map whose vector reads gather counts for against min-parallel-work."""
 
 
 @dataclass(frozen=True)
@@ -684,6 +687,11 @@ class TpDefaultSchedulePass(ModulePass):
                 # a Winograd transform pass summing 5 inputs per output over 52K outputs
                 # (ResNet's 56 x 56 stage) is as much work as a relu over 260K elements
                 work *= reads
+        vec = vector_axis(view)
+        if vec is not None and gathers_along(view, vec):
+            # vectors assembled lane by lane: BERT's Kᵀ (8 x 64 x 128, a column of the input
+            # per vector) took 175 us on one thread, a relu of that size 5 us
+            work *= GATHERED_READ_COST
         return work
 
     def _parallel_prefix(
