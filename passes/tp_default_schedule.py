@@ -34,6 +34,7 @@ from .schedule_reads import (
     contiguous_along,
     elem_bytes,
     gather_axis,
+    gathered_source_axis,
     gathers_along,
     image_axis,
     lanes_of,
@@ -373,6 +374,12 @@ class TpDefaultSchedulePass(ModulePass):
         if image is not None:
             batches.add(image)
         spatial.sort(key=lambda n: (n.split(".")[0] not in batches, n.split(".")[0] not in columns))
+        source = None if reduction else gathered_source_axis(view, vec)
+        if source is not None:
+            # A transpose: the loop along the gathered read's rows goes just outside the
+            # vectors, so one tile of vectors reuses the same few lines of each input row from
+            # L1 (rows 2 KiB apart fall into two L1 sets: BERT's Kᵀ went to L2 per element).
+            spatial.sort(key=lambda n: n.split(".")[0] == source)
         order = tuple(spatial + reduce + inner)
         if reduction and not gathered and _rows_first(view, vec, image):
             # Rows (images first), then columns; the weights are re-read from cache per pixel

@@ -315,9 +315,11 @@ func.func @parallel_threshold_large(%A: memref<512x256xf32>, %L: memref<512x256x
 // A map whose vectors gather a read lane by lane (a transpose's input: a column of A per
 // vector) counts GATHERED_READ_COST per element: BERT's Kᵀ, 2^16 elements, took 175 us on one
 // thread (a relu of that size: 5 us) and now runs on the threads; the same copy without the
-// transpose stays serial.
+// transpose stays serial. The loop along the input's rows (d) goes inside the vector tiles
+// (t.0): a tile of vectors then reads the same 8 lines of A (2 KiB apart, two L1 sets) for
+// every d, not 128 of them; 175 -> 14 us on one thread.
 // THREADS2-LABEL: func.func @gathered_transpose
-// THREADS2: name = "transpose", out_map = #{{.*}}, schedule = {order = ["h", "d", "t.0", "t.1"], parallel = ["h", "d"], tile = {t = array<i64: 8>}, vectorize = "t.1"}
+// THREADS2: name = "transpose", out_map = #{{.*}}, schedule = {order = ["h", "t.0", "d", "t.1"], parallel = ["h", "t.0"], tile = {t = array<i64: 8>}, vectorize = "t.1"}
 // THREADS2: name = "copy", out_map = #{{.*}}, schedule = {order = ["t", "c.0", "c.1"], tile = {c = array<i64: 8>}, vectorize = "c.1"}
 func.func @gathered_transpose(%A: memref<128x512xf32>, %T: memref<8x64x128xf32>, %C: memref<128x512xf32>) {
   "tp.block"(%T) ({
