@@ -42,8 +42,12 @@ def _is_transformer(model: object) -> bool:
     return any(i.name == "input_ids" for i in model.graph.input)  # type: ignore[attr-defined]
 
 
-def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarray], str]:
-    """(int8 model, feed, "static" | "dynamic")."""
+def quantized(
+    name: str, reduce_range: bool, fmt: str = "qdq"
+) -> tuple[object, dict[str, np.ndarray], str]:
+    """(int8 model, feed, "static" | "dynamic"); `fmt` is the static quantizer's format: "qdq"
+    (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv and
+    onnxruntime's com.microsoft QLinear* contrib ops)."""
     import onnx
     import onnx.version_converter
     from onnxruntime import quantization as q
@@ -59,6 +63,8 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
     inputs = [i for i in model.graph.input if i.name not in weights]  # type: ignore[attr-defined]
     del model.graph.input[:]  # type: ignore[attr-defined]
     model.graph.input.extend(inputs)  # type: ignore[attr-defined]
+    if fmt == "qoperator":
+        _constants_to_initializers(model)
     feed = modern_models.input_feed(model)
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = pathlib.Path(tmp, "float.onnx"), pathlib.Path(tmp, "int8.onnx")
@@ -77,7 +83,7 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
                 src,
                 dst,
                 Reader(),
-                quant_format=q.QuantFormat.QDQ,
+                quant_format=q.QuantFormat.QDQ if fmt == "qdq" else q.QuantFormat.QOperator,
                 per_channel=True,
                 reduce_range=reduce_range,
                 activation_type=q.QuantType.QUInt8,
@@ -85,6 +91,33 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
             )
             kind = "static"
         return onnx.load(dst), feed, kind
+
+
+def _constants_to_initializers(model: object) -> None:
+    """Constant nodes and Identity nodes of initializers as initializers: QOperator's bias
+    quantization reads a conv's bias as an initializer (torch exports share equal biases
+    through Identity nodes)."""
+    from onnx import helper
+
+    graph = model.graph  # type: ignore[attr-defined]
+    inits = {i.name: i for i in graph.initializer}
+    kept = []
+    for node in graph.node:
+        value = [a for a in node.attribute if a.name == "value"]
+        tensor = None
+        if node.op_type == "Constant" and not node.domain and value:
+            tensor = helper.get_attribute_value(value[0])
+        elif node.op_type == "Identity" and not node.domain and node.input[0] in inits:
+            tensor = type(inits[node.input[0]])()
+            tensor.CopyFrom(inits[node.input[0]])
+        if tensor is not None:
+            tensor.name = node.output[0]
+            graph.initializer.append(tensor)
+            inits[tensor.name] = tensor
+        else:
+            kept.append(node)
+    del graph.node[:]
+    graph.node.extend(kept)
 
 
 def _output_step(model: object) -> float:
