@@ -2,9 +2,12 @@
 
     python bench/bench_quant_models.py         # resnet50 (static), bert_sdpa (dynamic), 1 thread
     python bench/bench_quant_models.py squeezenet distilbert --threads 1 2 --write bench/RESULTS.md
+    python bench/bench_quant_models.py resnet50 --format qdq qoperator --cpu-time
 
 Vision models (light zoo or bench models) are quantized by onnxruntime's `quantize_static` (QDQ,
-per-channel int8 weights, uint8 activations, calibrated on four random batches); transformer
+per-channel int8 weights, uint8 activations, calibrated on four random batches; `--format
+qoperator`: its QOperator format instead, QLinearConv and onnxruntime's com.microsoft QLinear*
+ops); transformer
 models (an `input_ids` input) by `quantize_dynamic` (int8 weights, DynamicQuantizeLinear +
 MatMulInteger), as a user would. On x86 without VNNI onnxruntime's uint8 x int8 kernels saturate
 pairs of products at int16 (vpmaddubsw), so there the weights are quantized with `reduce_range`
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import pathlib
 import platform
 import shlex
@@ -137,8 +141,11 @@ def bench(  # type: ignore[type-arg]
     reduce_range: bool,
     cpu_time: bool,
     pipeline: str = "",
+    fmt: str = "qdq",
 ) -> dict:
-    model, feed, kind = quantized(name, reduce_range)
+    model, feed, kind = quantized(name, reduce_range, fmt)
+    if kind == "static":
+        kind = f"static {'QDQ' if fmt == 'qdq' else 'QOperator'}"
     start = time.perf_counter()
     module, params = mlc.from_onnx(model)
     options = {"pipeline": pipeline} if pipeline else {"threads": threads}
@@ -156,7 +163,7 @@ def bench(  # type: ignore[type-arg]
     diff = float(np.abs(got.astype(np.float64) - want).max())
     error = (
         f"{diff / _output_step(model):.2f} steps"
-        if kind == "static"
+        if kind.startswith("static")
         else f"rel {diff / max(float(np.abs(want).max()), 1e-30):.1e}"
     )
     return {
@@ -208,23 +215,32 @@ def main() -> int:
         "--cpu-time", action="store_true", help="time CPU time (steadier on a loaded host)"
     )
     parser.add_argument("--pipeline", default="", help="replaces mlc-default (one thread count)")
+    parser.add_argument(
+        "--format",
+        nargs="+",
+        choices=["qdq", "qoperator"],
+        default=["qdq"],
+        help="quantize_static's formats (vision models): QDQ and/or QOperator (QLinearConv and "
+        "onnxruntime's com.microsoft QLinear* ops)",
+    )
     parser.add_argument("--write", help="append the markdown table to this file")
     args = parser.parse_args()
     reduce_range = not args.full_range and host_arch() == "x86_64" and not host_int8_dot_bits()
     command = "python bench/bench_quant_models.py " + shlex.join(sys.argv[1:])
     rows = []
-    for name in args.models:
-        for threads in args.threads:
-            row = bench(
-                name, threads, args.rounds, args.number, reduce_range, args.cpu_time, args.pipeline
-            )
-            rows.append(row)
-            print(
-                f"{name:16s} {row['kind']:8s} threads={threads} mlc {row['mlc_ms']:8.2f} ms  "
-                f"ort {row['ort_ms']:8.2f} ms  ratio {row['ratio']:.2f}  {row['error']}  "
-                f"compile {row['compile_s']:.1f} s",
-                flush=True,
-            )
+    for name, threads, fmt in itertools.product(args.models, args.threads, args.format):
+        if fmt != args.format[0] and _is_transformer(load_model(name)):
+            continue  # the format is quantize_static's: one row for a dynamic model
+        row = bench(
+            name, threads, args.rounds, args.number, reduce_range, args.cpu_time, args.pipeline, fmt
+        )
+        rows.append(row)
+        print(
+            f"{name:16s} {row['kind']:16s} threads={threads} mlc {row['mlc_ms']:8.2f} ms  "
+            f"ort {row['ort_ms']:8.2f} ms  ratio {row['ratio']:.2f}  {row['error']}  "
+            f"compile {row['compile_s']:.1f} s",
+            flush=True,
+        )
     text = markdown(rows, command, reduce_range, args.cpu_time)
     print(text)
     write_section(text, args.write)
