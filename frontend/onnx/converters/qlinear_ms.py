@@ -1,6 +1,6 @@
 """onnxruntime's com.microsoft QLinear* contrib ops (what `quantize_static` emits in QOperator
 format): QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearSoftmax,
-QLinearConcat, QLinearAveragePool, QLinearGlobalAveragePool.
+QLinearConcat, QLinearAveragePool, QLinearGlobalAveragePool, QLinearWhere.
 
 Each is imported as the QDQ form of its float op, quantize_linear(op(dequantize_linear(x_i)))
 with per-tensor scales and zero points, so that a QOperator model becomes the graph of its QDQ
@@ -182,3 +182,18 @@ def qlinear_concat(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
         raise ctx.unsupported(f"the inputs differ in type ({', '.join(sorted(dtypes))})")
     y = float_op(ctx, "Concat", 13, parts, _attributes(node))
     return [quantized(ctx, node, y, 0, 1, dtypes.pop())]
+
+
+@converter("QLinearWhere", since=1, domain=MS)
+def qlinear_where(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """Inputs condition, X, x_scale, x_zero_point, Y, y_scale, y_zero_point, z_scale,
+    z_zero_point: where(condition, X, Y) requantized to z (broadcasting as Where)."""
+    if ctx.type(node, 0).dtype != "i1":
+        raise ctx.unsupported(f"condition {ctx.type(node, 0)} must be bool")
+    if ctx.type(node, 1).dtype != ctx.type(node, 4).dtype:
+        raise ctx.unsupported(
+            f"X ({ctx.type(node, 1).dtype}) and Y ({ctx.type(node, 4).dtype}) differ in type"
+        )
+    x, y = dequantized(ctx, node, 1, 2, 3), dequantized(ctx, node, 4, 5, 6)
+    z = float_op(ctx, "Where", 16, [ctx.operand(node, 0), x, y], [])
+    return [quantized(ctx, node, z, 7, 8, ctx.type(node, 1).dtype)]

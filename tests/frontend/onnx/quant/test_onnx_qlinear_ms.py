@@ -144,6 +144,22 @@ def test_concat(dtype: Any) -> None:
 
 
 @pytest.mark.parametrize("dtype", TYPES, ids=["u8", "i8"])
+def test_where(dtype: Any) -> None:
+    """where(condition, X, Y) with both branches requantized to z (and broadcast)."""
+    rng = np.random.default_rng(7)
+    feeds = {
+        "c": rng.integers(0, 2, size=(3, 1, 6)).astype(bool),
+        "x": ints(rng, dtype, 3, 4, 6),
+        "w": ints(rng, dtype, 4, 1),
+    }
+    mid = 128 if dtype == np.uint8 else 0
+    inits = params("x", 0.0213, mid + 3, dtype) | params("w", 0.0371, mid - 5, dtype)
+    inits |= params("z", 0.0449, mid + 1, dtype)
+    names = ["c", "x", "x_s", "x_z", "w", "w_s", "w_z", "z_s", "z_z"]
+    check(contrib("QLinearWhere", feeds, names, inits, dtype), feeds)
+
+
+@pytest.mark.parametrize("dtype", TYPES, ids=["u8", "i8"])
 @pytest.mark.parametrize("per_column", [False, True], ids=["per_tensor", "per_column"])
 @pytest.mark.parametrize("trans_b", [0, 1])
 def test_qgemm(dtype: Any, per_column: bool, trans_b: int) -> None:
