@@ -241,14 +241,21 @@ def test_fire_module_concatenates_and_pools_uint8(tmp_path: pathlib.Path) -> Non
     assert all("xf32>" not in line for line in pools + concats), pools + concats
 
 
-def kernel_count(model: Any) -> int:
+def compiled(model: Any) -> tuple[Any, int]:
+    """The model compiled with kernel timers (a GraphModule) and its number of kernel calls."""
     from mlc.contract import profiled_calls
     from mlc.runtime import GraphModule
 
     gm = GraphModule(mlc.build(*import_model(model), profile=True).jit())
     calls = profiled_calls(gm.manifest)
     assert calls is not None
-    return len(calls)
+    return gm, len(calls)
+
+
+def run(gm: Any, x: np.ndarray) -> np.ndarray:
+    gm.set_input("x", x)
+    gm.run()
+    return gm.get_output(0)
 
 
 @pytest.mark.parametrize(
@@ -264,20 +271,23 @@ def test_static_qoperator_compiles_like_its_qdq_twin(
     build: Any, contrib: set[str], tmp_path: pathlib.Path
 ) -> None:
     """quantize_static's QOperator format (QLinearConv, com.microsoft QLinear* ops, QGemm):
-    within one output step of onnxruntime, and compiled to as many kernels as the same model in
-    QDQ format (a QLinearAdd or QLinearConcat costs no kernel of its own, as in QDQ)."""
+    within one output step of onnxruntime, compiled to as many kernels as the same model in QDQ
+    format (a QLinearAdd or QLinearConcat costs no kernel of its own, as in QDQ), and to the
+    same values (the import is the QDQ graph; same calibration, same parameters)."""
     rng = np.random.default_rng(0)
     model, shape = build(rng)
     qop = quantize_static(model, shape, np.random.default_rng(7), tmp_path, "QOperator")
     qdq = quantize_static(model, shape, np.random.default_rng(7), tmp_path, "QDQ")
     ops = {n.op_type for n in qop.graph.node if n.domain == "com.microsoft"}
     assert ops == contrib, ops
-    assert kernel_count(qop) == kernel_count(qdq)
+    (gm_qop, kernels_qop), (gm_qdq, kernels_qdq) = compiled(qop), compiled(qdq)
+    assert kernels_qop == kernels_qdq
     step = output_step(qop)
     for seed in range(3):
         x = np.random.default_rng(300 + seed).standard_normal(shape).astype(np.float32)
-        got, want = run_compiled(qop, {"x": x})[0], ort_int8(qop, x)
-        assert np.abs(got - want).max() / step <= 1.0 + 1e-3
+        got = run(gm_qop, x)
+        assert np.abs(got - ort_int8(qop, x)).max() / step <= 1.0 + 1e-3
+        np.testing.assert_array_equal(got, run(gm_qdq, x))
 
 
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
