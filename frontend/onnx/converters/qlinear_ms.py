@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import numpy as np
-from onnx import helper
 
 from ..attributes import Attrs
 from ..dtypes import numpy_dtype_of
@@ -78,6 +77,8 @@ def float_op(
 ) -> ir.Value:
     """The ONNX float op `op_type` (at `opset`) of `operands`, built by its converter under the
     contrib node's name (errors name the contrib node)."""
+    from onnx import helper
+
     names = [f"{ctx.node_name}::{op_type}.{k}" for k in range(len(operands))]
     node = helper.make_node(op_type, names, [f"{ctx.node_name}::{op_type}.out"])
     node.attribute.extend(attributes)
