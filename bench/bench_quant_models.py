@@ -2,9 +2,12 @@
 
     python bench/bench_quant_models.py         # resnet50 (static), bert_sdpa (dynamic), 1 thread
     python bench/bench_quant_models.py squeezenet distilbert --threads 1 2 --write bench/RESULTS.md
+    python bench/bench_quant_models.py resnet50 --format qdq qoperator --cpu-time
 
 Vision models (light zoo or bench models) are quantized by onnxruntime's `quantize_static` (QDQ,
-per-channel int8 weights, uint8 activations, calibrated on four random batches); transformer
+per-channel int8 weights, uint8 activations, calibrated on four random batches; `--format
+qoperator`: its QOperator format instead, QLinearConv and onnxruntime's com.microsoft QLinear*
+ops); transformer
 models (an `input_ids` input) by `quantize_dynamic` (int8 weights, DynamicQuantizeLinear +
 MatMulInteger), as a user would. On x86 without VNNI onnxruntime's uint8 x int8 kernels saturate
 pairs of products at int16 (vpmaddubsw), so there the weights are quantized with `reduce_range`
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import itertools
 import pathlib
 import platform
 import shlex
@@ -42,8 +46,12 @@ def _is_transformer(model: object) -> bool:
     return any(i.name == "input_ids" for i in model.graph.input)  # type: ignore[attr-defined]
 
 
-def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarray], str]:
-    """(int8 model, feed, "static" | "dynamic")."""
+def quantized(
+    name: str, reduce_range: bool, fmt: str = "qdq"
+) -> tuple[object, dict[str, np.ndarray], str]:
+    """(int8 model, feed, "static" | "dynamic"); `fmt` is the static quantizer's format: "qdq"
+    (QuantizeLinear/DequantizeLinear around float ops) or "qoperator" (QLinearConv and
+    onnxruntime's com.microsoft QLinear* contrib ops)."""
     import onnx
     import onnx.version_converter
     from onnxruntime import quantization as q
@@ -59,6 +67,8 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
     inputs = [i for i in model.graph.input if i.name not in weights]  # type: ignore[attr-defined]
     del model.graph.input[:]  # type: ignore[attr-defined]
     model.graph.input.extend(inputs)  # type: ignore[attr-defined]
+    if fmt == "qoperator":
+        _constants_to_initializers(model)
     feed = modern_models.input_feed(model)
     with tempfile.TemporaryDirectory() as tmp:
         src, dst = pathlib.Path(tmp, "float.onnx"), pathlib.Path(tmp, "int8.onnx")
@@ -77,7 +87,7 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
                 src,
                 dst,
                 Reader(),
-                quant_format=q.QuantFormat.QDQ,
+                quant_format=q.QuantFormat.QDQ if fmt == "qdq" else q.QuantFormat.QOperator,
                 per_channel=True,
                 reduce_range=reduce_range,
                 activation_type=q.QuantType.QUInt8,
@@ -85,6 +95,33 @@ def quantized(name: str, reduce_range: bool) -> tuple[object, dict[str, np.ndarr
             )
             kind = "static"
         return onnx.load(dst), feed, kind
+
+
+def _constants_to_initializers(model: object) -> None:
+    """Constant nodes and Identity nodes of initializers as initializers: QOperator's bias
+    quantization reads a conv's bias as an initializer (torch exports share equal biases
+    through Identity nodes)."""
+    from onnx import helper
+
+    graph = model.graph  # type: ignore[attr-defined]
+    inits = {i.name: i for i in graph.initializer}
+    kept = []
+    for node in graph.node:
+        value = [a for a in node.attribute if a.name == "value"]
+        tensor = None
+        if node.op_type == "Constant" and not node.domain and value:
+            tensor = helper.get_attribute_value(value[0])
+        elif node.op_type == "Identity" and not node.domain and node.input[0] in inits:
+            tensor = type(inits[node.input[0]])()
+            tensor.CopyFrom(inits[node.input[0]])
+        if tensor is not None:
+            tensor.name = node.output[0]
+            graph.initializer.append(tensor)
+            inits[tensor.name] = tensor
+        else:
+            kept.append(node)
+    del graph.node[:]
+    graph.node.extend(kept)
 
 
 def _output_step(model: object) -> float:
@@ -104,8 +141,11 @@ def bench(  # type: ignore[type-arg]
     reduce_range: bool,
     cpu_time: bool,
     pipeline: str = "",
+    fmt: str = "qdq",
 ) -> dict:
-    model, feed, kind = quantized(name, reduce_range)
+    model, feed, kind = quantized(name, reduce_range, fmt)
+    if kind == "static":
+        kind = f"static {'QDQ' if fmt == 'qdq' else 'QOperator'}"
     start = time.perf_counter()
     module, params = mlc.from_onnx(model)
     options = {"pipeline": pipeline} if pipeline else {"threads": threads}
@@ -123,7 +163,7 @@ def bench(  # type: ignore[type-arg]
     diff = float(np.abs(got.astype(np.float64) - want).max())
     error = (
         f"{diff / _output_step(model):.2f} steps"
-        if kind == "static"
+        if kind.startswith("static")
         else f"rel {diff / max(float(np.abs(want).max()), 1e-30):.1e}"
     )
     return {
@@ -175,23 +215,32 @@ def main() -> int:
         "--cpu-time", action="store_true", help="time CPU time (steadier on a loaded host)"
     )
     parser.add_argument("--pipeline", default="", help="replaces mlc-default (one thread count)")
+    parser.add_argument(
+        "--format",
+        nargs="+",
+        choices=["qdq", "qoperator"],
+        default=["qdq"],
+        help="quantize_static's formats (vision models): QDQ and/or QOperator (QLinearConv and "
+        "onnxruntime's com.microsoft QLinear* ops)",
+    )
     parser.add_argument("--write", help="append the markdown table to this file")
     args = parser.parse_args()
     reduce_range = not args.full_range and host_arch() == "x86_64" and not host_int8_dot_bits()
     command = "python bench/bench_quant_models.py " + shlex.join(sys.argv[1:])
     rows = []
-    for name in args.models:
-        for threads in args.threads:
-            row = bench(
-                name, threads, args.rounds, args.number, reduce_range, args.cpu_time, args.pipeline
-            )
-            rows.append(row)
-            print(
-                f"{name:16s} {row['kind']:8s} threads={threads} mlc {row['mlc_ms']:8.2f} ms  "
-                f"ort {row['ort_ms']:8.2f} ms  ratio {row['ratio']:.2f}  {row['error']}  "
-                f"compile {row['compile_s']:.1f} s",
-                flush=True,
-            )
+    for name, threads, fmt in itertools.product(args.models, args.threads, args.format):
+        if fmt != args.format[0] and _is_transformer(load_model(name)):
+            continue  # the format is quantize_static's: one row for a dynamic model
+        row = bench(
+            name, threads, args.rounds, args.number, reduce_range, args.cpu_time, args.pipeline, fmt
+        )
+        rows.append(row)
+        print(
+            f"{name:16s} {row['kind']:16s} threads={threads} mlc {row['mlc_ms']:8.2f} ms  "
+            f"ort {row['ort_ms']:8.2f} ms  ratio {row['ratio']:.2f}  {row['error']}  "
+            f"compile {row['compile_s']:.1f} s",
+            flush=True,
+        )
     text = markdown(rows, command, reduce_range, args.cpu_time)
     print(text)
     write_section(text, args.write)

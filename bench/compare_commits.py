@@ -8,7 +8,8 @@ first on PYTHONPATH: with the editable install, a bare checkout would import its
 working tree's `mlc.passes`. Each round runs `compare_pipelines.py` (the default pipeline, one
 thread) once per commit; the table gives every round's onnxruntime / mlc ratio, since the two
 processes' onnxruntime timings differ too. Compilation is never compared across commits'
-processes, only ratios.
+processes, only ratios. `--threads N` runs both peers on N threads (wall-clock: CPU time
+counts every thread's spinning).
 """
 
 from __future__ import annotations
@@ -42,11 +43,11 @@ def package_tree(commit: str, dest: pathlib.Path) -> pathlib.Path:
     return pkg
 
 
-def ratio(pkg: pathlib.Path, model: str, cpu_time: bool, rounds: int) -> str:
+def ratio(pkg: pathlib.Path, model: str, cpu_time: bool, rounds: int, threads: int = 1) -> str:
     """One compare_pipelines.py run with `pkg` first on the path: its table row's last cell."""
     env = dict(os.environ, PYTHONPATH=str(pkg), OMP_NUM_THREADS="1")
     cmd = [sys.executable, str(ROOT / "bench" / "compare_pipelines.py"), model, "--rounds"]
-    cmd += [str(rounds)] + (["--cpu-time"] if cpu_time else [])
+    cmd += [str(rounds), "--threads", str(threads)] + (["--cpu-time"] if cpu_time else [])
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     rows = [line for line in out.stdout.splitlines() if line.startswith(f"| {model} |")]
     if not rows:
@@ -62,7 +63,10 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=2, help="alternations per model")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cpu-time", action="store_true", help="time CPU, not wall-clock")
+    parser.add_argument("--threads", type=int, default=1, help="threads of both peers")
     args = parser.parse_args()
+    if args.cpu_time and args.threads > 1:
+        parser.error("--cpu-time times one thread: it would count the spinning of the others")
     with tempfile.TemporaryDirectory() as tmp:
         trees = {}
         for label, commit in (("before", args.before), ("after", args.after)):
@@ -74,7 +78,9 @@ def main() -> int:
             cells: dict[str, list[str]] = {"before": [], "after": []}
             for _ in range(args.repeat):
                 for label, tree in trees.items():
-                    cells[label].append(ratio(tree, model, args.cpu_time, args.rounds))
+                    cells[label].append(
+                        ratio(tree, model, args.cpu_time, args.rounds, args.threads)
+                    )
             print(f"| {model} | {', '.join(cells['before'])} | {', '.join(cells['after'])} |")
     return 0
 

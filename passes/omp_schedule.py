@@ -7,7 +7,10 @@ descheduled or slowed for a while then makes the other wait at the region's clos
 `dynamic` hands out chunks of iterations to whichever thread asks next, so a slowed thread
 simply takes fewer; `guided` hands out shrinking chunks. A chunk is a `chunks-per-thread`-th of
 one thread's share, so a loop of thousands of small iterations (an elementwise kernel's rows)
-costs a few dozen atomic increments, not one per iteration.
+costs a few dozen atomic increments, not one per iteration. `steal` is OpenMP's
+`nonmonotonic:dynamic`, which the OpenMP runtime runs as static with stealing: each thread
+starts on its own contiguous share of the chunks (static's locality) and a thread that finishes
+early takes chunks from the end of the other's share (dynamic's tolerance of a slowed thread).
 """
 
 from __future__ import annotations
@@ -21,23 +24,24 @@ from mlir.dialects import arith
 
 from .base import ModulePass, PassContext
 
-ScheduleKind = Literal["static", "dynamic", "guided"]
+ScheduleKind = Literal["static", "dynamic", "guided", "steal"]
 SCHEDULE_KINDS = get_args(ScheduleKind)
 _SEGMENTS = "operandSegmentSizes"
 
 
 @dataclass(frozen=True)
 class OmpSchedulePass(ModulePass):
-    """Set the schedule (static, dynamic or guided) and chunk size of every omp.wsloop."""
+    """Set the schedule (static, dynamic, guided or steal) and chunk size of every omp.wsloop."""
 
     name: ClassVar[str] = "omp-schedule"
     symbolic_dims: ClassVar[bool] = True
 
     kind: ScheduleKind = "dynamic"
     """How iterations go to threads: `static` (equal shares fixed up front), `dynamic` (chunks
-    to whichever thread is free) or `guided` (shrinking chunks, at least one chunk size)."""
+    to whichever thread is free), `guided` (shrinking chunks, at least one chunk size) or `steal`
+    (each thread starts on its static share; a thread done early steals the other's chunks)."""
     chunks_per_thread: int = 8
-    """For dynamic and guided: split each thread's share of a loop with constant bounds into
+    """For dynamic, guided and steal: split each thread's share of a loop with constant bounds into
     this many chunks (1 iteration per chunk when the loop is shorter)."""
 
     def __post_init__(self) -> None:
@@ -59,7 +63,11 @@ class OmpSchedulePass(ModulePass):
             self._schedule(loop)
 
     def _schedule(self, loop: ir.Operation) -> None:
-        kind = ir.Attribute.parse(f"#omp<schedulekind {self.kind}>")
+        kind = ir.Attribute.parse(
+            f"#omp<schedulekind {'dynamic' if self.kind == 'steal' else self.kind}>"
+        )
+        if self.kind == "steal":
+            loop.attributes["schedule_mod"] = ir.Attribute.parse("#omp<sched_mod nonmonotonic>")
         segments = list(ir.DenseI32ArrayAttr(loop.attributes[_SEGMENTS]))
         trips = _trip_count(loop) if self.kind != "static" and not segments[-1] else None
         threads = _num_threads(loop) if trips is not None else None

@@ -86,6 +86,42 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
+def gathers_along(view: BlockView, axis: str) -> bool:
+    """Whether some read depends on `axis` without walking its buffer's innermost non-unit
+    dim with unit stride along it: vectors along `axis` gather that read lane by lane (a
+    transpose's input)."""
+    pos = view.axes.index(axis)
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        coeffs = [linear_coeff(e, pos) for e in amap.results]
+        if all(c == 0 for c in coeffs):
+            continue
+        if not steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
+            return True
+    return False
+
+
+def gathered_source_axis(view: BlockView, vec: str) -> str | None:
+    """For a map whose vectors along `vec` gather a read: the other spatial axis along which
+    that read walks its buffer's innermost dim with unit stride (a transpose's output row
+    axis), if any."""
+    pos = view.axes.index(vec)
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        coeffs = [linear_coeff(e, pos) for e in amap.results]
+        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
+        if all(c == 0 for c in coeffs) or steps_along(coeffs, minor):
+            continue
+        for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
+            if axis != vec and kind == "S" and linear_coeff(amap.results[minor], i) == 1:
+                return axis
+    return None
+
+
 def buffer_shape(view: BlockView, read: ir.Operation) -> list[int]:
     """The shape of the buffer `read` reads, a run-time dim estimated by the range of its index
     over the view's extents (a `SampledView`'s samples): the dynamic-size sentinel multiplied

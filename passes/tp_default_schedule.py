@@ -34,6 +34,8 @@ from .schedule_reads import (
     contiguous_along,
     elem_bytes,
     gather_axis,
+    gathered_source_axis,
+    gathers_along,
     image_axis,
     lanes_of,
     read_bytes,
@@ -155,6 +157,8 @@ def _coverage(extent: int, tile: int) -> float:
 
 MANY_READS = 4
 """Reads from which a map's work counts them (`parallel-by-reads`)."""
+GATHERED_READ_COST = 4
+"""What an element of a map whose vector reads gather counts for against min-parallel-work."""
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,12 @@ class TpDefaultSchedulePass(ModulePass):
     about a microsecond when both threads have a core, and a relu over 2^16 floats took 2.3 us
     on one thread and 2.2 us on two (2^17: 7.6 -> 3.2 us). When other processes crowd the
     cores, each region costs ~60 us (the worker waits for a time slice), so small ones hurt."""
+    min_parallel_work_in_region: int = 1 << 14
+    """A block of a kernel that forks anyway (another of its blocks runs on the threads) is
+    parallel from this much work on: inside the kernel's one region (omp-merge-regions) a serial
+    block costs the same barrier and leaves the other threads waiting in it. ResNet-50's
+    Winograd input transform at 14x14 ran four of its twelve passes serially: 0.53x as fast on
+    2 threads as on 1."""
     reduce_cost: float = 0.5
     """What one iteration of a reduction that reuses every read (a conv's or a matmul's
     multiply-add on one lane of a register tile) counts for against `min-parallel-work`,
@@ -212,6 +222,10 @@ class TpDefaultSchedulePass(ModulePass):
             raise ValueError(f"l2-bytes must be at least 16384, got {self.l2_bytes}")
         if self.max_accumulators is not None and self.max_accumulators < 1:
             raise ValueError(f"max-accumulators must be >= 1, got {self.max_accumulators}")
+        if self.min_parallel_work_in_region < 1:
+            raise ValueError(
+                f"min-parallel-work-in-region must be >= 1, got {self.min_parallel_work_in_region}"
+            )
         if self.reduce_cost <= 0:
             raise ValueError(f"reduce-cost must be > 0, got {self.reduce_cost}")
 
@@ -228,14 +242,33 @@ class TpDefaultSchedulePass(ModulePass):
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         leading = leading_symbols(module)
-        for op in [o for o in walk(module) if o.name == "tp.block"]:
-            view = BlockView(op)
-            if not self.overwrite and len(ir.DictAttr(op.attributes["schedule"])) > 0:
+        blocks = [BlockView(o) for o in walk(module) if o.name == "tp.block"]
+        fresh = []
+        for view in blocks:
+            if not self.overwrite and len(ir.DictAttr(view.op.attributes["schedule"])) > 0:
                 continue
             if view.symbolic:
                 view.set_schedule(self._parallel_at_run_time(view, leading))
             else:
                 view.set_schedule(self.schedule_for(view))
+                fresh.append(view)
+        if self.parallel and self.threads > 1:
+            self._join_forked_kernels(blocks, fresh)
+
+    def _join_forked_kernels(self, blocks: list[BlockView], fresh: list[BlockView]) -> None:
+        """Give the serial blocks of a kernel that forks anyway `min-parallel-work-in-region`'s
+        lower threshold (only blocks this run scheduled: records' schedules stay)."""
+        forks = {
+            _kernel_of(v) for v in blocks if v.schedule.parallel and not v.schedule.parallel_from
+        }
+        eager = replace(self, min_parallel_work=self.min_parallel_work_in_region)
+        for view in fresh:
+            if (
+                _kernel_of(view) in forks
+                and not view.schedule.parallel
+                and self.work(view) >= self.min_parallel_work_in_region
+            ):
+                view.set_schedule(eager.schedule_for(view))
 
     def _runtime_extents_schedule(self, view: BlockView, leading: set[str]) -> Schedule:
         """A block whose extents are known at run time only is scheduled as if its symbols had
@@ -341,6 +374,12 @@ class TpDefaultSchedulePass(ModulePass):
         if image is not None:
             batches.add(image)
         spatial.sort(key=lambda n: (n.split(".")[0] not in batches, n.split(".")[0] not in columns))
+        source = None if reduction else gathered_source_axis(view, vec)
+        if source is not None:
+            # A transpose: the loop along the gathered read's rows goes just outside the
+            # vectors, so one tile of vectors reuses the same few lines of each input row from
+            # L1 (rows 2 KiB apart fall into two L1 sets: BERT's Kᵀ went to L2 per element).
+            spatial.sort(key=lambda n: n.split(".")[0] == source)
         order = tuple(spatial + reduce + inner)
         if reduction and not gathered and _rows_first(view, vec, image):
             # Rows (images first), then columns; the weights are re-read from cache per pixel
@@ -655,6 +694,11 @@ class TpDefaultSchedulePass(ModulePass):
                 # a Winograd transform pass summing 5 inputs per output over 52K outputs
                 # (ResNet's 56 x 56 stage) is as much work as a relu over 260K elements
                 work *= reads
+        vec = vector_axis(view)
+        if vec is not None and gathers_along(view, vec):
+            # vectors assembled lane by lane: BERT's Kᵀ (8 x 64 x 128, a column of the input
+            # per vector) took 175 us on one thread, a relu of that size 5 us
+            work *= GATHERED_READ_COST
         return work
 
     def _parallel_prefix(
@@ -701,6 +745,14 @@ def _runtime_axes(view: BlockView) -> set[str]:
     if not isinstance(view, SampledView):
         return set()
     return {a for a, e in zip(view.axes, BlockView(view.op).extents) if not isinstance(e, int)}
+
+
+def _kernel_of(view: BlockView) -> ir.Operation | None:
+    """The func.func a block belongs to (its kernel)."""
+    parent = view.op.operation.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return parent
 
 
 def _in_parallel_loop(view: BlockView) -> bool:

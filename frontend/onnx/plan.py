@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from mlc.errors import ModelLoadError, UnsupportedOpError, UnsupportedOpsetError
 
-from .converters.registry import ConverterEntry, NotImplementedVersion, lookup
+from .converters.registry import ConverterEntry, NotImplementedVersion, lookup, registered_ops
 from .loader import DEFAULT_DOMAINS
 
 if TYPE_CHECKING:
@@ -139,6 +139,12 @@ def _converter(
             return (
                 "its output shape depends on its input values and mlc compiles static shapes: "
                 "supported only when its inputs are constant (it is then folded at import)"
+            ), None
+        if domain == "com.microsoft":
+            known = sorted(op for d, op, _ in registered_ops() if d == domain)
+            return (
+                f"no converter (of onnxruntime's com.microsoft contrib ops mlc imports "
+                f"{', '.join(known)})"
             ), None
         return "no converter", None
     return entry

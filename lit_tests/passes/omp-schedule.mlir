@@ -3,6 +3,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(convert-scf-to-openmp{num-threads=2},canonicalize,omp-schedule{kind=static})' --split-input-file | FileCheck %s --check-prefix=STATIC
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2})' --split-input-file | FileCheck %s --check-prefix=LLVM
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(lower-to-llvm{threads=2 schedule=dynamic})' --split-input-file | FileCheck %s --check-prefix=LLVMDYN
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(convert-scf-to-openmp{num-threads=2},canonicalize,omp-schedule{kind=steal})' --split-input-file | FileCheck %s --check-prefix=STEAL
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(omp-schedule{kind=auto})' 2>&1 | FileCheck %s --check-prefix=BAD
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(omp-schedule{chunks-per-thread=0})' 2>&1 | FileCheck %s --check-prefix=BADCHUNKS
 
@@ -19,6 +20,11 @@
 // GUIDED-LABEL: func.func @collapsed
 // GUIDED: %[[CHUNK:.*]] = arith.constant 1600 : i32
 // GUIDED: omp.wsloop schedule(guided = %[[CHUNK]] : i32) {
+// `steal` is nonmonotonic dynamic: the OpenMP runtime starts each thread on its static share
+// and lets a thread that finishes early take the other's remaining chunks.
+// STEAL-LABEL: func.func @collapsed
+// STEAL: %[[CHUNK:.*]] = arith.constant 400 : i32
+// STEAL: omp.wsloop schedule(dynamic = %[[CHUNK]] : i32, nonmonotonic) {
 // STATIC-LABEL: func.func @collapsed
 // STATIC: omp.wsloop schedule(static) {
 // lower-to-llvm keeps the static schedule unless told otherwise (dynamic chunks ran 4 of 5
@@ -27,7 +33,7 @@
 // LLVM: omp.wsloop {
 // LLVMDYN-LABEL: llvm.func @collapsed
 // LLVMDYN: omp.wsloop schedule(dynamic = %{{.*}} : i32) {
-// BAD: omp-schedule: invalid value 'auto' for option 'kind' (expected static|dynamic|guided)
+// BAD: omp-schedule: invalid value 'auto' for option 'kind' (expected static|dynamic|guided|steal)
 // BADCHUNKS: omp-schedule: chunks-per-thread must be >= 1, got 0
 func.func @collapsed(%a: memref<64x100xf32>) {
   %c0 = arith.constant 0 : index

@@ -10,6 +10,8 @@
 // RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{reduce-cost=0})' 2>&1 | FileCheck %s --check-prefix=BADCOST
 // RUN: mlc-opt %s --split-input-file --pass-pipeline='builtin.module(tp-default-schedule{threads=2 vector-bits=256 symbol-hint=512})' | FileCheck %s --check-prefix=HINT
 // BADCOST: tp-default-schedule: reduce-cost must be > 0, got 0.0
+// RUN: not mlc-opt %s --pass-pipeline='builtin.module(tp-default-schedule{min-parallel-work-in-region=0})' 2>&1 | FileCheck %s --check-prefix=BADREGION
+// BADREGION: tp-default-schedule: min-parallel-work-in-region must be >= 1, got 0
 
 // matmul: j (the output's contiguous axis) is vectorized 2 x 8 lanes; i, which the vector read of
 // B does not depend on, is unrolled into a 6-row register tile kept across k. Column blocks run
@@ -291,13 +293,71 @@ func.func @batched_matvec(%A: memref<8x96x256xf32>, %B: memref<8x256x1xf32>, %C:
 // (2 us on one thread) stay sequential, 512x256 run in parallel over rows.
 // THREADS2-LABEL: func.func @parallel_threshold
 // THREADS2: name = "small", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2-LABEL: func.func @parallel_threshold_large
 // THREADS2: name = "large", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
-func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>, %L: memref<512x256xf32>) {
+func.func @parallel_threshold(%A: memref<512x256xf32>, %S: memref<256x256xf32>) {
   "tp.block"(%S) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
     gpu.yield %a : f32
   }) {name = "small", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 256>,
       out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<256x256xf32>) -> ()
+  return
+}
+func.func @parallel_threshold_large(%A: memref<512x256xf32>, %L: memref<512x256xf32>) {
+  "tp.block"(%L) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "large", axes = ["i", "j"], kinds = "SS", extents = array<i64: 512, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<512x256xf32>) -> ()
+  return
+}
+
+// A map whose vectors gather a read lane by lane (a transpose's input: a column of A per
+// vector) counts GATHERED_READ_COST per element: BERT's Kᵀ, 2^16 elements, took 175 us on one
+// thread (a relu of that size: 5 us) and now runs on the threads; the same copy without the
+// transpose stays serial. The loop along the input's rows (d) goes inside the vector tiles
+// (t.0): a tile of vectors then reads the same 8 lines of A (2 KiB apart, two L1 sets) for
+// every d, not 128 of them; 175 -> 14 us on one thread.
+// THREADS2-LABEL: func.func @gathered_transpose
+// THREADS2: name = "transpose", out_map = #{{.*}}, schedule = {order = ["h", "t.0", "d", "t.1"], parallel = ["h", "t.0"], tile = {t = array<i64: 8>}, vectorize = "t.1"}
+// THREADS2: name = "copy", out_map = #{{.*}}, schedule = {order = ["t", "c.0", "c.1"], tile = {c = array<i64: 8>}, vectorize = "c.1"}
+func.func @gathered_transpose(%A: memref<128x512xf32>, %T: memref<8x64x128xf32>, %C: memref<128x512xf32>) {
+  "tp.block"(%T) ({
+    %a = "tp.read"(%A) {map = affine_map<(h, d, t) -> (t, h * 64 + d)>} : (memref<128x512xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "transpose", axes = ["h", "d", "t"], kinds = "SSS", extents = array<i64: 8, 64, 128>,
+      out_map = affine_map<(h, d, t) -> (h, d, t)>, combiner = "none", init, schedule = {}} : (memref<8x64x128xf32>) -> ()
+  return
+}
+func.func @gathered_copy(%A: memref<128x512xf32>, %C: memref<128x512xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(t, c) -> (t, c)>} : (memref<128x512xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "copy", axes = ["t", "c"], kinds = "SS", extents = array<i64: 128, 512>,
+      out_map = affine_map<(t, c) -> (t, c)>, combiner = "none", init, schedule = {}} : (memref<128x512xf32>) -> ()
+  return
+}
+
+// -----
+
+// A kernel that forks for one block runs its other blocks of 2^14 iterations or more on the
+// threads too (min-parallel-work-in-region): inside the kernel's one region a serial block
+// costs the same barrier and leaves the other thread waiting. 64x64 elements stay serial.
+// THREADS2-LABEL: func.func @joins_the_region
+// THREADS2: name = "small", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2: name = "tiny", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+// THREADS2: name = "large", out_map = #{{.*}}, schedule = {order = ["i", "j.0", "j.1"], parallel = ["i"], tile = {j = array<i64: 8>}, vectorize = "j.1"}
+func.func @joins_the_region(%A: memref<512x256xf32>, %S: memref<256x256xf32>, %T: memref<64x64xf32>, %L: memref<512x256xf32>) {
+  "tp.block"(%S) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "small", axes = ["i", "j"], kinds = "SS", extents = array<i64: 256, 256>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<256x256xf32>) -> ()
+  "tp.block"(%T) ({
+    %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
+    gpu.yield %a : f32
+  }) {name = "tiny", axes = ["i", "j"], kinds = "SS", extents = array<i64: 64, 64>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init, schedule = {}} : (memref<64x64xf32>) -> ()
   "tp.block"(%L) ({
     %a = "tp.read"(%A) {map = affine_map<(i, j) -> (i, j)>} : (memref<512x256xf32>) -> f32
     gpu.yield %a : f32

@@ -56,10 +56,17 @@ def test_jit_two_threads_on_the_async_runtime(inputs, params) -> None:
     assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, params)
 
 
-@pytest.mark.parametrize("schedule", ["dynamic", "guided"])
-def test_jit_two_threads_with_chunked_schedules(schedule: str, inputs, params) -> None:
+@pytest.mark.parametrize(
+    ("schedule", "clause"),
+    [
+        ("dynamic", r"dynamic = %\w+ : i32\)"),
+        ("guided", r"guided = "),
+        ("steal", r"dynamic = %\w+ : i32, nonmonotonic\)"),
+    ],
+)
+def test_jit_two_threads_with_chunked_schedules(schedule: str, clause: str, inputs, params) -> None:
     lib = build_library(2, schedule=schedule)
-    assert re.search(rf"omp.wsloop (nowait )?schedule\({schedule} = ", str(lib.module))
+    assert re.search(rf"omp.wsloop (nowait )?schedule\({clause}", str(lib.module))
     assert_matches_reference(_run(GraphModule(lib.jit()), inputs), inputs, params)
 
 

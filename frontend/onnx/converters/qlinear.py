@@ -211,3 +211,51 @@ def qlinear_matmul(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
         for i, of, row in ((1, 0, True), (4, 3, False))
     ]
     return [_requantize(ctx, node, acc, scales[0], scales[1], 6, 7)]
+
+
+@converter("QGemm", since=1, domain="com.microsoft")
+def qgemm(ctx: ImportContext, node: onnx.NodeProto) -> list[ir.Value]:
+    """onnxruntime's contrib Gemm: (A - a_zero_point) x (B - b_zero_point) + C in int32 (C,
+    optional, broadcasts to [M, N]), times alpha * a_scale * b_scale (b per tensor or per
+    column), then divided by y_scale and requantized; float when y_zero_point is absent."""
+    _scalar(ctx, node, 1, 2)
+    _eight_bit(ctx, node, 0, 3)
+    at, bt = ctx.type(node, 0), ctx.type(node, 3)
+    if at.rank != 2 or bt.rank != 2:
+        raise ctx.unsupported(f"A {at} and B {bt} must be 2-D")
+    emit = ctx.emit
+    a, b = ctx.operand(node, 0), ctx.operand(node, 3)
+    if ctx.attrs.int("transA", 0):
+        a = emit("transpose", a, perm=[1, 0])
+    transposed = ctx.attrs.int("transB", 0)
+    if transposed:
+        b = emit("transpose", b, perm=[1, 0])
+    columns = bt.shape[0 if transposed else 1]
+    for i in (4, 5):
+        t = ctx.type(node, i)
+        if t.size != 1 and t.shape != (columns,):
+            raise ctx.unsupported(
+                f"'{ctx.input_name(node, i)}' {t} is neither a scalar nor one value per column "
+                f"of B ({columns})"
+            )
+    za = _zero_point(ctx, node, 2, 0, ())
+    zb = _zero_point(ctx, node, 5, 3, () if ctx.type(node, 5).size == 1 else (columns,))
+    bias = None
+    if ctx.input_name(node, 6):
+        if ctx.type(node, 6).dtype != "i32":
+            raise ctx.unsupported(f"bias C {ctx.type(node, 6)} must be int32")
+        bias = ctx.operand(node, 6)
+    acc = integer_matmul(emit, a, b, za, zb, bias)
+    a_scale = reshaped(ctx, node, 1, ())
+    alpha = ctx.attrs.float("alpha", 1.0)
+    if alpha != 1.0:
+        a_scale = emit("mul", ctx.literal(np.float32(alpha)), a_scale)
+    b_scale = reshaped(ctx, node, 4, () if ctx.type(node, 4).size == 1 else (columns,))
+    if ctx.input_name(node, 8):
+        _scalar(ctx, node, 7, 8)
+        return [_requantize(ctx, node, acc, a_scale, b_scale, 7, 8)]
+    scale = emit("mul", a_scale, b_scale)  # no y_zero_point: float, as onnxruntime's kernel
+    if ctx.input_name(node, 7):
+        _scalar(ctx, node, 7)
+        scale = emit("div", scale, reshaped(ctx, node, 7, ()))
+    return [emit("mul", emit("cast", acc, to="f32"), scale)]

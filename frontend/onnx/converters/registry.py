@@ -59,6 +59,7 @@ CATEGORY_MODULES = (
     "functions",
     "quantize",
     "qlinear",
+    "qlinear_ms",
     "spatial",
     "conv_transpose",
     "resize",

@@ -147,7 +147,7 @@ def small_mlp(rng: np.random.Generator) -> tuple[Any, list[int]]:
 
 
 def quantize_static(
-    model: Any, shape: list[int], rng: np.random.Generator, tmp: pathlib.Path
+    model: Any, shape: list[int], rng: np.random.Generator, tmp: pathlib.Path, fmt: str = "QDQ"
 ) -> Any:
     class Reader(quantization.CalibrationDataReader):  # type: ignore[misc]
         def __init__(self) -> None:
@@ -160,15 +160,15 @@ def quantize_static(
     onnx.save(model, tmp / "float.onnx")
     quantization.quantize_static(
         str(tmp / "float.onnx"),
-        str(tmp / "qdq.onnx"),
+        str(tmp / f"{fmt}.onnx"),
         Reader(),
-        quant_format=quantization.QuantFormat.QDQ,
+        quant_format=getattr(quantization.QuantFormat, fmt),
         per_channel=True,
         activation_type=quantization.QuantType.QUInt8,
         weight_type=quantization.QuantType.QInt8,
         reduce_range=not ort_u8s8_exact(),
     )
-    return onnx.load(tmp / "qdq.onnx")
+    return onnx.load(tmp / f"{fmt}.onnx")
 
 
 def ort_int8(model: Any, x: np.ndarray) -> np.ndarray:
@@ -239,6 +239,55 @@ def test_fire_module_concatenates_and_pools_uint8(tmp_path: pathlib.Path) -> Non
     concats = [line for line in text.splitlines() if "tensor.concat" in line]
     assert len(pools) == 2 and len(concats) == 1, text
     assert all("xf32>" not in line for line in pools + concats), pools + concats
+
+
+def compiled(model: Any) -> tuple[Any, int]:
+    """The model compiled with kernel timers (a GraphModule) and its number of kernel calls."""
+    from mlc.contract import profiled_calls
+    from mlc.runtime import GraphModule
+
+    gm = GraphModule(mlc.build(*import_model(model), profile=True).jit())
+    calls = profiled_calls(gm.manifest)
+    assert calls is not None
+    return gm, len(calls)
+
+
+def run(gm: Any, x: np.ndarray) -> np.ndarray:
+    gm.set_input("x", x)
+    gm.run()
+    return gm.get_output(0)
+
+
+@pytest.mark.parametrize(
+    "build,contrib",
+    [
+        (small_cnn, {"QGemm", "QLinearGlobalAveragePool"}),
+        (small_fire, {"QLinearConcat", "QLinearGlobalAveragePool"}),
+        (small_residual, {"QLinearAdd", "QLinearGlobalAveragePool"}),
+    ],
+    ids=["cnn", "fire", "residual"],
+)
+def test_static_qoperator_compiles_like_its_qdq_twin(
+    build: Any, contrib: set[str], tmp_path: pathlib.Path
+) -> None:
+    """quantize_static's QOperator format (QLinearConv, com.microsoft QLinear* ops, QGemm):
+    within one output step of onnxruntime, compiled to as many kernels as the same model in QDQ
+    format (a QLinearAdd or QLinearConcat costs no kernel of its own, as in QDQ), and to the
+    same values (the import is the QDQ graph; same calibration, same parameters)."""
+    rng = np.random.default_rng(0)
+    model, shape = build(rng)
+    qop = quantize_static(model, shape, np.random.default_rng(7), tmp_path, "QOperator")
+    qdq = quantize_static(model, shape, np.random.default_rng(7), tmp_path, "QDQ")
+    ops = {n.op_type for n in qop.graph.node if n.domain == "com.microsoft"}
+    assert ops == contrib, ops
+    (gm_qop, kernels_qop), (gm_qdq, kernels_qdq) = compiled(qop), compiled(qdq)
+    assert kernels_qop == kernels_qdq
+    step = output_step(qop)
+    for seed in range(3):
+        x = np.random.default_rng(300 + seed).standard_normal(shape).astype(np.float32)
+        got = run(gm_qop, x)
+        assert np.abs(got - ort_int8(qop, x)).max() / step <= 1.0 + 1e-3
+        np.testing.assert_array_equal(got, run(gm_qdq, x))
 
 
 @pytest.mark.parametrize("per_channel", [False, True], ids=["per_tensor", "per_channel"])
