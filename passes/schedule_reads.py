@@ -15,6 +15,9 @@ from mlc.dialects.walk import walk
 
 L2_BYTES = 1 << 20  # per core on Zen 4/5 (and Intel since Ice Lake: 1.25-2 MiB)
 IMAGE_BYTES = 64 << 10  # less per index of the first dim is a matrix's row, not an image
+STRIDED_STEPS = (2, 3, 4)
+"""Lane strides read as one wide load and a shuffle (a stride-2 window reads every other
+element: 32 floats and a vpermt2ps for 16 lanes instead of 16 scalar loads)."""
 
 
 def elem_bytes(view: BlockView) -> int:
@@ -84,6 +87,26 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
             return False
         found = True
     return found
+
+
+def lanes_gathered(view: BlockView, axis: str) -> bool:
+    """Whether some read that depends on `axis`, vectorized, would load its lanes one by one:
+    it moves along a dim other than its buffer's innermost non-unit one, or by more than
+    STRIDED_STEPS elements along it (an NCHW global pool's channels lie 7 x 7 floats apart)."""
+    pos = view.axes.index(axis)
+    for op in walk(view.op):
+        if op.name not in ("tp.read", "tp.read_padded"):
+            continue
+        amap = ir.AffineMapAttr(op.attributes["map"]).value
+        coeffs = [linear_coeff(e, pos) for e in amap.results]
+        if all(c == 0 for c in coeffs):
+            continue  # a broadcast
+        if steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
+            continue
+        if coeffs[-1] in (1, *STRIDED_STEPS) and all(c == 0 for c in coeffs[:-1]):
+            continue
+        return True
+    return False
 
 
 def buffer_shape(view: BlockView, read: ir.Operation) -> list[int]:

@@ -35,6 +35,7 @@ from .schedule_reads import (
     elem_bytes,
     gather_axis,
     image_axis,
+    lanes_gathered,
     lanes_of,
     read_bytes,
     read_maps,
@@ -377,7 +378,8 @@ class TpDefaultSchedulePass(ModulePass):
         """(axis, lanes, gathered): the output's contiguous axis on vectors as wide as it
         allows (narrower only when the axis is shorter than a register: tiles may be
         partial), or, for a reduction over a short contiguous axis (a 7x7 feature map),
-        another output axis along which the reads that vary are gathered."""
+        another output axis along which the reads that vary are gathered; `gathered` also
+        when the output's axis loads its lanes one by one (`lanes_gathered`)."""
         axes, extents = view.axes, view.extents
         vec = vector_axis(view)
         if not full:
@@ -395,7 +397,11 @@ class TpDefaultSchedulePass(ModulePass):
                 return other, width, True
         if vec is None or lanes < 2:
             return None
-        return vec, lanes, False
+        # A reduction whose reads lie far apart along the output's axis (an NCHW global pool:
+        # channels 49 floats apart) loads each lane alone: one register's worth per step, as
+        # a gathered axis. Four registers of lanes took LLVM's SLP vectorizer 6 s on one
+        # kernel (448 scalar loads feeding insertelement chains), and ran no faster.
+        return vec, lanes, "R" in view.kinds and lanes_gathered(view, vec)
 
     @staticmethod
     def _vectorize(vec: str, width: int, extent: int, tile: dict[str, tuple[int, ...]]) -> str:
