@@ -15,6 +15,9 @@ from mlc.dialects.walk import walk
 
 L2_BYTES = 1 << 20  # per core on Zen 4/5 (and Intel since Ice Lake: 1.25-2 MiB)
 IMAGE_BYTES = 64 << 10  # less per index of the first dim is a matrix's row, not an image
+STRIDED_STEPS = (2, 3, 4)
+"""Lane strides read as one wide load and a shuffle (a stride-2 window reads every other
+element: 32 floats and a vpermt2ps for 16 lanes instead of 16 scalar loads)."""
 
 
 def elem_bytes(view: BlockView) -> int:
@@ -86,36 +89,39 @@ def contiguous_along(view: BlockView, axis: str) -> bool:
     return found
 
 
-def gathers_along(view: BlockView, axis: str) -> bool:
-    """Whether some read depends on `axis` without walking its buffer's innermost non-unit
-    dim with unit stride along it: vectors along `axis` gather that read lane by lane (a
-    transpose's input)."""
+def _gathered_reads(view: BlockView, axis: str) -> list[tuple[ir.AffineMap, int]]:
+    """The maps (and buffers' innermost non-unit dims) of the reads that depend on `axis` and,
+    vectorized along it, would load their lanes one by one: they move along a dim other than
+    their buffer's innermost non-unit one, or by more than STRIDED_STEPS elements along it."""
     pos = view.axes.index(axis)
+    gathered = []
     for op in walk(view.op):
         if op.name not in ("tp.read", "tp.read_padded"):
             continue
         amap = ir.AffineMapAttr(op.attributes["map"]).value
         coeffs = [linear_coeff(e, pos) for e in amap.results]
         if all(c == 0 for c in coeffs):
+            continue  # a broadcast
+        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
+        if steps_along(coeffs, minor):
             continue
-        if not steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
-            return True
-    return False
+        if coeffs[-1] in (1, *STRIDED_STEPS) and all(c == 0 for c in coeffs[:-1]):
+            continue
+        gathered.append((amap, minor))
+    return gathered
+
+
+def lanes_gathered(view: BlockView, axis: str) -> bool:
+    """Whether some read that depends on `axis`, vectorized, would load its lanes one by one
+    (an NCHW global pool's channels lie 7 x 7 floats apart; a transpose's input)."""
+    return bool(_gathered_reads(view, axis))
 
 
 def gathered_source_axis(view: BlockView, vec: str) -> str | None:
     """For a map whose vectors along `vec` gather a read: the other spatial axis along which
     that read walks its buffer's innermost dim with unit stride (a transpose's output row
     axis), if any."""
-    pos = view.axes.index(vec)
-    for op in walk(view.op):
-        if op.name not in ("tp.read", "tp.read_padded"):
-            continue
-        amap = ir.AffineMapAttr(op.attributes["map"]).value
-        coeffs = [linear_coeff(e, pos) for e in amap.results]
-        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
-        if all(c == 0 for c in coeffs) or steps_along(coeffs, minor):
-            continue
+    for amap, minor in _gathered_reads(view, vec):
         for i, (axis, kind) in enumerate(zip(view.axes, view.kinds)):
             if axis != vec and kind == "S" and linear_coeff(amap.results[minor], i) == 1:
                 return axis

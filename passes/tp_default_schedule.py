@@ -35,8 +35,8 @@ from .schedule_reads import (
     elem_bytes,
     gather_axis,
     gathered_source_axis,
-    gathers_along,
     image_axis,
+    lanes_gathered,
     lanes_of,
     read_bytes,
     read_maps,
@@ -416,7 +416,8 @@ class TpDefaultSchedulePass(ModulePass):
         """(axis, lanes, gathered): the output's contiguous axis on vectors as wide as it
         allows (narrower only when the axis is shorter than a register: tiles may be
         partial), or, for a reduction over a short contiguous axis (a 7x7 feature map),
-        another output axis along which the reads that vary are gathered."""
+        another output axis along which the reads that vary are gathered; `gathered` also
+        when the output's axis loads its lanes one by one (`lanes_gathered`)."""
         axes, extents = view.axes, view.extents
         vec = vector_axis(view)
         if not full:
@@ -434,7 +435,11 @@ class TpDefaultSchedulePass(ModulePass):
                 return other, width, True
         if vec is None or lanes < 2:
             return None
-        return vec, lanes, False
+        # A reduction whose reads lie far apart along the output's axis (an NCHW global pool:
+        # channels 49 floats apart) loads each lane alone: one register's worth per step, as
+        # a gathered axis. Four registers of lanes took LLVM's SLP vectorizer 6 s on one
+        # kernel (448 scalar loads feeding insertelement chains), and ran no faster.
+        return vec, lanes, "R" in view.kinds and lanes_gathered(view, vec)
 
     @staticmethod
     def _vectorize(vec: str, width: int, extent: int, tile: dict[str, tuple[int, ...]]) -> str:
@@ -695,7 +700,7 @@ class TpDefaultSchedulePass(ModulePass):
                 # (ResNet's 56 x 56 stage) is as much work as a relu over 260K elements
                 work *= reads
         vec = vector_axis(view)
-        if vec is not None and gathers_along(view, vec):
+        if vec is not None and lanes_gathered(view, vec):
             # vectors assembled lane by lane: BERT's Kᵀ (8 x 64 x 128, a column of the input
             # per vector) took 175 us on one thread, a relu of that size 5 us
             work *= GATHERED_READ_COST

@@ -70,6 +70,25 @@ func.func @global_pool(%X: memref<1x8x7x7xf32>, %O: memref<1x8x1x1xf32>) {
 
 // -----
 
+// A global pool written to [N, C] (ReduceMean without keepdims): the output's channels are its
+// vector axis, but their inputs lie 49 floats apart, so every lane is a scalar load. One
+// register of lanes per step, never the whole axis (64 lanes gave LLVM's SLP vectorizer
+// 448-load insertelement chains: 6 s on shufflenet_v2's pool).
+// CHECK-LABEL: func.func @global_pool_flat
+// CHECK: schedule = {order = ["n", "c.0", "r0", "r1", "c.1"], tile = {c = array<i64: 8>}, unroll = {r1 = 7 : i64}, vectorize = "c.1"}
+// AVX512-LABEL: func.func @global_pool_flat
+// AVX512: schedule = {order = ["n", "c.0", "r0", "r1", "c.1"], tile = {c = array<i64: 16>}, unroll = {r1 = 7 : i64}, vectorize = "c.1"}
+func.func @global_pool_flat(%X: memref<1x64x7x7xf32>, %O: memref<1x64xf32>) {
+  "tp.block"(%O) ({
+    %x = "tp.read"(%X) {map = affine_map<(n, c, r0, r1) -> (n, c, r0, r1)>} : (memref<1x64x7x7xf32>) -> f32
+    gpu.yield %x : f32
+  }) {name = "gap", axes = ["n", "c", "r0", "r1"], kinds = "SSRR", extents = array<i64: 1, 64, 7, 7>,
+      out_map = affine_map<(n, c, r0, r1) -> (n, c)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<1x64xf32>) -> ()
+  return
+}
+
+// -----
+
 // A 7x7 feature map cannot be vectorized along its contiguous axis: the output channels are
 // (the weights are gathered, the input is shared by the 8 lanes), with ow unrolled.
 // CHECK-LABEL: func.func @conv_short_rows

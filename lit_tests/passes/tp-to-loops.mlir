@@ -650,3 +650,43 @@ func.func @symbolic_rows(%x: memref<?x16xf32>, %y: memref<?x16xf32>, %n: index) 
   }) {axes = ["i", "j"], combiner = "none", extent_exprs = ["n", ""], extents = array<i64: -1, 16>, init, kinds = "SS", name = "relu_0", out_map = affine_map<(d0, d1) -> (d0, d1)>, schedule = {order = ["i", "j.0", "j.1"], tile = {j = array<i64: 8>}, vectorize = "j.1"}} : (memref<?x16xf32>) -> ()
   return
 }
+
+// -----
+
+// A map reading 4 inputs per point (a Winograd transform's sums) keeps its loops rolled in
+// LLVM: fully unrolled, 14 x 6 loads per row cost Loop Strength Reduction 0.6 s on one kernel.
+// A map with fewer reads leaves LLVM free to unroll.
+// CHECK: #[[$UNROLL:.*]] = #llvm.loop_unroll<disable = true>
+// CHECK: #[[$ROLLED:.*]] = #llvm.loop_annotation<unroll = #[[$UNROLL]]>
+// CHECK-LABEL: func.func @many_reads_rolled
+// CHECK: scf.for
+// CHECK: } {loop_annotation = #[[$ROLLED]]}
+// CHECK-LABEL: func.func @few_reads_free
+// CHECK-NOT: loop_annotation
+// CHECK: return
+func.func @many_reads_rolled(%X: memref<4x14x16xf32>, %O: memref<14x16xf32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%X) {map = affine_map<(i, j) -> (0, i, j)>} : (memref<4x14x16xf32>) -> f32
+    %b = "tp.read"(%X) {map = affine_map<(i, j) -> (1, i, j)>} : (memref<4x14x16xf32>) -> f32
+    %c = "tp.read"(%X) {map = affine_map<(i, j) -> (2, i, j)>} : (memref<4x14x16xf32>) -> f32
+    %d = "tp.read"(%X) {map = affine_map<(i, j) -> (3, i, j)>} : (memref<4x14x16xf32>) -> f32
+    %s0 = arith.addf %a, %b : f32
+    %s1 = arith.subf %c, %d : f32
+    %s = arith.addf %s0, %s1 : f32
+    gpu.yield %s : f32
+  }) {name = "transform", axes = ["i", "j"], kinds = "SS", extents = array<i64: 14, 16>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {order = ["i", "j"], vectorize = "j"}} : (memref<14x16xf32>) -> ()
+  return
+}
+
+func.func @few_reads_free(%X: memref<14x16xf32>, %O: memref<14x16xf32>) {
+  "tp.block"(%O) ({
+    %a = "tp.read"(%X) {map = affine_map<(i, j) -> (i, j)>} : (memref<14x16xf32>) -> f32
+    %s = arith.addf %a, %a : f32
+    gpu.yield %s : f32
+  }) {name = "double", axes = ["i", "j"], kinds = "SS", extents = array<i64: 14, 16>,
+      out_map = affine_map<(i, j) -> (i, j)>, combiner = "none", init,
+      schedule = {order = ["i", "j"], vectorize = "j"}} : (memref<14x16xf32>) -> ()
+  return
+}

@@ -21,7 +21,7 @@ from mlc.dialects.tp.affine import expr_range, linear_coeff
 from mlc.errors import DiagnosticError
 from mlc.symbolic import Dim, UndecidableError, compare
 
-from ..schedule_reads import minor_dim, steps_along
+from ..schedule_reads import STRIDED_STEPS, minor_dim, steps_along
 from .dot4 import emit_dot4
 from .emit_util import (
     CONTRACTIBLE,
@@ -33,10 +33,6 @@ from .emit_util import (
     lane_indices,
     scalar_const,
 )
-
-STRIDED_STEPS = (2, 3, 4)
-"""Lane strides read as one wide load and a shuffle (a stride-2 window reads every other
-element: 32 floats and a vpermt2ps for 16 lanes instead of 16 scalar loads)."""
 
 
 @dataclass

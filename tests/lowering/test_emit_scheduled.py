@@ -260,3 +260,24 @@ def test_rows_first_when_the_input_outgrows_the_caches(threads: int) -> None:
     got, ref = run_graph(_blocked_conv_relu, [x, w], pipeline=_compiled_on(threads))
     want = np.einsum("nchwi,ocxyik->nohwk", x, w)  # 1x1: sums over the input channels
     check(got[0], ref[0], np.maximum(want, 0), rtol=1e-4, atol=1e-4, what="rows-first conv")
+
+
+@pytest.mark.parametrize("shape", [(1, 1024, 7, 7), (2, 40, 5, 3)])
+def test_global_pool_over_strided_channels(shape: tuple[int, ...]) -> None:
+    """A mean over an NCHW map's pixels written to [N, C]: the channels, the output's vector
+    axis, lie H x W floats apart in the input, so each lane is a scalar load. The lanes span
+    one register (8 at 256 bits), not four (a vector<64xf32> built from 448 scalar loads per
+    7 x 7 step cost LLVM's SLP vectorizer 6 s); the values match numpy, partial tiles included."""
+    x = rand(shape, seed=17)
+
+    def body(v: ir.Value) -> ir.Value:
+        return g.reduce_mean(v, axes=(2, 3), keepdims=0)
+
+    text = lower_to_tp(
+        body, [x], "builtin.module(graph-fuse,graph-to-tp,tp-default-schedule{vector-bits=256})"
+    )
+    assert "tile = {s1 = array<i64: 8>}" in text and 'vectorize = "s1.1"' in text, text
+    loops = lower_to_tp(body, [x], SCHEDULED.split(",func.func")[0] + ")")
+    assert "vector<64xf32>" not in loops and "vector<32xf32>" not in loops
+    got, ref = run_graph(body, [x], pipeline=SCHEDULED)
+    check(got[0], ref[0], x.mean(axis=(2, 3)), rtol=1e-5, atol=1e-6, what="global pool")
