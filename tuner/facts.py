@@ -146,6 +146,20 @@ class BlockFacts:
             return ()
         return tuple(dict.fromkeys(b for b in order[:first_col] if b in self.rows))
 
+    @cached_property
+    def last_row(self) -> str | None:
+        """A map's spatial axis that the default schedule moves from its place among the outer
+        loops to just outside the vectors (a transpose's input rows, so that each tile of
+        vectors re-reads the same few lines), if any."""
+        if self.reduce or self.vec is None:
+            return None
+        outer = [n for n in self.default.order if n != self.default.vectorize]
+        natural = sorted(outer, key=lambda n: self.axes.index(n.split(".")[0]))
+        if outer == natural or not outer:
+            return None
+        moved = outer[-1]
+        return moved if [n for n in natural if n != moved] + [moved] == outer else None
+
     @property
     def register_tiled(self) -> bool:
         """A vectorized reduction: its spatial loops after the reduce loops live in registers."""

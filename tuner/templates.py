@@ -66,6 +66,8 @@ def nest_template(f: BlockFacts) -> Callable[[Draft], Schedule]:
             first, second = rows, cols + mids
         else:
             first, second = [outer[a] for a in f.spatial if a in outer] + mids, []
+            if f.last_row is not None and f.last_row in first:
+                first = [n for n in first if n != f.last_row] + [f.last_row]
         reduce = list(f.reduce)
         for axis, factor in d.get("unroll", {}).items():
             if factor > 1:
