@@ -71,44 +71,39 @@ def steps_along(coeffs: list[int | None], dim: int) -> bool:
     return coeffs[dim] == 1 and all(c == 0 for i, c in enumerate(coeffs) if i != dim)
 
 
-def contiguous_along(view: BlockView, axis: str) -> bool:
-    """Whether every read that depends on `axis` walks its buffer's innermost non-unit dim
-    with unit stride along it, and no other dim."""
+def _reads_along(view: BlockView, axis: str) -> list[tuple[ir.AffineMap, list[int | None], int]]:
+    """(map, per-dim steps along `axis`, buffer's innermost non-unit dim) of every read that
+    depends on `axis` (broadcasts left out)."""
     pos = view.axes.index(axis)
-    found = False
+    reads = []
     for op in walk(view.op):
         if op.name not in ("tp.read", "tp.read_padded"):
             continue
         amap = ir.AffineMapAttr(op.attributes["map"]).value
         coeffs = [linear_coeff(e, pos) for e in amap.results]
-        if all(c == 0 for c in coeffs):
-            continue
-        if not steps_along(coeffs, minor_dim(list(ir.MemRefType(op.operands[0].type).shape))):
-            return False
-        found = True
-    return found
+        if any(c != 0 for c in coeffs):
+            minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
+            reads.append((amap, coeffs, minor))
+    return reads
+
+
+def contiguous_along(view: BlockView, axis: str) -> bool:
+    """Whether every read that depends on `axis` walks its buffer's innermost non-unit dim
+    with unit stride along it, and no other dim."""
+    reads = _reads_along(view, axis)
+    return bool(reads) and all(steps_along(coeffs, minor) for _, coeffs, minor in reads)
 
 
 def _gathered_reads(view: BlockView, axis: str) -> list[tuple[ir.AffineMap, int]]:
     """The maps (and buffers' innermost non-unit dims) of the reads that depend on `axis` and,
     vectorized along it, would load their lanes one by one: they move along a dim other than
     their buffer's innermost non-unit one, or by more than STRIDED_STEPS elements along it."""
-    pos = view.axes.index(axis)
-    gathered = []
-    for op in walk(view.op):
-        if op.name not in ("tp.read", "tp.read_padded"):
-            continue
-        amap = ir.AffineMapAttr(op.attributes["map"]).value
-        coeffs = [linear_coeff(e, pos) for e in amap.results]
-        if all(c == 0 for c in coeffs):
-            continue  # a broadcast
-        minor = minor_dim(list(ir.MemRefType(op.operands[0].type).shape))
-        if steps_along(coeffs, minor):
-            continue
-        if coeffs[-1] in (1, *STRIDED_STEPS) and all(c == 0 for c in coeffs[:-1]):
-            continue
-        gathered.append((amap, minor))
-    return gathered
+    return [
+        (amap, minor)
+        for amap, coeffs, minor in _reads_along(view, axis)
+        if not steps_along(coeffs, minor)
+        and not (coeffs[-1] in (1, *STRIDED_STEPS) and all(c == 0 for c in coeffs[:-1]))
+    ]
 
 
 def lanes_gathered(view: BlockView, axis: str) -> bool:
