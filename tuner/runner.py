@@ -33,13 +33,20 @@ from .measure import MeasureOptions
 from .pool import Worker, WorkerPool
 from .task import Task
 
-TIMING_BLOCKTIME = os.environ.get("KMP_BLOCKTIME", "1")
-"""OpenMP workers of the timing process spin for 1 ms after a parallel region (unless the user
-set KMP_BLOCKTIME). A deployed model's workers spin (200 ms by default) from one kernel to the
-next; with 0 (sleeping at once) every call paid a wake-up, ResNet-50's 2-thread kernels summed
-to 22.1 ms instead of 16.2 (16.4 with 200) and the tuner favoured serial schedules. 1 ms covers
-the gap between back-to-back calls yet frees the core soon after a sample, which matters on a
-busy machine: with 200 ms spinning workers took the core their partner thread needed."""
+TIMING_BLOCKTIME = "200"
+"""OpenMP workers of the timing process spin for 200 ms after a parallel region (libiomp5's
+default; a KMP_BLOCKTIME of the user's wins), as a deployed model's workers spin from one kernel
+to the next. A cold-weights sample flushes the caches for milliseconds before its one call:
+with 1 ms the workers slept by then, each call paid their wake-up, and on this 2-vCPU VM that
+made ResNet-50's 2-thread defaults sum to 49 ms instead of 23 (the model runs in ~20 ms; the
+1.5 ms convs read 2-3x slower, Winograd transforms 4-8x), so the tuner favoured serial
+schedules: its 3x3 max pool kept a serial one at 0.046 ms where the parallel default runs in
+0.037 ms once deployed."""
+
+
+def timing_env() -> dict[str, str]:
+    """The environment the timing worker adds to this process's."""
+    return {"KMP_BLOCKTIME": os.environ.get("KMP_BLOCKTIME", TIMING_BLOCKTIME)}
 
 
 DEFAULTS_PER_WORKER = 4
@@ -167,7 +174,7 @@ class LocalRunner(Runner):
         self.dir = pathlib.Path(workdir or tempfile.mkdtemp(prefix="mlc-tune-"))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.builders = WorkerPool(self.options.parallel, self.dir, "build")
-        self.timer = Worker(self.dir / "run.log", {"KMP_BLOCKTIME": TIMING_BLOCKTIME})
+        self.timer = Worker(self.dir / "run.log", timing_env())
         self._references: dict[str, str] = {}  # workload -> "" (ready) or why it failed
         self._serial = 0
 

@@ -219,3 +219,16 @@ def test_cold_weights_flushes_then_reads_the_activations_again(dense_task: Task)
         (result,) = runner.measure(task, [Candidate.of(task, index)])
     assert result is not None and result.ok and len(result.costs) == 3
     assert len(result.reference_costs) == 3
+
+
+def test_the_timing_workers_openmp_threads_spin_across_a_cache_flush(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib.Path
+) -> None:
+    """A cold-weights sample flushes the caches (milliseconds) before its call; workers that
+    slept by then made every 2-thread kernel pay a wake-up a deployed model never pays."""
+    monkeypatch.delenv("KMP_BLOCKTIME", raising=False)
+    with LocalRunner(MeasureOptions(parallel=1), workdir=str(tmp_path)) as runner:
+        assert int(runner.timer.env["KMP_BLOCKTIME"]) >= 200
+    monkeypatch.setenv("KMP_BLOCKTIME", "7")
+    with LocalRunner(MeasureOptions(parallel=1), workdir=str(tmp_path / "user")) as runner:
+        assert runner.timer.env["KMP_BLOCKTIME"] == "7"
