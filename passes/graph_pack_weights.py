@@ -121,19 +121,19 @@ class GraphPackWeightsPass(ModulePass):
                 product = gb.matmul(lhs, packed)  # [N/p, rows, p]
                 y = gb.reshape(gb.transpose(product, perm=(1, 0, 2)), shape=(*a_shape[:-1], n))
             if op.name == "graph.dense":
-                y = self._dense_epilogue(op, y)
+                y = dense_epilogue(op, y)
         op.results[0].replace_all_uses_with(y)
         op.erase()
 
-    @staticmethod
-    def _dense_epilogue(op: ir.Operation, y: ir.Value) -> ir.Value:
-        """alpha * Y + beta * C, as the dense op computed them."""
-        alpha = float(from_attr(op.attributes["alpha"]))  # type: ignore[arg-type]
-        beta = float(from_attr(op.attributes["beta"]))  # type: ignore[arg-type]
 
-        if alpha != 1.0:
-            y = gb.mul(y, scalar_constant(alpha, "f32"))
-        if len(op.operands) > 2 and beta != 0.0:
-            c = op.operands[2]
-            y = gb.add(y, c if beta == 1.0 else gb.mul(c, scalar_constant(beta, "f32")))
-        return y
+def dense_epilogue(op: ir.Operation, y: ir.Value) -> ir.Value:
+    """alpha * Y + beta * C, as the dense op computed them."""
+    alpha = float(from_attr(op.attributes["alpha"]))  # type: ignore[arg-type]
+    beta = float(from_attr(op.attributes["beta"]))  # type: ignore[arg-type]
+
+    if alpha != 1.0:
+        y = gb.mul(y, scalar_constant(alpha, "f32"))
+    if len(op.operands) > 2 and beta != 0.0:
+        c = op.operands[2]
+        y = gb.add(y, c if beta == 1.0 else gb.mul(c, scalar_constant(beta, "f32")))
+    return y

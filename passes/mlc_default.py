@@ -160,6 +160,8 @@ class MlcDefaultPipeline(NamedPipeline):
             alter += f"graph-pack-weights{{panel={panel}}},"
         if block and self.winograd:
             alter += f"graph-winograd{{tile={self.winograd}}},"
+        if self.threads > 1:
+            alter += f"graph-split-gemv{{threads={self.threads}}},"
         qdq = "graph-fuse-qdq,graph-stay-quantized," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
         records = (

@@ -36,6 +36,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-alter-layout": _lazy("graph_alter_layout", "GraphAlterLayoutPass"),
     "graph-pack-weights": _lazy("graph_pack_weights", "GraphPackWeightsPass"),
     "graph-winograd": _lazy("graph_winograd", "GraphWinogradPass"),
+    "graph-split-gemv": _lazy("graph_split_gemv", "GraphSplitGemvPass"),
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
     "graph-stay-quantized": _lazy("graph_stay_quantized", "GraphStayQuantizedPass"),

@@ -651,12 +651,24 @@ class TpDefaultSchedulePass(ModulePass):
             lanes //= 2  # 1000 columns: 8-lane vectors where 16 do not divide
         if extent % lanes or extent * extents[k] * elem_bytes(view) < STREAMING_BYTES:
             return None
-        if any(e > 1 for a, kind, e in zip(axes, kinds, extents) if kind == "S" and a != vec):
+        wide = [a for a, kind, e in zip(axes, kinds, extents) if kind == "S" and a != vec and e > 1]
+        if wide and set(wide) - batch_axes(view):
             return None
         pos = axes.index(vec)
         for amap in reads_using(view, vec):  # the matrix's rows must be contiguous along vec
             if linear_coeff(amap.results[-1], pos) != 1 or linear_coeff(amap.results[-1], k) != 0:
                 return None
+        others = [a for a, kind in zip(axes, kinds) if kind == "S" and a != vec]
+        if wide:
+            # A batch of products, each with a matrix of its own (graph-split-gemv's blocks of
+            # rows): whole matrices per thread, each read in memory order.
+            outer = wide + [a for a in others if a not in wide]
+            return Schedule(
+                tile={vec: (lanes,)},
+                order=tuple(outer + [axes[k], f"{vec}.0", f"{vec}.1"]),
+                vectorize=f"{vec}.1",
+                parallel=(wide[0],) if self.parallel and self.threads > 1 else (),
+            )
         vectors = extent // lanes
         # One slice per thread; whole rows on one thread (half rows ran 1.35x slower there).
         chunks = (
@@ -665,7 +677,6 @@ class TpDefaultSchedulePass(ModulePass):
             else 1
         )
         per_chunk = lanes * (vectors // chunks)
-        others = [a for a, kind in zip(axes, kinds) if kind == "S" and a != vec]
         if per_chunk >= extent:
             return Schedule(
                 tile={vec: (lanes,)},

@@ -206,6 +206,25 @@ func.func @gemv_streaming(%A: memref<1x1024xf32>, %B: memref<1024x1000xf32>, %C:
 
 // -----
 
+// graph-split-gemv's form: a batch of two matrix-vector products, each over its own block of
+// 512 rows (2 MiB): one block per thread, each streamed in memory order.
+// CHECK-LABEL: func.func @gemv_row_blocks
+// CHECK: schedule = {order = ["s0", "s1", "k", "s2.0", "s2.1"], tile = {s2 = array<i64: 8>}, vectorize = "s2.1"}
+// THREADS2-LABEL: func.func @gemv_row_blocks
+// THREADS2: schedule = {order = ["s0", "s1", "k", "s2.0", "s2.1"], parallel = ["s0"], tile = {s2 = array<i64: 8>}, vectorize = "s2.1"}
+func.func @gemv_row_blocks(%A: memref<2x1x512xf32>, %B: memref<2x512x1024xf32>, %C: memref<2x1x1024xf32>) {
+  "tp.block"(%C) ({
+    %a = "tp.read"(%A) {map = affine_map<(s0, s1, s2, k) -> (s0, s1, k)>} : (memref<2x1x512xf32>) -> f32
+    %b = "tp.read"(%B) {map = affine_map<(s0, s1, s2, k) -> (s0, k, s2)>} : (memref<2x512x1024xf32>) -> f32
+    %m = arith.mulf %a, %b : f32
+    gpu.yield %m : f32
+  }) {name = "dense", axes = ["s0", "s1", "s2", "k"], kinds = "SSSR", extents = array<i64: 2, 1, 1024, 512>,
+      out_map = affine_map<(s0, s1, s2, k) -> (s0, s1, s2)>, combiner = "add", init = 0.0 : f32, schedule = {}} : (memref<2x1x1024xf32>) -> ()
+  return
+}
+
+// -----
+
 // The vector read of A is the only read using s1, so s1 is both the fallback row and the only
 // companion candidate (a 4-D x 1-D matmul): it is unrolled once, not twice.
 // CHECK-LABEL: func.func @row_is_companion
