@@ -108,6 +108,25 @@ def test_requantize_breaks_float32_ties_as_the_f64_product(pipeline: str) -> Non
     check(got[0], ref[0], saturated(np.rint(product) + 3, "int16"))
 
 
+@PIPELINES
+def test_requantize_is_exact_up_to_and_beyond_two_to_the_22(pipeline: str) -> None:
+    """The f32 epilogue rounds fma(acc, m, 1.5 * 2^23) - 1.5 * 2^23: exact for products below
+    2^22 in magnitude, and saturating on the right side beyond. Products spread over
+    [-2^23, 2^23] into uint16 (the widest range, zero point 30000), and exact ties k + 0.5 of
+    both parities at magnitudes up to 2^16 (multiplier 0.5), all equal to the f64 reference."""
+    mult = np.array([0.5, 0.25, 0.125, 3.0, 0.7], np.float32).reshape(5, 1)
+    acc = ints("int32", (5, 64), -(2**23) + 1, 2**23 - 1)
+    acc[0, :16] = np.arange(-(2**16) + 1, 2**16, 2**13 + 1)[:16] | 1  # odd: ties at 0.5
+    acc[1, :8] = [2, 6, -2, -6, 65538, 65542, -65538, -65542]  # quarter 0.5, 1.5 ...: ties
+    acc[3, :4] = [2**21, -(2**21), 2**21 + 1, -(2**21) - 1]  # products beyond 2^22
+    zp = np.array(30000, np.uint16)
+    got, ref = run_graph(lambda a, m, z: g.requantize(a, m, z), [acc, mult, zp], pipeline=pipeline)
+    product = acc.astype(np.float64) * mult.astype(np.float64)
+    want = saturated(np.rint(product) + 30000, "uint16")
+    assert 0 < np.sum((want > 0) & (want < 65535)) and np.sum(product % 1 == 0.5) >= 20
+    check(got[0], ref[0], want)
+
+
 def _conv(x: np.ndarray, w: np.ndarray, pad: int, pads: tuple[int, ...], stride: int, group: int):  # type: ignore[no-untyped-def]
     pt, pl, pb, pr = pads
     xp = np.pad(x.astype(np.int64), ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=pad)
