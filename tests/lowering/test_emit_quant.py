@@ -50,6 +50,28 @@ def test_quantize_per_channel_and_back(pipeline: str, dtype: str) -> None:
 
 
 @PIPELINES
+def test_quantize_divides_as_the_division_does(pipeline: str) -> None:
+    """The f32 quantize multiplies by the reciprocal and corrects with one fma: it must round
+    x / scale as the division does, also where x / scale is within an ulp of a half (there
+    x * (1 / scale) alone rounds the other way for some), and saturate infinities and NaN."""
+    scale = np.array([0.37, 0.0123, 3.3e-3, 1.7, 0.1], np.float32).reshape(5, 1)
+    halves = (RNG.integers(-200, 200, (5, 200)) + 0.5).astype(np.float32)
+    near = (halves * scale).astype(np.float32)  # x / scale within ulps of k + 0.5
+    x = np.concatenate(
+        [near, np.nextafter(near, np.inf), np.nextafter(near, -np.inf)], axis=1
+    ).astype(np.float32)
+    x[:, :3] = [np.inf, -np.inf, np.nan]
+    naive = np.rint(x * (np.float32(1) / scale)) != np.rint(x / scale)
+    assert naive[:, 3:].sum() >= 10  # the cases a plain reciprocal gets wrong are present
+    zp = np.array(-3, np.int8)
+    got, ref = run_graph(
+        lambda a, s, z: g.quantize_linear(a, s, z), [x, scale, zp], pipeline=pipeline
+    )
+    want = saturated(np.rint(np.nan_to_num(x / scale, nan=-1e9)) - 3, "int8")
+    check(got[0], ref[0], want)
+
+
+@PIPELINES
 def test_quantize_float16_and_dequantize_to_float16(pipeline: str) -> None:
     x = (RNG.standard_normal((4, 16)) * 20).astype(np.float16)
     scale, zp = np.array(0.3, np.float16), np.array(-4, np.int8)

@@ -67,7 +67,8 @@ func.func @main(%a: tensor<3x5xi8>, %b: tensor<5x4xui8>) -> tensor<3x4xi32> {
 
 // -----
 
-// quantize_linear then dequantize_linear inline in one block: divide, round half to even, add
+// quantize_linear then dequantize_linear inline in one block: x times the reciprocal of the scale
+// with an fma correction (the division's rounding), round half to even, add
 // the zero point and saturate in f32; back: the difference in i32, converted, times the scale
 // (scale and zero point are read once and shared by both ops).
 // CHECK-LABEL: func.func private @fused_quantize_linear_dequantize_linear_0(
@@ -75,7 +76,14 @@ func.func @main(%a: tensor<3x5xi8>, %b: tensor<5x4xui8>) -> tensor<3x4xi32> {
 // CHECK-NEXT: %[[X:.*]] = "tp.read"(%arg0)
 // CHECK-NEXT: %[[S:.*]] = "tp.read"(%arg1)
 // CHECK-NEXT: %[[Z:.*]] = "tp.read"(%arg2)
-// CHECK-NEXT: %[[D:.*]] = arith.divf %[[X]], %[[S]] : f32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[X]], %[[RCP]] : f32
+// CHECK-NEXT: %[[NQ:.*]] = arith.negf %[[Q0]] : f32
+// CHECK-NEXT: %[[RES:.*]] = math.fma %[[NQ]], %[[S]], %[[X]] : f32
+// CHECK-NEXT: %[[Q1:.*]] = math.fma %[[RES]], %[[RCP]], %[[Q0]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[Q1]], %[[Q1]] : f32
+// CHECK-NEXT: %[[D:.*]] = arith.select %[[NAN]], %[[Q0]], %[[Q1]] : f32
 // CHECK-NEXT: %[[R:.*]] = math.roundeven %[[D]] : f32
 // CHECK-NEXT: %[[ZF:.*]] = arith.sitofp %[[Z]] : i8 to f32
 // CHECK-NEXT: %[[T:.*]] = arith.addf %[[R]], %[[ZF]] : f32
