@@ -50,6 +50,28 @@ def test_quantize_per_channel_and_back(pipeline: str, dtype: str) -> None:
 
 
 @PIPELINES
+def test_quantize_divides_as_the_division_does(pipeline: str) -> None:
+    """The f32 quantize multiplies by the reciprocal and corrects with one fma: it must round
+    x / scale as the division does, also where x / scale is within an ulp of a half (there
+    x * (1 / scale) alone rounds the other way for some), and saturate infinities and NaN."""
+    scale = np.array([0.37, 0.0123, 3.3e-3, 1.7, 0.1], np.float32).reshape(5, 1)
+    halves = (RNG.integers(-200, 200, (5, 200)) + 0.5).astype(np.float32)
+    near = (halves * scale).astype(np.float32)  # x / scale within ulps of k + 0.5
+    x = np.concatenate(
+        [near, np.nextafter(near, np.inf), np.nextafter(near, -np.inf)], axis=1
+    ).astype(np.float32)
+    x[:, :3] = [np.inf, -np.inf, np.nan]
+    naive = np.rint(x * (np.float32(1) / scale)) != np.rint(x / scale)
+    assert naive[:, 3:].sum() >= 10  # the cases a plain reciprocal gets wrong are present
+    zp = np.array(-3, np.int8)
+    got, ref = run_graph(
+        lambda a, s, z: g.quantize_linear(a, s, z), [x, scale, zp], pipeline=pipeline
+    )
+    want = saturated(np.rint(np.nan_to_num(x / scale, nan=-1e9)) - 3, "int8")
+    check(got[0], ref[0], want)
+
+
+@PIPELINES
 def test_quantize_float16_and_dequantize_to_float16(pipeline: str) -> None:
     x = (RNG.standard_normal((4, 16)) * 20).astype(np.float16)
     scale, zp = np.array(0.3, np.float16), np.array(-4, np.int8)
@@ -106,6 +128,25 @@ def test_requantize_breaks_float32_ties_as_the_f64_product(pipeline: str) -> Non
     got, ref = run_graph(lambda a, m, z: g.requantize(a, m, z), [acc, mult, zp], pipeline=pipeline)
     product = acc.astype(np.float64) * mult.astype(np.float64)
     check(got[0], ref[0], saturated(np.rint(product) + 3, "int16"))
+
+
+@PIPELINES
+def test_requantize_is_exact_up_to_and_beyond_two_to_the_22(pipeline: str) -> None:
+    """The f32 epilogue rounds fma(acc, m, 1.5 * 2^23) - 1.5 * 2^23: exact for products below
+    2^22 in magnitude, and saturating on the right side beyond. Products spread over
+    [-2^23, 2^23] into uint16 (the widest range, zero point 30000), and exact ties k + 0.5 of
+    both parities at magnitudes up to 2^16 (multiplier 0.5), all equal to the f64 reference."""
+    mult = np.array([0.5, 0.25, 0.125, 3.0, 0.7], np.float32).reshape(5, 1)
+    acc = ints("int32", (5, 64), -(2**23) + 1, 2**23 - 1)
+    acc[0, :16] = np.arange(-(2**16) + 1, 2**16, 2**13 + 1)[:16] | 1  # odd: ties at 0.5
+    acc[1, :8] = [2, 6, -2, -6, 65538, 65542, -65538, -65542]  # quarter 0.5, 1.5 ...: ties
+    acc[3, :4] = [2**21, -(2**21), 2**21 + 1, -(2**21) - 1]  # products beyond 2^22
+    zp = np.array(30000, np.uint16)
+    got, ref = run_graph(lambda a, m, z: g.requantize(a, m, z), [acc, mult, zp], pipeline=pipeline)
+    product = acc.astype(np.float64) * mult.astype(np.float64)
+    want = saturated(np.rint(product) + 30000, "uint16")
+    assert 0 < np.sum((want > 0) & (want < 65535)) and np.sum(product % 1 == 0.5) >= 20
+    check(got[0], ref[0], want)
 
 
 def _conv(x: np.ndarray, w: np.ndarray, pad: int, pads: tuple[int, ...], stride: int, group: int):  # type: ignore[no-untyped-def]

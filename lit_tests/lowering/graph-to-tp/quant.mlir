@@ -3,8 +3,8 @@
 // conv2d_integer -> add -> requantize is one kernel: the padded copy reads pad_value (200 as
 // the signless byte -56), the conv widens uint8 (extui) and int8 (extsi) to i32 into an i32
 // temporary, and the epilogue block adds the bias and requantizes into the uint8 output:
-// the f32 product and its rounding error (two fmas), half-to-even rounding corrected where the
-// f32 product is a tie the exact product is not, zero point, saturation to [0, 255].
+// the exact product rounded half to even by one fma with 1.5 * 2^23 (0x4B400000) and its
+// subtraction, zero point, saturation to [0, 255] by compare and select (vmaxps / vminps).
 // CHECK-LABEL: func.func private @fused_conv2d_integer_add_requantize_0(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: memref<1x2x4x4xi8>, %[[W:[a-z0-9]+]]: memref<3x2x3x3xi8>, %[[B:[a-z0-9]+]]: memref<3x1x1xi32>, %[[M:[a-z0-9]+]]: memref<3x1x1xf32>, %[[Z:[a-z0-9]+]]: memref<i8>, %[[Y:[a-z0-9]+]]: memref<1x3x4x4xi8>, %[[SCRATCH:[a-z0-9]+]]: memref<?xi8>)
 // CHECK: %[[ACC:.*]] = memref.view %[[SCRATCH]]{{.*}} to memref<1x3x4x4xi32>
@@ -27,28 +27,17 @@
 // CHECK-NEXT: %[[MV:.*]] = "tp.read"(%[[M]])
 // CHECK-NEXT: %[[ZV:.*]] = "tp.read"(%[[Z]])
 // CHECK-NEXT: %[[SF:.*]] = arith.sitofp %[[S]] : i32 to f32
-// CHECK-NEXT: %[[NZ:.*]] = arith.constant -0.000000e+00 : f32
-// CHECK-NEXT: %[[PRODF:.*]] = math.fma %[[SF]], %[[MV]], %[[NZ]] : f32
-// CHECK-NEXT: %[[NEG:.*]] = arith.negf %[[PRODF]] : f32
-// CHECK-NEXT: %[[ERR:.*]] = math.fma %[[SF]], %[[MV]], %[[NEG]] : f32
-// CHECK-NEXT: %[[R0:.*]] = math.roundeven %[[PRODF]] : f32
-// CHECK-NEXT: %[[FRAC:.*]] = arith.subf %[[PRODF]], %[[R0]] : f32
-// CHECK-NEXT: %[[AF:.*]] = math.absf %[[FRAC]] : f32
-// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f32
-// CHECK-NEXT: %[[TIE:.*]] = arith.cmpf oeq, %[[AF]], %[[HALF]] : f32
-// CHECK-NEXT: %[[SAME:.*]] = arith.mulf %[[FRAC]], %[[ERR]] : f32
-// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[AWAY:.*]] = arith.cmpf ogt, %[[SAME]], %[[ZERO]] : f32
-// CHECK-NEXT: %[[TWICE:.*]] = arith.addf %[[FRAC]], %[[FRAC]] : f32
-// CHECK-NEXT: %[[R1:.*]] = arith.addf %[[R0]], %[[TWICE]] : f32
-// CHECK-NEXT: %[[FIX:.*]] = arith.andi %[[TIE]], %[[AWAY]] : i1
-// CHECK-NEXT: %[[R:.*]] = arith.select %[[FIX]], %[[R1]], %[[R0]] : f32
+// CHECK-NEXT: %[[MAGIC:.*]] = arith.constant 0x4B400000 : f32
+// CHECK-NEXT: %[[SHIFTED:.*]] = math.fma %[[SF]], %[[MV]], %[[MAGIC]] : f32
+// CHECK-NEXT: %[[R:.*]] = arith.subf %[[SHIFTED]], %[[MAGIC]] : f32
 // CHECK-NEXT: %[[ZF:.*]] = arith.uitofp %[[ZV]] : i8 to f32
 // CHECK-NEXT: %[[T:.*]] = arith.addf %[[R]], %[[ZF]] : f32
 // CHECK-NEXT: %[[LO:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: %[[T1:.*]] = arith.maxnumf %[[T]], %[[LO]] : f32
+// CHECK-NEXT: %[[ABOVE:.*]] = arith.cmpf ogt, %[[T]], %[[LO]] : f32
+// CHECK-NEXT: %[[T1:.*]] = arith.select %[[ABOVE]], %[[T]], %[[LO]] : f32
 // CHECK-NEXT: %[[HI:.*]] = arith.constant 2.550000e+02 : f32
-// CHECK-NEXT: %[[T2:.*]] = arith.minnumf %[[T1]], %[[HI]] : f32
+// CHECK-NEXT: %[[BELOW:.*]] = arith.cmpf olt, %[[T1]], %[[HI]] : f32
+// CHECK-NEXT: %[[T2:.*]] = arith.select %[[BELOW]], %[[T1]], %[[HI]] : f32
 // CHECK-NEXT: %[[I:.*]] = arith.fptosi %[[T2]] : f32 to i32
 // CHECK-NEXT: %[[Q:.*]] = arith.trunci %[[I]] : i32 to i8
 // CHECK-NEXT: gpu.yield %[[Q]] : i8
@@ -78,7 +67,8 @@ func.func @main(%a: tensor<3x5xi8>, %b: tensor<5x4xui8>) -> tensor<3x4xi32> {
 
 // -----
 
-// quantize_linear then dequantize_linear inline in one block: divide, round half to even, add
+// quantize_linear then dequantize_linear inline in one block: x times the reciprocal of the scale
+// with an fma correction (the division's rounding), round half to even, add
 // the zero point and saturate in f32; back: the difference in i32, converted, times the scale
 // (scale and zero point are read once and shared by both ops).
 // CHECK-LABEL: func.func private @fused_quantize_linear_dequantize_linear_0(
@@ -86,14 +76,23 @@ func.func @main(%a: tensor<3x5xi8>, %b: tensor<5x4xui8>) -> tensor<3x4xi32> {
 // CHECK-NEXT: %[[X:.*]] = "tp.read"(%arg0)
 // CHECK-NEXT: %[[S:.*]] = "tp.read"(%arg1)
 // CHECK-NEXT: %[[Z:.*]] = "tp.read"(%arg2)
-// CHECK-NEXT: %[[D:.*]] = arith.divf %[[X]], %[[S]] : f32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[RCP:.*]] = arith.divf %[[ONE]], %[[S]] : f32
+// CHECK-NEXT: %[[Q0:.*]] = arith.mulf %[[X]], %[[RCP]] : f32
+// CHECK-NEXT: %[[NQ:.*]] = arith.negf %[[Q0]] : f32
+// CHECK-NEXT: %[[RES:.*]] = math.fma %[[NQ]], %[[S]], %[[X]] : f32
+// CHECK-NEXT: %[[Q1:.*]] = math.fma %[[RES]], %[[RCP]], %[[Q0]] : f32
+// CHECK-NEXT: %[[NAN:.*]] = arith.cmpf uno, %[[Q1]], %[[Q1]] : f32
+// CHECK-NEXT: %[[D:.*]] = arith.select %[[NAN]], %[[Q0]], %[[Q1]] : f32
 // CHECK-NEXT: %[[R:.*]] = math.roundeven %[[D]] : f32
 // CHECK-NEXT: %[[ZF:.*]] = arith.sitofp %[[Z]] : i8 to f32
 // CHECK-NEXT: %[[T:.*]] = arith.addf %[[R]], %[[ZF]] : f32
 // CHECK-NEXT: %[[LO:.*]] = arith.constant -1.280000e+02 : f32
-// CHECK-NEXT: %[[T1:.*]] = arith.maxnumf %[[T]], %[[LO]] : f32
+// CHECK-NEXT: %[[ABOVE:.*]] = arith.cmpf ogt, %[[T]], %[[LO]] : f32
+// CHECK-NEXT: %[[T1:.*]] = arith.select %[[ABOVE]], %[[T]], %[[LO]] : f32
 // CHECK-NEXT: %[[HI:.*]] = arith.constant 1.270000e+02 : f32
-// CHECK-NEXT: %[[T2:.*]] = arith.minnumf %[[T1]], %[[HI]] : f32
+// CHECK-NEXT: %[[BELOW:.*]] = arith.cmpf olt, %[[T1]], %[[HI]] : f32
+// CHECK-NEXT: %[[T2:.*]] = arith.select %[[BELOW]], %[[T1]], %[[HI]] : f32
 // CHECK-NEXT: %[[I:.*]] = arith.fptosi %[[T2]] : f32 to i32
 // CHECK-NEXT: %[[Q:.*]] = arith.trunci %[[I]] : i32 to i8
 // CHECK-NEXT: %[[QI:.*]] = arith.extsi %[[Q]] : i8 to i32

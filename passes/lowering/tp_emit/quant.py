@@ -51,9 +51,17 @@ def saturate(rounded: ir.Value, zp: ir.Value, zp_dtype: str) -> ir.Value:
     ft = rounded.type
     lo, hi = QUANT_RANGE[zp_dtype]
     total = arith.AddFOp(rounded, to_float(zp, zp_dtype, ft)).result
-    # maxnumf/minnumf return the number when one side is NaN: NaN saturates to `lo`.
     bound = lambda v: arith.ConstantOp(ft, ir.FloatAttr.get(ft, float(v))).result  # noqa: E731
-    clamped = arith.MinNumFOp(arith.MaxNumFOp(total, bound(lo)).result, bound(hi)).result
+    # `x > lo ? x : lo` then `x < hi ? x : hi`: NaN fails the first compare and saturates to
+    # `lo` (as the reference), and each is one vmaxps / vminps, where maxnumf / minnumf lower
+    # to a max, an unordered compare and a blend: in 1x1 convs with few input channels the
+    # requantize epilogue is most of the kernel.
+    low = bound(lo)
+    raised = arith.SelectOp(arith.CmpFOp(arith.CmpFPredicate.OGT, total, low).result, total, low)
+    high = bound(hi)
+    clamped = arith.SelectOp(
+        arith.CmpFOp(arith.CmpFPredicate.OLT, raised.result, high).result, raised.result, high
+    ).result
     as_i32 = arith.FPToSIOp(_int(32), clamped).result
     bits = ir.IntegerType(zp.type).width
     return arith.TruncIOp(_int(bits), as_i32).result
@@ -74,10 +82,28 @@ def _elementwise(kb: KernelBuilder, op: ir.Operation, fn) -> Expr:  # type: igno
 
 def _quantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
     x, scale, zp = xs
-    rounded = m.RoundEvenOp(arith.DivFOp(x, scale).result).result
+    rounded = m.RoundEvenOp(_divide(x, scale)).result
     if ir.FloatType(rounded.type).width < 32:  # the zero point does not fit f16 (65535)
         rounded = arith.ExtFOp(ir.F32Type.get(), rounded).result
     return saturate(rounded, zp, dtypes[2])
+
+
+def _divide(x: ir.Value, scale: ir.Value) -> ir.Value:
+    """x / scale correctly rounded without a vector division: q = x * r with r = 1 / scale
+    (one scalar division, hoisted), then Markstein's correction q + r * fma(-q, scale, x) (the
+    residual is exact), which rounds as the division does for normal scales; where it is NaN
+    (x infinite) q is kept. vdivps was the bottleneck of EfficientNet's int8 SiLU epilogues
+    (a quantize after the sigmoid and after the product: two divisions per vector)."""
+    ft = x.type
+    if ft != ir.F32Type.get() or scale.type != ft:
+        return arith.DivFOp(x, scale).result  # f16 arithmetic is emulated in f32: no exact fma
+    one = arith.ConstantOp(ft, ir.FloatAttr.get(ft, 1.0)).result
+    r = arith.DivFOp(one, scale).result
+    q = arith.MulFOp(x, r).result
+    residual = m.FmaOp(arith.NegFOp(q).result, scale, x).result
+    fixed = m.FmaOp(residual, r, q).result
+    nan = arith.CmpFOp(arith.CmpFPredicate.UNO, fixed, fixed).result
+    return arith.SelectOp(nan, q, fixed).result
 
 
 def _dequantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
@@ -101,28 +127,25 @@ def _requantize(xs: list[ir.Value], dtypes: list[str], out: str) -> ir.Value:
     return saturate(_round_product_f32(acc, multiplier), zp, dtypes[2])
 
 
+# 1.5 * 2^23: x + MAGIC lies in [2^23, 2^24), where f32 numbers are exactly the integers, for
+# every |x| < 2^22, so rounding x + MAGIC to f32 rounds x to an integer, ties to even (MAGIC is
+# even, so x + MAGIC has x's parity).
+MAGIC = 12582912.0
+
+
 def _round_product_f32(acc: ir.Value, multiplier: ir.Value) -> ir.Value:
-    """round_half_even(acc * multiplier) in f32 arithmetic, equal to the f64 product's for
-    |acc| < 2^24 (acc then converts exactly): the f32 product p misses the exact one by
-    e = fma(acc, m, -p), which can only move the rounding when p is a tie (|p - r| = 0.5,
-    half-integers are f32 numbers); then e's sign decides. Larger accumulators round on
-    conversion, which can move a near tie by one step. On Zen 4 the f64 epilogue (two registers
-    a vector, conversions each way) took half of squeezenet's int8 3x3 stem conv's time."""
+    """round_half_even(acc * multiplier) as fma(acc, m, MAGIC) - MAGIC: the FMA rounds the exact
+    product (plus MAGIC) once, so this equals the f64 reference (whose product of a 24-bit
+    integer and an f32 multiplier is exact) for |acc| < 2^24 (acc converts exactly) and
+    |acc * m| < 2^22; beyond 2^22 the result is still beyond every saturation bound (|r| > 65535)
+    on the same side, so the saturated value is the same. Two instructions, where an f32
+    product with a tie fix (error term, compare, select) took twelve: in 1x1 convs with 16-24
+    input channels (MobileNetV2's expansions) the epilogue was most of the kernel."""
     f32 = ir.F32Type.get()
     a = arith.SIToFPOp(f32, acc).result
-    mult = _extend(multiplier, f32)
-    const = lambda v: arith.ConstantOp(f32, ir.FloatAttr.get(f32, v)).result  # noqa: E731
-    # p as fma(a, m, -0): a plain mulf would be contracted with `p - r` into one FMA
-    # (tp-to-loops marks mulf / subf `contract`), and d would no longer be p - r.
-    p = m.FmaOp(a, mult, const(-0.0)).result
-    error = m.FmaOp(a, mult, arith.NegFOp(p).result).result
-    r = m.RoundEvenOp(p).result
-    d = arith.SubFOp(p, r).result  # exact: p and r are within 0.5 of each other
-    tie = arith.CmpFOp(arith.CmpFPredicate.OEQ, m.AbsFOp(d).result, const(0.5)).result
-    away = arith.CmpFOp(arith.CmpFPredicate.OGT, arith.MulFOp(d, error).result, const(0.0))
-    step = arith.AddFOp(d, d).result  # +-1 at a tie
-    fixed = arith.AddFOp(r, step).result
-    return arith.SelectOp(arith.AndIOp(tie, away.result).result, fixed, r).result
+    magic = arith.ConstantOp(f32, ir.FloatAttr.get(f32, MAGIC)).result
+    shifted = m.FmaOp(a, _extend(multiplier, f32), magic).result
+    return arith.SubFOp(shifted, magic).result
 
 
 @inline("quantize_linear")
