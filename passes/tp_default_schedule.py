@@ -57,9 +57,6 @@ STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memor
 PANEL_SHARE = 4
 SLICE_SHARE = 8
 ROWS_FIRST_BYTES = 4 << 20  # inputs (per image) larger than this are swept once, rows outermost
-PIXEL_BLOCK_SHARE = 4
-"""A pointwise conv whose input (one image's) outgrows L2 sweeps its output rows in blocks whose
-inputs take at most L2 / PIXEL_BLOCK_SHARE, every column block inside each (`block-pixels`)."""
 
 
 @dataclass(frozen=True)
@@ -208,9 +205,6 @@ class TpDefaultSchedulePass(ModulePass):
     """Threads the kernels will run on (how many slices a streamed matrix-vector product gets)."""
     block_reductions: bool = True
     """Split the outer reduce loop when the vector operand's panel outgrows the caches."""
-    block_pixels: bool = True
-    """Sweep a pointwise conv's output rows in blocks, all column blocks inside each, when one
-    image's input outgrows L2 (`PIXEL_BLOCK_SHARE`)."""
     l2_bytes: int = DEFAULT_L2_BYTES
     """Per-core L2 cache the reduction blocking is sized for (mlc-default: the host's)."""
     overwrite: bool = False
@@ -399,8 +393,6 @@ class TpDefaultSchedulePass(ModulePass):
                 view, columns, width, inner, tile, unroll, spatial, reduce
             )
             order = blocked or order
-            if blocked is None and self.block_pixels:
-                order = self._block_pixels(view, vec, image, columns, tile, order, spatial) or order
         parallel = self._parallel_prefix(view, tile, order, spatial)
         if (
             reduction
@@ -638,66 +630,6 @@ class TpDefaultSchedulePass(ModulePass):
         return tuple(
             spatial[:ncols] + [f"{first}.0"] + spatial[ncols:] + [f"{first}.1"] + reduce[1:] + inner
         )
-
-    def _block_pixels(
-        self,
-        view: BlockView,
-        vec: str,
-        image: str | None,
-        columns: set[str],
-        tile: dict[str, tuple[int, ...]],
-        order: tuple[str, ...],
-        spatial: list[str],
-    ) -> tuple[str, ...] | None:
-        """When one image's input outgrows L2 and the column blocks are swept outside the
-        pixels, each column block re-reads the whole input from L3 (ResNeXt's 1x1 convs at
-        56x56, 128-256 channels: 1.6-3.2 MB, 114-140 GFLOP/s against 185-195 for 64
-        channels). Tile the outer output row axis a pointwise read depends on into blocks
-        whose inputs take at most L2 / PIXEL_BLOCK_SHARE, and run the column blocks inside
-        each block: the block's input stays in L2, the weights are re-read per block.
-        `spatial` is updated in place; returns the new order."""
-        axes, extents = view.axes, view.extents
-        _, inputs = read_bytes(view, vec)
-        if image is not None:
-            inputs //= extents[axes.index(image)]
-        if inputs <= self.l2_bytes:
-            return None
-        skip = columns | batch_axes(view) | ({image} if image else set())
-        # a 1x1 conv's reads still name its unit kernel axes (`oh + kh`)
-        reduce = [a for a, k, e in zip(axes, view.kinds, extents) if k == "R" and e > 1]
-        axis = next(
-            (
-                n
-                for n in spatial
-                if n in axes
-                and n not in skip
-                and n not in tile
-                and extents[axes.index(n)] > 1
-                and reads_using(view, n)
-                and not any(shares_index(view, n, r) for r in reduce)
-            ),
-            None,
-        )
-        first_column = next((i for i, n in enumerate(order) if n.split(".")[0] in columns), None)
-        if axis is None or first_column is None or order.index(axis) < first_column:
-            return None
-        extent = extents[axes.index(axis)]
-        budget = self.l2_bytes // PIXEL_BLOCK_SHARE
-        rows = (
-            max(
-                d for d in range(1, extent + 1) if extent % d == 0 and d * inputs <= budget * extent
-            )
-            if inputs <= budget * extent
-            else 1
-        )
-        if rows >= extent:
-            return None
-        tile[axis] = (rows,)
-        new = list(order)
-        new[new.index(axis)] = f"{axis}.1"
-        new.insert(first_column, f"{axis}.0")
-        spatial[:] = [n for n in new if n in spatial or n in (f"{axis}.0", f"{axis}.1")]
-        return tuple(new)
 
     def _streaming_gemv(self, view: BlockView, vec: str | None, lanes: int) -> Schedule | None:
         """A matrix-vector product whose matrix does not fit in L2 (a classifier's dense layer at
