@@ -251,6 +251,8 @@ class GraphAlterLayoutPass(ModulePass):
             or block >= full
             or o < full
             or not is_constant(w)
+            # an SE block's conv on one pixel: the narrowing kernel would cost what it saves
+            or interval(math.prod(_shape(op.results[0])[2:]))[0] < 16
         ):
             return False
         cout = -(-o // full) * full

@@ -76,11 +76,18 @@ func.func @unblockable(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
 // With 16-channel blocks, 1000 output channels would take half-width 8-channel blocks. A 1x1
 // conv that wide (512 -> 1000: squeezenet's classifier) runs flattened on its 169 pixels as a
 // GEMM instead; a narrow one (144 -> 24, like an inverted residual's projection) keeps the
-// 8-channel blocks: the layout transforms around it would cost more than the full vectors save.
+// 8-channel blocks for its output tensor: the layout transforms around a flattened one would
+// cost more than the full vectors save. It computes 32 channels on 16-lane vectors (zero
+// weights and bias for the last 8, folded once) and narrows them to 8-channel blocks, the
+// padding cut off.
 // B16-LABEL: func.func @wide_pointwise
 // B16: %[[F:.*]] = "graph.reshape"(%arg0) {shape = array<i64: 1, 512, 1, 169>}
 // B16: "graph.conv2d"(%[[F]], %{{.*}}) {data_layout = "NCHW", {{.*}} -> tensor<1x1000x1x169xf32>
-// B16: "graph.conv2d"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i8o", out_layout = "NCHW8c"
+// B16: %[[PW:.*]] = "graph.pad"(%{{.*}}) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 8, 0, 0, 0>{{.*}} -> tensor<32x144x1x1xf32>
+// B16: %[[N:.*]] = "graph.conv2d"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i16o", out_layout = "NCHW16c"{{.*}} -> tensor<1x2x14x14x16xf32>
+// B16-NEXT: %[[E:.*]] = "graph.layout_transform"(%[[N]]) {dst_layout = "NCHW8c", src_layout = "NCHW16c"} {{.*}} -> tensor<1x4x14x14x8xf32>
+// B16-NEXT: %[[C:.*]] = "graph.pad"(%[[E]]) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, 0, -1, 0, 0, 0>{{.*}} -> tensor<1x3x14x14x8xf32>
+// B16-NEXT: "graph.layout_transform"(%[[C]]) {dst_layout = "NCHW", src_layout = "NCHW8c"}
 func.func @wide_pointwise(%x: tensor<1x512x13x13xf32>, %y: tensor<1x144x14x14xf32>) -> (tensor<1x1000x13x13xf32>, tensor<1x24x14x14xf32>) {
   %w = "graph.constant"() {value = #graph.param<"cls">} : () -> tensor<1000x512x1x1xf32>
   %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x13x13xf32>, tensor<1000x512x1x1xf32>) -> tensor<1x1000x13x13xf32>
@@ -180,12 +187,15 @@ func.func @int8_dot_narrow_output(%x: tensor<1x32x5x5xui8>) -> tensor<1x24x5x5xi
 
 // Each tensor's block depends on its channel count alone (the widest of 16, 8 dividing it), so
 // a conv reads the block its producer wrote and the transforms between convs cancel: 24
-// channels take 8-channel blocks, 48 take 16 (OIHW8i16o, then OIHW16i8o).
+// channels take 8-channel blocks, 48 take 16 (OIHW8i16o). The conv to 24 channels computes
+// 32 on full vectors and narrows them to the 8-channel blocks (the only transform between).
 // B16-LABEL: func.func @mixed_blocks
 // B16: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW8c", src_layout = "NCHW"}
 // B16: %[[C1:.*]] = "graph.conv2d"(%[[X]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"
 // B16-NOT: "graph.layout_transform"
-// B16: %[[C2:.*]] = "graph.conv2d"(%[[C1]], %{{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i8o", out_layout = "NCHW8c"
+// B16: %[[W2:.*]] = "graph.conv2d"(%[[C1]], %{{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i16o", out_layout = "NCHW16c"
+// B16-NEXT: %[[N2:.*]] = "graph.layout_transform"(%[[W2]]) {dst_layout = "NCHW8c", src_layout = "NCHW16c"}
+// B16-NEXT: %[[C2:.*]] = "graph.pad"(%[[N2]])
 // B16-NOT: "graph.layout_transform"
 // B16: %[[C3:.*]] = "graph.conv2d"(%[[C2]], %{{.*}}) {data_layout = "NCHW8c", {{.*}}kernel_layout = "OIHW8i16o", out_layout = "NCHW16c"
 // B16-NEXT: %[[Y:.*]] = "graph.layout_transform"(%[[C3]]) {dst_layout = "NCHW", src_layout = "NCHW16c"}

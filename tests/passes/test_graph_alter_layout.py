@@ -147,8 +147,9 @@ def test_depthwise_and_grouped_convs_run_blocked(
 
 
 def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
-    """1000 classes with 16-channel blocks: the conv takes 8-channel blocks instead of staying
-    NCHW (a scalar NCHW conv ran 100x slower), and still computes the same numbers."""
+    """1000 classes with 16-channel blocks: the tensor takes 8-channel blocks instead of staying
+    NCHW (a scalar NCHW conv ran 100x slower); the conv computes 1008 channels on full vectors
+    and narrows its output to them, and still computes the same numbers."""
     ctx = mlc.Context()
     rng = np.random.default_rng(7)
     params = {"w": (rng.standard_normal((1000, 32, 1, 1)) * 0.2).astype(np.float32)}
@@ -165,7 +166,13 @@ def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
     staged = ir.Module.parse(str(module), module.context)
     mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
     convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
-    assert [str(op.attributes["out_layout"]) for op in convs] == ['"NCHW8c"']
+    assert [str(op.attributes["out_layout"]) for op in convs] == ['"NCHW16c"']
+    narrowed = [
+        str(op.attributes["dst_layout"])
+        for op in walk(staged.operation)
+        if op.name == "graph.layout_transform" and "16c" in str(op.attributes["src_layout"])
+    ]
+    assert narrowed == ['"NCHW8c"']
     table = dict(params)
     mlc.PassManager.parse("builtin.module(mlc-default{layout-block=16 vector-bits=512})").run(
         module, params=table
@@ -177,7 +184,9 @@ def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
 @pytest.mark.parametrize("vector_bits", [256, 512])
 def test_each_tensor_takes_the_widest_block_its_channels_allow(vector_bits: int) -> None:
     """24 channels in 8-channel blocks, 48 in 16: convs read one block width and write another
-    (OIHW8i16o, OIHW16i8o), with no transforms between them, and compute the same numbers."""
+    (OIHW8i16o), with no transforms between them but the narrowing of the conv to 24
+    channels, which runs on 16-channel vectors (32 with zero weights), and compute the same
+    numbers."""
     rng = np.random.default_rng(11)
     shapes = {"w1": (48, 24, 1, 1), "w2": (24, 48, 3, 3), "w3": (48, 24, 1, 1)}
     params = {k: (rng.standard_normal(s) * 0.2).astype(np.float32) for k, s in shapes.items()}
@@ -202,9 +211,14 @@ def test_each_tensor_takes_the_widest_block_its_channels_allow(vector_bits: int)
         for op in walk(staged.operation)
         if op.name == "graph.conv2d"
     ]
-    assert layouts == ["OIHW8i16o", "OIHW16i8o", "OIHW8i16o"]
+    assert layouts == ["OIHW8i16o", "OIHW16i16o", "OIHW8i16o"]
     transforms = [op for op in walk(staged.operation) if op.name == "graph.layout_transform"]
-    assert len(transforms) == 2  # into the blocked layout and back, nothing between the convs
+    # into the blocked layout, the 16c -> 8c narrowing, and back
+    assert [str(op.attributes["dst_layout"]) for op in transforms] == [
+        '"NCHW8c"',
+        '"NCHW8c"',
+        '"NCHW"',
+    ]
     table = dict(params)
     pipeline = f"builtin.module(mlc-default{{layout-block=16 vector-bits={vector_bits}}})"
     mlc.PassManager.parse(pipeline).run(module, params=table)
@@ -288,8 +302,8 @@ def test_pointwise_conv_without_blocks_runs_on_flat_pixels(
 def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> None:
     """512 -> 1000 channels at 13x13 (squeezenet's classifier, relu after it): 16 does not divide
     1000, so blocks would be 8 wide, half an AVX-512 register; the conv runs as a GEMM on its
-    169 pixels instead and computes the same numbers. A 40 -> 24 conv keeps its 8-channel
-    blocks."""
+    169 pixels instead and computes the same numbers. A 40 -> 24 conv keeps the 8-channel
+    blocks for its output tensor (computed on 16-channel vectors, then narrowed)."""
     rng = np.random.default_rng(7)
     params = {
         "w": (rng.standard_normal((1000, 512, 1, 1)) * 0.05).astype(np.float32),
@@ -318,7 +332,8 @@ def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> No
     mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
     convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
     assert ir.RankedTensorType(convs[0].results[0].type).shape == [1, 1000, 1, 169]
-    assert ir.StringAttr(convs[1].attributes["out_layout"]).value == "NCHW8c"
+    assert ir.StringAttr(convs[1].attributes["out_layout"]).value == "NCHW16c"
+    assert ir.RankedTensorType(convs[1].results[0].type).shape == [1, 2, 6, 6, 16]
     mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=(table := dict(params)))
     got = run_compiled(module, table, [x, z])
     for g_, w_ in zip(got, want):
