@@ -239,3 +239,14 @@ func.func @symbolic_conv(%x: tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>) -> t
   %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>, tensor<16x16x3x3xf32>) -> tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>
   return %y : tensor<?x16x?x?xf32, ["batch", 16, "h", "w"]>
 }
+
+// A narrow-output conv on a run-time batch narrows the same way; the batch symbol carries over.
+// B16-LABEL: func.func @symbolic_narrow
+// B16: "graph.conv2d"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i16o", out_layout = "NCHW16c"{{.*}} -> tensor<?x2x8x8x16xf32, ["batch", 2, 8, 8, 16]>
+// B16-NEXT: "graph.layout_transform"({{.*}}) {dst_layout = "NCHW8c", src_layout = "NCHW16c"} {{.*}} -> tensor<?x4x8x8x8xf32, ["batch", 4, 8, 8, 8]>
+// B16-NEXT: "graph.pad"({{.*}} -> tensor<?x3x8x8x8xf32, ["batch", 3, 8, 8, 8]>
+func.func @symbolic_narrow(%x: tensor<?x96x8x8xf32, ["batch", 96, 8, 8]>) -> tensor<?x24x8x8xf32, ["batch", 24, 8, 8]> {
+  %w = "graph.constant"() {value = dense<0.5> : tensor<24x96x1x1xf32>} : () -> tensor<24x96x1x1xf32>
+  %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x96x8x8xf32, ["batch", 96, 8, 8]>, tensor<24x96x1x1xf32>) -> tensor<?x24x8x8xf32, ["batch", 24, 8, 8]>
+  return %y : tensor<?x24x8x8xf32, ["batch", 24, 8, 8]>
+}
