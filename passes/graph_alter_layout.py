@@ -156,6 +156,11 @@ class GraphAlterLayoutPass(ModulePass):
     """Pack the int8 weights of uint8 x int8 integer convs and matmuls for 4-way dot products
     (OIHW<q>i<o>o4i, KN4k): what x86 VNNI multiplies (tp-to-loops{vnni-bits=...})."""
 
+    pad_outputs: bool = True
+    """Run a float conv whose output channels only a narrower block divides (24, 40, 72, 120)
+    on the full block with zero weights for the channels up to a multiple of it, and narrow
+    its output to the block that divides (`_pad_narrow_outputs`)."""
+
     def __post_init__(self) -> None:
         if self.block is not None and self.block < 2:
             raise ValueError(f"block must be >= 2, got {self.block}")
@@ -193,6 +198,8 @@ class GraphAlterLayoutPass(ModulePass):
             if self._pad_dot4_outputs(op):
                 return
         blocks = self._blocks(op)
+        if blocks is not None and self.pad_outputs and self._pad_narrow_outputs(op, *blocks):
+            return
         if blocks is not None:
             self._rewrite(op, *blocks)
         elif not _flatten_pointwise(op):
@@ -226,6 +233,51 @@ class GraphAlterLayoutPass(ModulePass):
         # grouped: blocks must not straddle groups
         block = self._widest(math.gcd(channels // group, out_channels // group))
         return (block, block, block) if block else None
+
+    def _pad_narrow_outputs(self, op: ir.Operation, block: int, bi: int, data_block: int) -> bool:
+        """A float conv (group 1) whose output channels only a narrower block divides (24
+        channels: 8 with AVX-512's 16) runs on full vectors: weights and bias get zero output
+        channels up to a multiple of the full block (folded once), and its padded output is
+        narrowed to the block that divides, the padding cut off, in the same kernel. Its
+        neighbours keep the narrow layout. On 8-lane vectors a 1x1 conv 144 -> 24 at 56x56 ran
+        at 98 GFLOP/s, half a 512-bit FMA each, where the 16-lane ones reach 190-225. True if
+        rewritten."""
+        x, w = op.operands[0], op.operands[1]
+        o = _shape(w)[0]
+        full = self.channels
+        if (
+            op.name != "graph.conv2d"
+            or int(_attr(op, "group")) != 1  # type: ignore[call-overload]
+            or block >= full
+            or o < full
+            or _shape(x)[1] * math.prod(_shape(w)[2:]) < NARROW_MIN_REDUCTION
+            or not is_constant(w)
+            # an SE block's conv on one pixel: the narrowing kernel would cost what it saves
+            or interval(math.prod(_shape(op.results[0])[2:]))[0] < 16
+        ):
+            return False
+        cout = -(-o // full) * full
+        loc = op.location
+        with ir.InsertionPoint(op), loc:
+            keys = ("strides", "pads", "dilations", "group", "pad_value")
+            attrs = {k: _attr(op, k) for k in keys if k in op.attributes}
+            padded_w = gb.pad(w, pads=(0, 0, 0, 0, cout - o, 0, 0, 0))
+            operands = [to_blocked(x, data_block, loc), pack_weights(padded_w, bi, full, loc)]
+            if len(op.operands) > 2:
+                operands.append(gb.pad(op.operands[2], pads=(0, cout - o)))
+            y = gb.make(
+                "conv2d",
+                *operands,
+                data_layout=f"NCHW{data_block}c",
+                kernel_layout=f"OIHW{bi}i{full}o",
+                out_layout=f"NCHW{full}c",
+                **attrs,
+            )
+            narrow = gb.layout_transform(y, src_layout=f"NCHW{full}c", dst_layout=f"NCHW{block}c")
+            cut = gb.pad(narrow, pads=(0, 0, 0, 0, 0, 0, (o - cout) // block, 0, 0, 0))
+            back = gb.layout_transform(cut, src_layout=f"NCHW{block}c", dst_layout="NCHW")
+        _replace(op, back)
+        return True
 
     def _pad_dot4_outputs(self, op: ir.Operation) -> bool:
         """A uint8 x int8 conv whose output channels only a narrower block divides (1000
@@ -336,6 +388,14 @@ class GraphAlterLayoutPass(ModulePass):
             )
             back = gb.layout_transform(y, src_layout=f"NCHW{block}c", dst_layout="NCHW")
         _replace(op, back)
+
+
+NARROW_MIN_REDUCTION = 64
+"""Fewest multiply-adds per output element (input channels x kernel taps) from which a conv
+with a narrow output block computes on full vectors and narrows its output (a separate copy):
+the conv's saving grows with them, the copy's cost does not. mnasnet at batch 8: 72 -> 24
+at 56x56 saved 1.55 ms of its 2.92, while 24 -> 72 saved 0.78 and its 72-channel narrowing
+(with the relu) cost about as much."""
 
 
 def _pointwise(op: ir.Operation) -> bool:

@@ -177,7 +177,9 @@ def test_a_block_that_does_not_divide_falls_back_to_a_narrower_one() -> None:
 @pytest.mark.parametrize("vector_bits", [256, 512])
 def test_each_tensor_takes_the_widest_block_its_channels_allow(vector_bits: int) -> None:
     """24 channels in 8-channel blocks, 48 in 16: convs read one block width and write another
-    (OIHW8i16o, OIHW16i8o), with no transforms between them, and compute the same numbers."""
+    (OIHW8i16o), with no transforms between them but the narrowing of the conv to 24
+    channels, which runs on 16-channel vectors (32 with zero weights), and compute the same
+    numbers."""
     rng = np.random.default_rng(11)
     shapes = {"w1": (48, 24, 1, 1), "w2": (24, 48, 3, 3), "w3": (48, 24, 1, 1)}
     params = {k: (rng.standard_normal(s) * 0.2).astype(np.float32) for k, s in shapes.items()}
@@ -202,9 +204,14 @@ def test_each_tensor_takes_the_widest_block_its_channels_allow(vector_bits: int)
         for op in walk(staged.operation)
         if op.name == "graph.conv2d"
     ]
-    assert layouts == ["OIHW8i16o", "OIHW16i8o", "OIHW8i16o"]
+    assert layouts == ["OIHW8i16o", "OIHW16i16o", "OIHW8i16o"]
     transforms = [op for op in walk(staged.operation) if op.name == "graph.layout_transform"]
-    assert len(transforms) == 2  # into the blocked layout and back, nothing between the convs
+    # into the blocked layout, the 16c -> 8c narrowing, and back
+    assert [str(op.attributes["dst_layout"]) for op in transforms] == [
+        '"NCHW8c"',
+        '"NCHW8c"',
+        '"NCHW"',
+    ]
     table = dict(params)
     pipeline = f"builtin.module(mlc-default{{layout-block=16 vector-bits={vector_bits}}})"
     mlc.PassManager.parse(pipeline).run(module, params=table)
@@ -418,3 +425,69 @@ def test_int8_conv_with_a_narrow_output_block_runs_padded_to_a_full_one() -> Non
     acc64 = _int_conv(x, params["w"], 0, 0, 1).astype(np.int64) + params["b"]
     want = np.clip(np.rint(acc64 * params["m"].astype(np.float64)) + 7, 0, 255).astype(np.uint8)
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("batch", [1, 2])
+def test_narrow_output_convs_compute_on_full_vectors(batch: int) -> None:
+    """Convs to 24 and 40 channels (only 8 divides them) with 16-channel blocks: each computes
+    a multiple of 16 channels (zero weights and bias for the rest) and narrows its output to
+    8-channel blocks, the padding cut off (a residual add and relu follow). A conv on one
+    pixel (a squeeze-excite) keeps 8 lanes, as does a conv with few multiply-adds per output
+    (24 -> 40, 1x1: NARROW_MIN_REDUCTION). The numbers match the reference."""
+    rng = np.random.default_rng(5)
+    shapes = {
+        "p": (24, 96, 1, 1),
+        "e": (40, 24, 3, 3),
+        "s": (24, 40, 1, 1),
+        "q": (40, 40, 1, 1),
+    }
+    params = {k: (rng.standard_normal(s) * 0.2).astype(np.float32) for k, s in shapes.items()}
+    params["pb"] = rng.standard_normal(24).astype(np.float32)
+    params["eb"] = rng.standard_normal(40).astype(np.float32)
+    ctx = mlc.Context()
+    with ctx, ir.Location.unknown():
+        module = ir.Module.create()
+        with ir.InsertionPoint(module.body):
+            f = func.FuncOp(
+                "main",
+                ([_t(batch, 96, 10, 10), _t(batch, 24, 10, 10)], [_t(batch, 40, 10, 10)]),
+            )
+            entry = f.add_entry_block()
+            with ir.InsertionPoint(entry):
+                x, r = entry.arguments
+
+                def c(name: str) -> ir.Value:
+                    return gb.constant(param_attr(name), _t(*params[name].shape))
+
+                y = gb.relu(gb.add(gb.conv2d(x, c("p"), c("pb")), r))
+                z = gb.relu(gb.conv2d(y, c("e"), c("eb"), pads=(1, 1, 1, 1)))
+                z = gb.relu(gb.conv2d(z, c("q")))
+                se = gb.sigmoid(gb.conv2d(gb.global_avg_pool2d(z), c("s")))
+                func.ReturnOp([gb.add(z, gb.reduce_mean(se, axes=(1,), keepdims=1))])
+    x = rng.standard_normal((batch, 96, 10, 10)).astype(np.float32)
+    r = rng.standard_normal((batch, 24, 10, 10)).astype(np.float32)
+    (want,) = run_module(module, params, [x, r])
+    staged = ir.Module.parse(str(module), module.context)
+    mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
+    outs = [
+        tuple(ir.RankedTensorType(op.results[0].type).shape)
+        for op in walk(staged.operation)
+        if op.name == "graph.conv2d"
+    ]
+    assert outs == [
+        (batch, 2, 10, 10, 16),
+        (batch, 3, 10, 10, 16),
+        (batch, 5, 10, 10, 8),
+        (batch, 3, 1, 1, 8),
+    ]
+    narrowed = [
+        tuple(ir.RankedTensorType(op.results[0].type).shape)
+        for op in walk(staged.operation)
+        if op.name == "graph.pad" and ir.RankedTensorType(op.results[0].type).rank == 5
+    ]
+    assert narrowed == [(batch, 3, 10, 10, 8), (batch, 5, 10, 10, 8)]
+    table = dict(params)
+    pipeline = "builtin.module(mlc-default{layout-block=16 vector-bits=512})"
+    mlc.PassManager.parse(pipeline).run(module, params=table)
+    (got,) = run_compiled(module, table, [x, r])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
