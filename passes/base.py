@@ -52,6 +52,13 @@ class ModulePass:
     symbolic_dims: ClassVar[bool] = False
     """Whether the pass handles tensors with symbolic dims (`tensor<?x4xf32, ["n", 4]>`); the
     pass manager refuses to run one that does not on IR holding them."""
+    checks_only: ClassVar[bool] = False
+    """Whether the pass only inspects the IR (graph-verify, tp-verify, llvm-verify): it leaves
+    verified IR as it found it, so the pass manager does not verify it again."""
+    emits_mlc_dialects: ClassVar[bool] = True
+    """Whether the pass may create graph or tp ops. One that may not (the passes that run on
+    loops, after tp-to-loops) cannot make a module without them need mlc's dialect checks,
+    which are skipped after it: they are a Python walk over every op of a lowered module."""
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         raise NotImplementedError

@@ -19,6 +19,7 @@ class GraphVerifyPass(ModulePass):
 
     name: ClassVar[str] = "graph-verify"
     symbolic_dims: ClassVar[bool] = True
+    checks_only: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_graph(module)

@@ -39,6 +39,8 @@ class LlvmVerifyPass(ModulePass):
 
     name: ClassVar[str] = "llvm-verify"
     symbolic_dims: ClassVar[bool] = True
+    emits_mlc_dialects: ClassVar[bool] = False
+    checks_only: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         first: dict[str, ir.Location] = {}

@@ -31,7 +31,10 @@ TP_STAGE = (
     "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d l2-bytes=%d},"
     "tp-chunk-rows,tp-verify"
 )
-LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(canonicalize,cse),lower-to-llvm{threads=%d%s}"
+# cse before canonicalize: tp-to-loops emits many equal index constants and affine.apply ops, and
+# canonicalize costs ~40 % less on the merged IR (inception_v1: 0.86 -> 0.49 s CPU) for the same
+# machine code (checked with llvm-objdump on resnet50 and inception_v1).
+LOOP_STAGE = "tp-to-loops{threads=%d%s},func.func(cse,canonicalize,cse),lower-to-llvm{threads=%d%s}"
 
 
 @dataclass(frozen=True)

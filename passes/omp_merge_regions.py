@@ -47,6 +47,7 @@ class OmpMergeRegionsPass(ModulePass):
 
     name: ClassVar[str] = "omp-merge-regions"
     symbolic_dims: ClassVar[bool] = True
+    emits_mlc_dialects: ClassVar[bool] = False
 
     serial_between: bool = True
     """Also merge across serial loops between two regions (run by one thread in an omp.single

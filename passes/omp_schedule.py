@@ -35,6 +35,7 @@ class OmpSchedulePass(ModulePass):
 
     name: ClassVar[str] = "omp-schedule"
     symbolic_dims: ClassVar[bool] = True
+    emits_mlc_dialects: ClassVar[bool] = False
 
     kind: ScheduleKind = "dynamic"
     """How iterations go to threads: `static` (equal shares fixed up front), `dynamic` (chunks

@@ -35,6 +35,7 @@ class OmpThreadsPass(ModulePass):
 
     name: ClassVar[str] = "omp-threads"
     symbolic_dims: ClassVar[bool] = True
+    emits_mlc_dialects: ClassVar[bool] = False
 
     threads: int = 2
     """The global's initial value: the count the module was compiled for."""

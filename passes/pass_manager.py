@@ -5,7 +5,11 @@
     pm.run(module)            # raises PassFailedError with formatted diagnostics
 
 Verification after every pass is on by default: MLIR's verifier, plus mlc's own checks of the
-graph and tp dialects (shape rules, schedules) after each mlc pass.
+graph and tp dialects (shape rules, schedules) after each mlc pass. Three exceptions, none of
+which lets unverified IR reach a pass: a run of upstream passes is verified where it ends; a
+pass that only inspects the IR (`checks_only`) is not followed by a verification when its input
+was verified; and mlc's dialect checks are skipped once the module holds no graph or tp op and
+the pass cannot create any (`emits_mlc_dialects`).
 """
 
 from __future__ import annotations
@@ -41,12 +45,17 @@ from .pipeline import (
 
 def verify_mlc_dialects(op: ir.Operation) -> list[DiagnosticError]:
     """mlc's semantic checks of both dialects (what IRDL cannot express)."""
+    return _check_mlc_dialects(op)[0]
+
+
+def _check_mlc_dialects(op: ir.Operation) -> tuple[list[DiagnosticError], bool]:
+    """The checks' errors, and whether the module holds any graph or tp op."""
     from mlc.dialects.graph.verify import verify_graph
     from mlc.dialects.tp.verify import verify_tp
     from mlc.dialects.walk import ops_named
 
     ours = ops_named(op, ("graph.", "tp."))  # one walk for both (it runs after every mlc pass)
-    return verify_graph(op, ours) + verify_tp(op, ours)
+    return verify_graph(op, ours) + verify_tp(op, ours), bool(ours)
 
 
 class PassManager:
@@ -65,6 +74,8 @@ class PassManager:
         self.temps_dir: pathlib.Path | None = None
         self.diagnostics: list[Diag] = []
         """Warnings and remarks the passes of the last run reported (`PassContext.warn`)."""
+        self._verified = False  # the IR as it stands passed MLIR's verifier
+        self._mlc_ops = True  # the last check of mlc's dialects found graph or tp ops
 
     @classmethod
     def parse(cls, text: str, *, verify_each: bool = True) -> PassManager:
@@ -141,6 +152,7 @@ class PassManager:
         self.diagnostics = ctx.diagnostics
         self.timings = []
         self.internal_error = None
+        self._verified, self._mlc_ops = False, True
         start = time.perf_counter()
         if self.temps_dir is not None:
             self.save_temp("pipeline.txt", str(self) + "\n")
@@ -218,6 +230,7 @@ class PassManager:
         """Run one upstream step, verifying the IR after it when it ends `group` (see
         `_upstream_group`); a failure names every step of the group."""
         verify = self.verify_each and group is not None
+        self._verified = False
         try:
             run_upstream(
                 op,
@@ -240,6 +253,7 @@ class PassManager:
                     )
                 )
             raise PassFailedError(f"{step} failed", diags, filename) from None
+        self._verified = verify
 
     def _run_mlc(
         self, op: ir.Operation, mlc_pass: ModulePass, ctx: PassContext, filename: str
@@ -248,6 +262,8 @@ class PassManager:
             print_ir_dump(
                 op, f"Before {mlc_pass.name} ({mlc_pass.name})", generic=self.print_generic
             )
+        if not mlc_pass.checks_only:
+            self._verified = False
         try:
             with op.context, op.location:
                 mlc_pass.run(op, ctx)
@@ -278,6 +294,10 @@ class PassManager:
             )
 
     def _verify_after(self, op: ir.Operation, mlc_pass: ModulePass, filename: str) -> None:
+        per_step = self.temps_dir is not None or self.print_after or self.print_before
+        if mlc_pass.checks_only and self._verified and not per_step:
+            return  # it changed nothing, and what it was given was verified
+        self._verified = False
         try:
             op.verify()
         except ir.MLIRError as e:
@@ -287,13 +307,18 @@ class PassManager:
                 + [Diag("error", f"{mlc_pass.name} produced IR that does not verify")],
                 filename,
             ) from None
-        errors = [item for e in verify_mlc_dialects(op) for item in e.items()]
+        if self._mlc_ops or mlc_pass.emits_mlc_dialects or per_step:
+            found, self._mlc_ops = _check_mlc_dialects(op)
+            errors = [item for e in found for item in e.items()]
+        else:
+            errors = []  # lowered below both dialects, and this pass cannot bring them back
         if errors:
             raise _failed(
                 mlc_pass,
                 errors + [(f"{mlc_pass.name} produced IR that does not verify", None)],
                 filename,
             )
+        self._verified = True
 
 
 TEMPS_MARKER = ".mlc-save-temps"

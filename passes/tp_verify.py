@@ -19,6 +19,7 @@ class TpVerifyPass(ModulePass):
 
     name: ClassVar[str] = "tp-verify"
     symbolic_dims: ClassVar[bool] = True
+    checks_only: ClassVar[bool] = True
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         errors = verify_tp(module)

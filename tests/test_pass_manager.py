@@ -141,3 +141,90 @@ def test_runs_of_upstream_passes_are_verified_where_they_end(tmp_path) -> None:
     assert groups[5] == ["func.func(cse)", "canonicalize"]
     pm.save_temps(tmp_path / "temps")  # debugging: every step verified, failures placed exactly
     assert pm._upstream_group(steps, 1) == ["canonicalize"]
+
+
+LOWERED = """
+llvm.func @f(%a: i32) -> i32 {
+  %0 = llvm.add %a, %a : i32
+  llvm.return %0 : i32
+}
+"""
+
+
+def _count_dialect_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from mlc.passes import pass_manager
+
+    calls: list[int] = []
+    real = pass_manager._check_mlc_dialects
+
+    def counted(op: ir.Operation) -> object:
+        calls.append(1)
+        return real(op)
+
+    monkeypatch.setattr(pass_manager, "_check_mlc_dialects", counted)
+    return calls
+
+
+def test_a_pass_on_loops_that_breaks_the_ir_is_still_reported(
+    ctx: ir.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After lowering, mlc's dialect checks are skipped, MLIR's verifier is not."""
+    from mlc.passes.omp_threads import OmpThreadsPass
+
+    def corrupt(self: object, module: ir.Operation, pctx: object) -> None:
+        func = next(o for o in module.regions[0].blocks[0].operations if o.name == "llvm.func")
+        ret = func.regions[0].blocks[0].operations[1]
+        ret.operation.erase()  # the block loses its terminator
+
+    calls = _count_dialect_checks(monkeypatch)
+    module = ir.Module.parse(LOWERED, ctx)
+    mlc.PassManager.parse("builtin.module(mlc-dce,omp-threads)").run(module)
+    assert len(calls) == 1  # after mlc-dce, which found no graph or tp op; none after omp-threads
+    monkeypatch.setattr(OmpThreadsPass, "run", corrupt)
+    with pytest.raises(PassFailedError) as info:
+        mlc.PassManager.parse("builtin.module(mlc-dce,omp-threads)").run(
+            ir.Module.parse(LOWERED, ctx)
+        )
+    assert any("omp-threads produced IR that does not verify" in d for d in info.value.diagnostics)
+
+
+def test_a_pass_on_loops_is_checked_while_tp_ops_remain(
+    ctx: ir.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_dialect_checks(monkeypatch)
+    module = ir.Module.parse(SOURCE, ctx)  # graph ops: the checks run after every pass
+    mlc.PassManager.parse("builtin.module(mlc-dce,omp-threads,omp-threads)").run(module)
+    assert len(calls) == 3
+
+
+def test_checks_only_passes_are_not_verified_again(
+    ctx: ir.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_dialect_checks(monkeypatch)
+    module = ir.Module.parse(SOURCE, ctx)
+    # the input of the first graph-verify was never verified by this run: verified after it
+    mlc.PassManager.parse("builtin.module(graph-verify,mlc-dce,graph-verify,tp-verify)").run(module)
+    assert len(calls) == 2  # after the first graph-verify and after mlc-dce
+    calls.clear()
+    pm = mlc.PassManager.parse("builtin.module(mlc-dce,graph-verify)")
+    pm.enable_ir_printing(after_all=False, before_all=True)  # debugging: verify every step
+    pm.run(module)
+    assert len(calls) == 2
+
+
+def test_a_checks_only_pass_after_a_broken_step_still_fails(
+    ctx: ir.Context, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pass that breaks the IR is reported by its own verification, before a checks_only
+    pass runs; with verification off it is the checking pass that reports it."""
+
+    def corrupt(self: object, module: ir.Operation, pctx: object) -> None:
+        func = module.regions[0].blocks[0].operations[0]
+        relu = func.regions[0].blocks[0].operations[0]
+        relu.results[0].set_type(ir.RankedTensorType.get([5], ir.F32Type.get()))
+
+    monkeypatch.setattr(MlcDcePass, "run", corrupt)
+    module = ir.Module.parse(SOURCE, ctx)
+    with pytest.raises(PassFailedError) as info:
+        mlc.PassManager.parse("builtin.module(graph-verify,mlc-dce,graph-verify)").run(module)
+    assert any("mlc-dce produced IR that does not verify" in d for d in info.value.diagnostics)

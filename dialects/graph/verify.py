@@ -13,7 +13,7 @@ from mlc.symbolic import parse as parse_dim
 
 from ..attrs import from_attr, param_name, tensor_t
 from ..walk import ops_named, top_level_funcs
-from .spec import OPS, OpSpec, ShapeError
+from .spec import OPS, OpSpec, ShapeError, TensorT
 
 _KIND_CLASSES: dict[str, tuple[type, str]] = {
     "ints": (ir.DenseI64ArrayAttr, "array<i64: ...>"),
@@ -25,12 +25,22 @@ _KIND_CLASSES: dict[str, tuple[type, str]] = {
 }
 
 
-def check_op(op: ir.Operation) -> str | None:
-    """The first problem with one graph op, or None."""
+def check_op(
+    op: ir.Operation, types_seen: dict[ir.Type, TensorT | None] | None = None
+) -> str | None:
+    """The first problem with one graph op, or None. `types_seen` memoizes `tensor_t` over the
+    ops of one check (types are uniqued: most values are seen as a result and as operands)."""
     spec = OPS.get(op.name.removeprefix("graph."))
     if spec is None:
         return f"{op.name} is not a graph op"
-    types = [tensor_t(v.type) for v in op.operands]
+    seen = {} if types_seen is None else types_seen
+
+    def tensor_of(t: ir.Type) -> TensorT | None:
+        if t not in seen:
+            seen[t] = tensor_t(t)
+        return seen[t]
+
+    types = [tensor_of(v.type) for v in op.operands]
     for i, (v, t) in enumerate(zip(op.operands, types)):
         if t is None:
             return (
@@ -61,7 +71,7 @@ def check_op(op: ir.Operation) -> str | None:
             raise
         # a shape rule written for static sizes met a symbolic one
         return f"its shape rule does not handle symbolic dims yet ({type(e).__name__}: {e})"
-    actual = [tensor_t(r.type) for r in op.results]
+    actual = [tensor_of(r.type) for r in op.results]
     for i, (want, got) in enumerate(zip(inferred, actual)):
         if want != got:
             return (
@@ -108,9 +118,10 @@ def verify_graph(
     by one walk shared with other checks)."""
     errors = []
     ops = ops_named(root, "graph.") if candidates is None else candidates
+    types_seen: dict[ir.Type, TensorT | None] = {}
     with assume(symbol_bounds(root)):  # the import simplified sizes under them
         for op in (o for o in ops if o.name.startswith("graph.")):
-            problem = check_op(op)
+            problem = check_op(op, types_seen)
             if problem:
                 errors.append(DiagnosticError(f"'{op.name}' op {problem}", op.location))
     return errors

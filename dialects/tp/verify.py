@@ -16,7 +16,34 @@ def _memref(v: ir.Value) -> ir.MemRefType:
     return ir.MemRefType(v.type)
 
 
-def _check_block(op: ir.Operation) -> list[str]:
+class _Memo:
+    """What one check of a module computes once: a block's axes for all of its accesses, and
+    the range checks and schedule checks that repeat across blocks of equal shapes."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[ir.Operation, _Axes] = {}
+        self.ranges: dict[tuple, list[str]] = {}
+        self.schedules: dict[tuple, list[str]] = {}
+
+    def axes(self, block: ir.Operation) -> _Axes:
+        if block not in self.blocks:
+            self.blocks[block] = _Axes(block)
+        return self.blocks[block]
+
+    def out_of_bounds(self, amap: ir.AffineMap, extents: list, shape: list[int]) -> list[str]:
+        key = (amap, tuple(extents), tuple(shape))
+        if key not in self.ranges:
+            self.ranges[key] = out_of_bounds(amap, extents, shape)
+        return self.ranges[key]
+
+    def schedule(self, attr: ir.Attribute, axes: list[str], kinds: str, extents: list) -> list[str]:
+        key = (attr, tuple(axes), kinds, tuple(extents))
+        if key not in self.schedules:
+            self.schedules[key] = Schedule.from_attr(attr).check(axes, kinds, extents)
+        return self.schedules[key]
+
+
+def _check_block(op: ir.Operation, memo: _Memo) -> list[str]:
     b = BlockView(op)
     axes, kinds, extents = b.axes, b.kinds, b.extents
     problems: list[str] = []
@@ -40,7 +67,7 @@ def _check_block(op: ir.Operation) -> list[str]:
         used = dims_used(expr) & reduce_dims
         if used:
             problems.append(f"out_map uses reduce axis '{axes[min(used)]}'")
-    problems += [f"out_map {p}" for p in out_of_bounds(amap, extents, out.shape)]
+    problems += [f"out_map {p}" for p in memo.out_of_bounds(amap, extents, out.shape)]
     combiner = b.combiner
     if combiner not in COMBINERS:
         problems.append(f"combiner '{combiner}' is not one of {', '.join(COMBINERS)}")
@@ -61,7 +88,8 @@ def _check_block(op: ir.Operation) -> list[str]:
         problems.append("init must be `unit` for a scatter block (it combines into the output)")
     try:
         schedule = Schedule.from_attr(op.attributes["schedule"])
-        problems += [f"schedule: {m}" for m in schedule.check(axes, kinds, extents)]
+        checked = memo.schedule(op.attributes["schedule"], axes, kinds, extents)
+        problems += [f"schedule: {m}" for m in checked]
         if scatter and schedule.parallel:
             problems.append(
                 "schedule: a scatter block runs sequentially (repeated positions apply in "
@@ -99,15 +127,27 @@ def _check_body(b: BlockView, out: ir.MemRefType) -> list[str]:
     return []
 
 
-def _check_access(op: ir.Operation, block: ir.Operation | None) -> str | None:
+class _Axes:
+    """A block's axes and extents, read once for all of its accesses."""
+
+    def __init__(self, block: ir.Operation) -> None:
+        view = BlockView(block)
+        self.axes, self.extents, self.view = view.axes, view.extents, view
+
+
+def _check_access(op: ir.Operation, block: ir.Operation | None, memo: _Memo) -> str | None:
     if block is None:
         return "must be nested in a tp.block"
-    view = BlockView(block)
     if op.name == "tp.dot4":
         return None  # operand and result types are IRDL constraints
+    view = memo.axes(block)
     if op.name == "tp.index":
         axis = ir.StringAttr(op.attributes["axis"]).value
-        return None if axis in view.axes else f"axis '{axis}' is not an axis of block '{view.name}'"
+        return (
+            None
+            if axis in view.axes
+            else f"axis '{axis}' is not an axis of block '{view.view.name}'"
+        )
     buf = _memref(op.operands[0])
     if op.results[0].type != buf.element_type:
         return f"result type {op.results[0].type} must be the element type {buf.element_type}"
@@ -118,7 +158,7 @@ def _check_access(op: ir.Operation, block: ir.Operation | None) -> str | None:
     if amap.n_dims != len(view.axes) or len(amap.results) != buf.rank:
         return f"map {amap} must have {len(view.axes)} dims and {buf.rank} results"
     if op.name == "tp.read":
-        bad = out_of_bounds(amap, view.extents, buf.shape)
+        bad = memo.out_of_bounds(amap, view.extents, buf.shape)
         if bad:
             return "reads out of bounds (use tp.read_padded for padding): " + "; ".join(bad)
     elif op.attributes["value"].type != buf.element_type:  # type: ignore[union-attr]
@@ -141,11 +181,12 @@ def verify_tp(
     """Check the tp ops under `root` (or those among `candidates`, see verify_graph)."""
     errors: list[DiagnosticError] = []
     ops = ops_named(root, "tp.") if candidates is None else candidates
+    memo = _Memo()
     for op in (o for o in ops if o.name.startswith("tp.")):
         if op.name == "tp.block":
-            problems = _check_block(op)
+            problems = _check_block(op, memo)
         else:
-            problem = _check_access(op, _enclosing_block(op))
+            problem = _check_access(op, _enclosing_block(op), memo)
             problems = [problem] if problem else []
         errors += [DiagnosticError(f"'{op.name}' op {p}", op.location) for p in problems]
     return errors

@@ -18,20 +18,43 @@ def scalar_const(attr: ir.Attribute) -> ir.Value:
     return arith.ConstantOp(attr.type, attr).result
 
 
-def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
-    """An `index` value for `expr` over `dims`: the expression is simplified and restricted to
-    the dims it uses first (a constant, a bare induction variable, or a small affine.apply), so
-    that unrolled bodies do not hand canonicalize hundreds of maps to compose."""
+_SIMPLIFIED: dict[tuple[ir.AffineExpr, int], tuple[list[int], ir.AffineExpr]] = {}
+"""`apply`'s simplification by (expr, number of dims): unrolled bodies ask for the same few
+expressions thousands of times (a third of tp-to-loops' Python time). Its keys hold their
+context alive; tp-to-loops clears it after each run (`clear_apply_cache`), and it is bounded."""
+_SIMPLIFIED_MAX = 1 << 16
+
+
+def clear_apply_cache() -> None:
+    _SIMPLIFIED.clear()
+
+
+def _simplified(expr: ir.AffineExpr, n_dims: int) -> tuple[list[int], ir.AffineExpr]:
+    key = (expr, n_dims)
+    hit = _SIMPLIFIED.get(key)
+    if hit is not None:
+        return hit
     used = sorted(dims_used(expr))
     squeeze = ir.AffineMap.get(
         len(used),
         0,
         [
             ir.AffineDimExpr.get(used.index(i)) if i in used else ir.AffineConstantExpr.get(0)
-            for i in range(len(dims))
+            for i in range(n_dims)
         ],
     )
     small = ir.AffineExpr.simplify_affine_expr(expr.compose(squeeze), len(used), 0).maybe_downcast()
+    if len(_SIMPLIFIED) >= _SIMPLIFIED_MAX:
+        _SIMPLIFIED.clear()
+    _SIMPLIFIED[key] = (used, small)
+    return used, small
+
+
+def apply(expr: ir.AffineExpr, dims: Sequence[ir.Value]) -> ir.Value:
+    """An `index` value for `expr` over `dims`: the expression is simplified and restricted to
+    the dims it uses first (a constant, a bare induction variable, or a small affine.apply), so
+    that unrolled bodies do not hand canonicalize hundreds of maps to compose."""
+    used, small = _simplified(expr, len(dims))
     if isinstance(small, ir.AffineConstantExpr):
         return index_const(small.value)
     if isinstance(small, ir.AffineDimExpr):

@@ -14,6 +14,7 @@ from mlc.errors import DiagnosticError
 from mlc.symbolic import Dim
 
 from ..base import ModulePass, PassContext
+from .emit_util import clear_apply_cache
 from .loop_nest import BlockLowering, fusable_epilogue
 from .row_fusion import Unit, emit_rows, shared_rows
 
@@ -57,6 +58,14 @@ class TpToLoopsPass(ModulePass):
         if errors:
             raise DiagnosticError.many([(f"tp-to-loops: {e.message}", e.location) for e in errors])
         blocks = [op for op in walk(module) if op.name == "tp.block"]
+        try:
+            self._lower(blocks)
+        finally:
+            clear_apply_cache()
+        for op in blocks:
+            op.erase()
+
+    def _lower(self, blocks: list[ir.Operation]) -> None:
         for run in self._runs(self._units(blocks)):
             # Scratch views between fused blocks go above them all: the loops are emitted there.
             for body in [b for u in run for b in u.bodies()][1:]:
@@ -71,8 +80,6 @@ class TpToLoopsPass(ModulePass):
                     BlockLowering(
                         unit.block, unit.epilogue, self.threads, self.vnni_bits, self.madd_bits
                     ).emit()
-        for op in blocks:
-            op.erase()
 
     def _units(self, blocks: list[ir.Operation]) -> list[Unit]:
         """Each block with the elementwise block after it that runs on its register tile."""

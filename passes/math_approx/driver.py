@@ -60,6 +60,7 @@ class MathApproxPass(ModulePass):
 
     name: ClassVar[str] = "mlc-math-approx"
     symbolic_dims: ClassVar[bool] = True
+    emits_mlc_dialects: ClassVar[bool] = False
 
     ops: tuple[str, ...] = SUPPORTED
     """The math ops to replace, by name without `math.` (exp, expm1, log, log1p, tanh, erf, sin,
