@@ -33,6 +33,7 @@ from mlir import ir
 
 from mlc.dialects.attrs import from_attr, tensor_t
 from mlc.dialects.graph import builders as gb
+from mlc.dialects.graph.spec import TensorT
 from mlc.dialects.walk import walk
 from mlc.symbolic import Dim, UndecidableError
 
@@ -73,18 +74,10 @@ class GraphPackWeightsPass(ModulePass):
                 self._rewrite(op)
 
     def _packable(self, op: ir.Operation) -> bool:
-        a, b = op.operands[0], op.operands[1]
-        if not is_constant(b):  # graph-alter-layout's transpose of a Gemm's B included
+        types = constant_product(op)
+        if types is None:
             return False
-        at, bt = tensor_t(a.type), tensor_t(b.type)
-        if at is None or bt is None or at.dtype != "f32" or bt.dtype != "f32":
-            return False
-        if len(bt.shape) != 2 or len(at.shape) < 2:
-            return False
-        if op.name == "graph.dense" and (
-            from_attr(op.attributes["transA"]) or from_attr(op.attributes["transB"])
-        ):
-            return False
+        at, bt = types
         n = bt.shape[1]
         rows = math.prod(at.shape[:-1])
         if not (n % self.panel == 0 and n > self.panel):
@@ -124,6 +117,24 @@ class GraphPackWeightsPass(ModulePass):
                 y = dense_epilogue(op, y)
         op.results[0].replace_all_uses_with(y)
         op.erase()
+
+
+def constant_product(op: ir.Operation) -> tuple[TensorT, TensorT] | None:
+    """(A, B) types of an f32 matmul or untransposed dense whose B is a constant [K, N]
+    (graph-alter-layout's transpose of a Gemm's B included), else None."""
+    a, b = op.operands[0], op.operands[1]
+    if not is_constant(b):
+        return None
+    at, bt = tensor_t(a.type), tensor_t(b.type)
+    if at is None or bt is None or at.dtype != "f32" or bt.dtype != "f32":
+        return None
+    if len(bt.shape) != 2 or len(at.shape) < 2:
+        return None
+    if op.name == "graph.dense" and (
+        from_attr(op.attributes["transA"]) or from_attr(op.attributes["transB"])
+    ):
+        return None
+    return at, bt
 
 
 def dense_epilogue(op: ir.Operation, y: ir.Value) -> ir.Value:

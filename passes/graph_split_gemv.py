@@ -24,13 +24,12 @@ from typing import ClassVar
 
 from mlir import ir
 
-from mlc.dialects.attrs import from_attr, tensor_t
+from mlc.dialects.attrs import tensor_t
 from mlc.dialects.graph import builders as gb
 from mlc.dialects.walk import walk
 
 from .base import ModulePass, PassContext
-from .graph_pack_weights import dense_epilogue
-from .graph_simplify_common import is_constant
+from .graph_pack_weights import constant_product, dense_epilogue
 
 
 @dataclass(frozen=True)
@@ -63,20 +62,12 @@ class GraphSplitGemvPass(ModulePass):
                 self._rewrite(op)
 
     def _splittable(self, op: ir.Operation) -> bool:
-        a, b = op.operands[0], op.operands[1]
-        if not is_constant(b):  # graph-alter-layout's transpose of a Gemm's B included
+        types = constant_product(op)
+        if types is None:
             return False
-        at, bt = tensor_t(a.type), tensor_t(b.type)
-        if at is None or bt is None or at.dtype != "f32" or bt.dtype != "f32":
-            return False
-        if len(bt.shape) != 2 or len(at.shape) < 2:
-            return False
+        at, bt = types
         if not all(isinstance(d, int) for d in at.shape) or math.prod(at.shape[:-1]) != 1:
             return False  # a batch of rows re-reads the matrix from cache: not bound by memory
-        if op.name == "graph.dense" and (
-            from_attr(op.attributes["transA"]) or from_attr(op.attributes["transB"])
-        ):
-            return False
         k, n = bt.shape
         return k % self.threads == 0 and k * n * 4 >= self.min_bytes
 
