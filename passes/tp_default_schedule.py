@@ -13,147 +13,43 @@ chosen here are what a tuner later overrides.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from mlir import ir
 
 from mlc.dialects.tp import BlockView, Schedule
-from mlc.dialects.tp.affine import linear_coeff
-from mlc.dialects.tp.schedule import MAX_VECTOR_LANES
 from mlc.dialects.walk import walk
-from mlc.symbolic import Dim, evaluate, free_symbols
+from mlc.symbolic import free_symbols
 from mlc.target import DEFAULT_L2_BYTES, VectorUnit, host_vector_unit, vector_unit_for_bits
 
 from .base import ModulePass, PassContext
+from .register_tiles import apply_register_tile, register_tile
 from .schedule_reads import (
-    ALIASED_STEP,
     batch_axes,
-    companion_axis,
-    contiguous_along,
-    elem_bytes,
     gather_axis,
     gathered_source_axis,
     image_axis,
     lanes_gathered,
     lanes_of,
-    read_bytes,
     read_maps,
-    read_steps,
     reads_using,
     row_axis,
-    shares_index,
     vector_axis,
     vector_only_axes,
 )
+from .schedule_shapes import (
+    SampledView,
+    in_parallel_loop,
+    kernel_of,
+    largest_other,
+    rows_first,
+    runtime_axes,
+    tile_runtime_vector,
+    window_row,
+)
+from .special_schedules import block_reduction, row_reduction, scatter_schedule, streaming_gemv
 from .symbol_samples import leading_symbols, sample_sizes
-
-_VECTOR_COMBINERS = ("add", "mul", "max", "min", "maxui", "minui", "fastmax")
-STREAMING_BYTES = 1 << 20  # a matrix at least this large is streamed from memory, not reused
-# A vector-operand panel larger than L2 / PANEL_SHARE gets its reduction blocked into slices of
-# at most L2 / SLICE_SHARE: 256 / 128 KiB on Zen 5 (1 MiB L2), 128 / 64 KiB on Zen 3 (512 KiB),
-# where the Zen 5 sizes ran vgg19 at 0.75x onnxruntime and these at 0.96x (1 thread).
-PANEL_SHARE = 4
-SLICE_SHARE = 8
-ROWS_FIRST_BYTES = 4 << 20  # inputs (per image) larger than this are swept once, rows outermost
-
-
-@dataclass(frozen=True)
-class RegisterTile:
-    """The accumulators a reduction keeps in registers: `rows` of an axis no vector read
-    depends on, times `companions` of an axis only they depend on, times `vectors` registers
-    along the vectorized axis."""
-
-    row: str | None
-    rows: int
-    companion: str | None
-    companions: int
-    vectors: int
-
-
-ALIASED_ROWS = 8
-"""Most rows of a register tile whose broadcast reads lie a multiple of 4 KiB apart: they fall
-in one set of the 12-way L1, and with the vector operand's lines more rows than ways evict each
-other every reduce step (attention's P·V over 1024 keys with 8 columns: 27 rows ran 2x slower
-than 12)."""
-
-WINDOW_ROWS = 8
-"""Most rows of a depthwise conv's register tile along its sliding window (`ow`): each row
-costs a load as well as an accumulator, and LLVM unrolls the short kernel-tap loop and keeps
-the window's inputs live across taps, so 28 rows spilled (77 GFLOP/s; 7-8 rows: 118-125)."""
-
-
-def _window_row(view: BlockView, vec: str) -> str | None:
-    """The output's innermost spatial axis that slides over a reduce axis in some read (a
-    depthwise conv's `ow` over `kw`): rows along it share the weight vector of each tap."""
-    found = None
-    for axis, kind, extent in zip(view.axes, view.kinds, view.extents):
-        if kind != "S" or axis == vec or extent == 1:
-            continue
-        if any(k == "R" and shares_index(view, axis, r) for r, k in zip(view.axes, view.kinds)):
-            found = axis
-    return found
-
-
-@dataclass(frozen=True)
-class SampledView(BlockView):
-    """A block seen with its run-time extents evaluated at sample symbol values."""
-
-    sample: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def extents(self) -> list[int]:  # type: ignore[override]
-        return [evaluate(e, self.sample) for e in super().extents]
-
-
-def tile_runtime_vector(
-    schedule: Schedule, kinds: str, extents: Sequence[int | Dim], sampled: BlockView
-) -> Schedule:
-    """`schedule` (chosen at the sample sizes) with its vectorized axis, when that is whole and
-    of run-time extent, tiled by the vector's sampled width: vectors then run to the last full
-    one and the rest takes narrower ones (`fit_runtime_extents` would drop the vectors; an
-    attention's scores and softmax rows ran on scalars, 3-7x slower). The loop over the tiles
-    goes where the block's spatial loops end (before the first reduce loop) for a spatial
-    axis, else right outside the vectors."""
-    vec = schedule.vectorize
-    if not vec or vec not in sampled.axes or vec in schedule.tile:
-        return schedule
-    pos = sampled.axes.index(vec)
-    if not isinstance(extents[pos], Dim):
-        return schedule
-    lanes = sampled.extents[pos]
-    order = [n for n in schedule.order if n != vec] if schedule.order else []
-    if not order:
-        return schedule
-    first_r = next((i for i, n in enumerate(order) if _kind_of(n, sampled) == "R"), len(order))
-    at = first_r if kinds[pos] == "S" else len(order)
-    order[at:at] = [f"{vec}.0"]
-    order.append(f"{vec}.1")
-    return Schedule(
-        tile={**schedule.tile, vec: (lanes,)},
-        order=tuple(order),
-        unroll=dict(schedule.unroll),
-        vectorize=f"{vec}.1",
-        parallel=schedule.parallel,
-    )
-
-
-def _kind_of(loop: str, view: BlockView) -> str:
-    return view.kinds[view.axes.index(loop.split(".")[0])]
-
-
-def _largest_other(view: BlockView, vec: str) -> str | None:
-    """The longest spatial axis besides `vec` (rows of a tile whose reads are all vectors)."""
-    spatial = [(e, a) for a, k, e in zip(view.axes, view.kinds, view.extents)
-               if k == "S" and a != vec and e > 1]  # fmt: skip
-    return max(spatial)[1] if spatial else None
-
-
-def _coverage(extent: int, tile: int) -> float:
-    """The useful fraction of the tiles covering `extent` (the last one may be partial)."""
-    return extent / (-(-extent // tile) * tile)
-
 
 MANY_READS = 4
 """Reads from which a map's work counts them (`parallel-by-reads`)."""
@@ -240,6 +136,11 @@ class TpDefaultSchedulePass(ModulePass):
     def accumulators(self) -> int:
         return self.max_accumulators or self.unit.registers - 2
 
+    @property
+    def _threads(self) -> int:
+        """The threads a kernel's loops may be split over (1 with `parallel` off)."""
+        return self.threads if self.parallel else 1
+
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
         leading = leading_symbols(module)
         blocks = [BlockView(o) for o in walk(module) if o.name == "tp.block"]
@@ -259,12 +160,12 @@ class TpDefaultSchedulePass(ModulePass):
         """Give the serial blocks of a kernel that forks anyway `min-parallel-work-in-region`'s
         lower threshold (only blocks this run scheduled: records' schedules stay)."""
         forks = {
-            _kernel_of(v) for v in blocks if v.schedule.parallel and not v.schedule.parallel_from
+            kernel_of(v) for v in blocks if v.schedule.parallel and not v.schedule.parallel_from
         }
         eager = replace(self, min_parallel_work=self.min_parallel_work_in_region)
         for view in fresh:
             if (
-                _kernel_of(view) in forks
+                kernel_of(view) in forks
                 and not view.schedule.parallel
                 and self.work(view) >= self.min_parallel_work_in_region
             ):
@@ -301,7 +202,7 @@ class TpDefaultSchedulePass(ModulePass):
         if schedule.parallel or not self.parallel or self.threads == 1:
             return schedule
         eager = replace(self, min_parallel_work=1)._runtime_extents_schedule(view, leading)
-        if not eager.parallel or _in_parallel_loop(view):
+        if not eager.parallel or in_parallel_loop(view):
             return schedule
         sample = SampledView(
             view.op, {s: self.symbol_hint for e in view.extents for s in free_symbols(e)}
@@ -314,19 +215,22 @@ class TpDefaultSchedulePass(ModulePass):
     def _streams_rows(self, view: BlockView) -> bool:
         """Whether `view` gets the streamed matrix-vector product's schedule."""
         full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
-        return self._streaming_gemv(view, vector_axis(view), full) is not None
+        return streaming_gemv(view, vector_axis(view), full, self._threads) is not None
 
     # -- the schedule ------------------------------------------------------------------------
     def schedule_for(self, view: BlockView) -> Schedule:
         if view.scatter:
-            return self._scatter_schedule(view)
+            return scatter_schedule(view, self.unit.bits)
         full = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
-        streaming = self._streaming_gemv(view, vector_axis(view), full)
+        streaming = streaming_gemv(view, vector_axis(view), full, self._threads)
         if streaming is not None:
             return streaming
-        rows = self._row_reduction(view, full)
+        rows = row_reduction(view, full)
         if rows is not None:
-            return rows
+            spatial = [a for a, k in zip(view.axes, view.kinds) if k == "S"]
+            return replace(
+                rows, parallel=self._parallel_prefix(view, rows.tile, rows.order, spatial)
+            )
         choice = self._vector_axis(view, full)
         if choice is None:
             return self._scalar_schedule(view)
@@ -355,9 +259,11 @@ class TpDefaultSchedulePass(ModulePass):
         inner: list[str] = []
         vectors = 1
         if reduction:
-            regs = self._register_tile(view, vec, lanes, gathered, max_rows)
+            regs = register_tile(
+                view, vec, lanes, gathered, self.accumulators, self.unit.registers, max_rows
+            )
             vectors = regs.vectors
-            inner = self._apply_register_tile(view, regs, tile, unroll)
+            inner = apply_register_tile(view, regs, tile, unroll)
         inner.append(self._vectorize(vec, lanes * vectors, extents[axes.index(vec)], tile))
         outer = [lp.name for lp in Schedule(tile=tile).loops(axes, kinds, extents)]
         outer = [n for n in outer if n not in inner]
@@ -381,7 +287,7 @@ class TpDefaultSchedulePass(ModulePass):
             # L1 (rows 2 KiB apart fall into two L1 sets: BERT's Kᵀ went to L2 per element).
             spatial.sort(key=lambda n: n.split(".")[0] == source)
         order = tuple(spatial + reduce + inner)
-        if reduction and not gathered and _rows_first(view, vec, image):
+        if reduction and not gathered and rows_first(view, vec, image):
             # Rows (images first), then columns; the weights are re-read from cache per pixel
             # tile, so blocking the reduction would only re-stream the large input and output
             # per slice (3x3 conv 256 -> 256 at 64x64: 76.6 -> 25.1 ms).
@@ -389,8 +295,8 @@ class TpDefaultSchedulePass(ModulePass):
             order = tuple(spatial + reduce + inner)
         elif reduction and self.block_reductions and not gathered:
             width = tile.get(vec, (extents[axes.index(vec)],))[0]
-            blocked = self._block_reduction(
-                view, columns, width, inner, tile, unroll, spatial, reduce
+            blocked = block_reduction(
+                view, columns, width, inner, tile, unroll, spatial, reduce, self.l2_bytes
             )
             order = blocked or order
         parallel = self._parallel_prefix(view, tile, order, spatial)
@@ -402,7 +308,7 @@ class TpDefaultSchedulePass(ModulePass):
             and self.threads > 1
             and self.work(view) >= self.min_parallel_work
         ):
-            row = row_axis(view, vec) or _window_row(view, vec) or _largest_other(view, vec)
+            row = row_axis(view, vec) or window_row(view, vec) or largest_other(view, vec)
             extent = view.extents[view.axes.index(row)] if row else 1
             if extent >= self.threads:
                 return self._vector_schedule(
@@ -449,247 +355,6 @@ class TpDefaultSchedulePass(ModulePass):
         tile[vec] = (width,)
         return f"{vec}.1"
 
-    # -- register tiles -----------------------------------------------------------------------
-    def _register_tile(
-        self, view: BlockView, vec: str, lanes: int, gathered: bool, max_rows: int = 0
-    ) -> RegisterTile:
-        """The register tile with enough accumulators to hide FMA latency (about 8), then the
-        most FMAs per load (each row's broadcast and each vector operand is one load per reduce
-        step), discounted by what partial last tiles waste."""
-        axes, extents = view.axes, view.extents
-        vec_extent = extents[axes.index(vec)]
-        row = row_axis(view, vec)
-        most = self.accumulators
-        window = False
-        if row is None:  # every read is a vector (a depthwise conv): rows still add accumulators
-            row = _window_row(view, vec)
-            window = row is not None
-            if window:
-                most = min(most, WINDOW_ROWS)
-            else:
-                row = _largest_other(view, vec)
-        comp = companion_axis(view, vec)
-        if comp == row:  # the fallback row can be the only companion candidate
-            comp = None
-        limit_rows = max_rows
-        max_rows = row_extent = extents[axes.index(row)] if row else 1
-        if row is not None and any(s % ALIASED_STEP == 0 for s in read_steps(view, row, skip=vec)):
-            max_rows = min(max_rows, ALIASED_ROWS)
-        if limit_rows:
-            max_rows = min(max_rows, limit_rows)
-        if row_extent == 1 and not gathered:
-            # A matrix-vector product: the vector axis alone gives the independent accumulators
-            # (its operands feed the FMAs from memory).
-            v = next(v for v in (8, 4, 2, 1) if v == 1 or (
-                v <= self.accumulators and v * lanes <= MAX_VECTOR_LANES
-                and vec_extent % (v * lanes) == 0))  # fmt: skip
-            return RegisterTile(None, 1, None, 1, v)
-        best: tuple[tuple[float, float, int], RegisterTile] | None = None
-        # Powers of two: LLVM splits vector<64xf32> into four registers, but legalizes a
-        # vector<48xf32> with shuffles (9 rows x 48 lanes ran at 3 GFLOP/s, 14 x 32 at 256).
-        for v in (1,) if gathered else (1, 2, 4):
-            width = v * lanes
-            if width > MAX_VECTOR_LANES or (v > 1 and width > vec_extent):
-                break
-            for uc in (1, 2) if comp else (1,):
-                per_row = v * uc
-                # Accumulators, the per-row vector operands and one broadcast fit the registers.
-                limit = min(most, self.unit.registers - 1 - per_row) // per_row
-                for r in range(1, min(limit, max_rows) + 1):
-                    acc = r * per_row
-                    # Partial tiles run less efficient code as well: coverage counts twice.
-                    waste = (_coverage(row_extent, r) * _coverage(vec_extent, width)) ** 2
-                    key = (
-                        # a window: one load per FMA whatever the tile, so the useful accumulators
-                        (round(acc * waste**0.5, 3), waste, -acc)
-                        if window
-                        # ties: wider vectors before companion blocks (a packed weight panel
-                        # of 16 read as one 64-byte line per step, not two 32-byte halves in
-                        # two passes: 197x3072x768 ran 1.1x faster)
-                        else (min(acc, 8), round(acc / (per_row + r) * waste, 3), -acc, v)
-                    )
-                    if best is None or key > best[0]:
-                        best = (key, RegisterTile(row, r, comp, uc, v))
-        assert best is not None
-        return best[1]
-
-    def _apply_register_tile(
-        self,
-        view: BlockView,
-        regs: RegisterTile,
-        tile: dict[str, tuple[int, ...]],
-        unroll: dict[str, int],
-    ) -> list[str]:
-        """Tile and unroll the register tile's axes; the loop names that go innermost (before
-        the vectorized one). The last reduce axis is unrolled too when short (the input
-        channels of a block) and the unrolled body stays small."""
-        axes, extents = view.axes, view.extents
-        inner = []
-        for axis, factor in ((regs.row, regs.rows), (regs.companion, regs.companions)):
-            if axis is None or factor == 1:
-                continue
-            if factor == extents[axes.index(axis)]:
-                unroll[axis] = factor
-                inner.append(axis)
-            else:
-                tile[axis] = (factor,)
-                unroll[f"{axis}.1"] = factor
-                inner.append(f"{axis}.1")
-        last = [a for a, k in zip(axes, view.kinds) if k == "R"][-1]
-        trip = extents[axes.index(last)]
-        body = regs.rows * regs.companions * regs.vectors * trip
-        if trip <= 8 and body <= 64 and not (regs.row and shares_index(view, last, regs.row)):
-            unroll[last] = trip
-        return inner
-
-    # -- special shapes -----------------------------------------------------------------------
-    def _row_reduction(self, view: BlockView, full: int) -> Schedule | None:
-        """A reduction along the contiguous axis of its reads (a softmax's row maximum and sum,
-        a layer norm's mean and variance, a sum over the last axis) whose output has no vector
-        axis of its own: the reduce axis is vectorized, its lanes are partial results combined
-        once per row. Gathering rows instead ran them as scalar code (softmax 6 ns / element)."""
-        axes, kinds, extents = view.axes, view.kinds, view.extents
-        if "R" not in kinds or view.combiner not in _VECTOR_COMBINERS or full < 4:
-            return None
-        vec = vector_axis(view)
-        if vec is not None and extents[axes.index(vec)] >= full // 2:
-            return None  # the output's own vectors
-        r = [a for a, k in zip(axes, kinds) if k == "R"][-1]
-        pos = axes.index(r)
-        if extents[pos] < 8 or not contiguous_along(view, r):
-            return None
-        # Up to four registers of lanes: independent partial results, so that consecutive
-        # reduce steps do not wait for each other (one register's chain of adds is latency
-        # bound: softmax rows ran 1.4x slower than with four).
-        lanes = min(full * 4, MAX_VECTOR_LANES)
-        while lanes > 4 and extents[pos] < lanes:
-            lanes //= 2
-        tile = {r: (lanes,)} if extents[pos] > lanes else {}
-        spatial = [a for a, k in zip(axes, kinds) if k == "S"]
-        reduce = [a for a, k in zip(axes, kinds) if k == "R" and a != r]
-        inner = [f"{r}.0", f"{r}.1"] if tile else [r]
-        order = tuple(spatial + reduce + inner)
-        parallel = self._parallel_prefix(view, tile, order, spatial)
-        return Schedule(tile=tile, order=order, vectorize=inner[-1], parallel=parallel)
-
-    def _scatter_schedule(self, view: BlockView) -> Schedule:
-        """A scatter block runs in order on one thread (repeated positions apply in sequence);
-        it is vectorized along its last axis when that axis is its last output position."""
-        axis = view.scatter_lane_axis
-        lanes = lanes_of(ir.MemRefType(view.out.type).element_type, self.unit.bits)
-        if axis is None or axis != view.axes[-1] or lanes < 2:
-            return Schedule()
-        extent = view.extents[-1]
-        while lanes > 2 and extent % lanes:
-            lanes //= 2
-        if extent % lanes:
-            return Schedule()
-        if extent == lanes:
-            return Schedule(vectorize=axis)
-        return Schedule(tile={axis: (lanes,)}, vectorize=f"{axis}.1")
-
-    def _block_reduction(
-        self,
-        view: BlockView,
-        columns: set[str],
-        width: int,
-        inner: list[str],
-        tile: dict[str, tuple[int, ...]],
-        unroll: dict[str, int],
-        spatial: list[str],
-        reduce: list[str],
-    ) -> tuple[str, ...] | None:
-        """When the vector operand's panel for one column block (a conv's weights for two
-        channel blocks: all input channels x kh x kw) outgrows the caches, split the outer
-        reduce loop and sweep the pixels once per slice of it, so one slice of the panel
-        stays in L1/L2 (tile registers are then loaded from and stored to the output per
-        slice). vgg19's 512-channel 3x3 convs: 73 -> 48 ms (medians) for one 28x28 layer."""
-        axes, extents = view.axes, view.extents
-        panel = elem_bytes(view) * width
-        for n in inner:
-            if n.split(".")[0] in columns:  # the companion blocks of the register tile
-                panel *= unroll.get(n, 1)
-        for k, e in zip(view.kinds, extents):
-            if k == "R":
-                panel *= e
-        if not reduce or panel <= self.l2_bytes // PANEL_SHARE:
-            return None
-        first = reduce[0]
-        if first not in axes or first in unroll:  # a tiled axis has loops `first.0`, `first.1`
-            return None
-        extent = extents[axes.index(first)]
-        per_step = panel // extent
-        target = self.l2_bytes // SLICE_SHARE
-        fits = [d for d in range(1, extent) if extent % d == 0 and d * per_step <= target]
-        if not fits:
-            return None
-        tile[first] = (max(fits),)
-        ncols = next(
-            (i for i, n in enumerate(spatial) if n.split(".")[0] not in columns), len(spatial)
-        )
-        return tuple(
-            spatial[:ncols] + [f"{first}.0"] + spatial[ncols:] + [f"{first}.1"] + reduce[1:] + inner
-        )
-
-    def _streaming_gemv(self, view: BlockView, vec: str | None, lanes: int) -> Schedule | None:
-        """A matrix-vector product whose matrix does not fit in L2 (a classifier's dense layer at
-        batch 1) is bound by reading the matrix: walk its rows in memory order (k outer) and keep
-        the output (or one slice per thread) updated in memory. Register tiles over 64-column
-        panels instead jump a whole row per k step: on vgg19's 25088 x 4096 layer 55 -> 37 ms
-        on one thread, 42 -> 30 ms on two."""
-        axes, kinds, extents = view.axes, view.kinds, view.extents
-        if vec is None or lanes < 2 or kinds.count("R") != 1 or row_axis(view, vec) is not None:
-            return None
-        if view.op.parent is not None and view.op.parent.name == "scf.for":
-            # Re-run every iteration (a recurrence's H R^T): the matrix is re-read and should
-            # stay in L2, which the register tile's panels allow; streamed, an LSTM with a 1 MiB
-            # R ran 5x slower (seq 100, hidden 256: 6.0 vs 1.2 ms).
-            return None
-        extent = extents[axes.index(vec)]
-        k = kinds.index("R")
-        while lanes > 4 and extent % lanes:
-            lanes //= 2  # 1000 columns: 8-lane vectors where 16 do not divide
-        if extent % lanes or extent * extents[k] * elem_bytes(view) < STREAMING_BYTES:
-            return None
-        wide = [a for a, kind, e in zip(axes, kinds, extents) if kind == "S" and a != vec and e > 1]
-        if wide and set(wide) - batch_axes(view):
-            return None
-        pos = axes.index(vec)
-        for amap in reads_using(view, vec):  # the matrix's rows must be contiguous along vec
-            if linear_coeff(amap.results[-1], pos) != 1 or linear_coeff(amap.results[-1], k) != 0:
-                return None
-        others = [a for a, kind in zip(axes, kinds) if kind == "S" and a != vec]
-        if wide:
-            # A batch of products, each with a matrix of its own (graph-split-gemv's blocks of
-            # rows): whole matrices per thread, each read in memory order.
-            outer = wide + [a for a in others if a not in wide]
-            return Schedule(
-                tile={vec: (lanes,)},
-                order=tuple(outer + [axes[k], f"{vec}.0", f"{vec}.1"]),
-                vectorize=f"{vec}.1",
-                parallel=(wide[0],) if self.parallel and self.threads > 1 else (),
-            )
-        vectors = extent // lanes
-        # One slice per thread; whole rows on one thread (half rows ran 1.35x slower there).
-        chunks = (
-            next(c for c in range(min(self.threads, vectors), vectors + 1) if vectors % c == 0)
-            if self.parallel and self.threads > 1
-            else 1
-        )
-        per_chunk = lanes * (vectors // chunks)
-        if per_chunk >= extent:
-            return Schedule(
-                tile={vec: (lanes,)},
-                order=tuple(others + [axes[k], f"{vec}.0", f"{vec}.1"]),
-                vectorize=f"{vec}.1",
-            )
-        return Schedule(
-            tile={vec: (per_chunk, lanes)},
-            order=tuple([f"{vec}.0"] + others + [axes[k], f"{vec}.1", f"{vec}.2"]),
-            vectorize=f"{vec}.2",
-            parallel=(f"{vec}.0",),
-        )
-
     # -- threads ------------------------------------------------------------------------------
     def work(self, view: BlockView) -> float:
         """A block's cost in elements of a map: its iterations, times its reads for a map with
@@ -728,13 +393,13 @@ class TpDefaultSchedulePass(ModulePass):
         """The outer spatial loops up to the first real one, then more while the collapsed trip
         count is too small to split evenly over the threads (3 trips on 2 threads: 2:1)."""
         axes, kinds, extents = view.axes, view.kinds, view.extents
-        if not self.parallel or self.work(view) < self.min_parallel_work or _in_parallel_loop(view):
+        if not self.parallel or self.work(view) < self.min_parallel_work or in_parallel_loop(view):
             return ()
         loops = Schedule(tile=tile, order=order).loops(axes, kinds, extents)
         trips = {lp.name: lp.trip for lp in loops}
         # A loop over a run-time extent (sampled at `symbol-hint`) may run once: a batch of 1.
         # It counts one trip, so the loops after it join the parallel nest and feed the threads.
-        runtime = _runtime_axes(view)
+        runtime = runtime_axes(view)
         parallel: tuple[str, ...] = ()
         product = 1
         for i, name in enumerate(order):
@@ -744,40 +409,3 @@ class TpDefaultSchedulePass(ModulePass):
             if product >= 2 or name.split(".")[0] in runtime:
                 parallel = order[: i + 1]
         return parallel
-
-
-def _rows_first(view: BlockView, vec: str, image: str | None) -> bool:
-    """Rows outside the column blocks when the inputs (one image's, when images go first)
-    outgrow what the caches keep between column blocks and the weights are the smaller operand:
-    each column block then re-reads the weights (from L2/L3) instead of the inputs (from
-    memory). SegFormer's 1x1 conv 1024 -> 256 at 64x64 (16 MiB of input): 45.7 -> 17.0 ms."""
-    weights, inputs = read_bytes(view, vec)
-    if image is not None:
-        inputs //= view.extents[view.axes.index(image)]
-    return inputs > ROWS_FIRST_BYTES and weights < inputs
-
-
-def _runtime_axes(view: BlockView) -> set[str]:
-    """The axes of a sampled block whose extents are known at run time only."""
-    if not isinstance(view, SampledView):
-        return set()
-    return {a for a, e in zip(view.axes, BlockView(view.op).extents) if not isinstance(e, int)}
-
-
-def _kernel_of(view: BlockView) -> ir.Operation | None:
-    """The func.func a block belongs to (its kernel)."""
-    parent = view.op.operation.parent
-    while parent is not None and parent.name != "func.func":
-        parent = parent.parent
-    return parent
-
-
-def _in_parallel_loop(view: BlockView) -> bool:
-    """Whether the block runs inside an scf.parallel (an attention kernel's chunk of queries):
-    its own loops then stay serial, one parallel region per kernel."""
-    parent = view.op.operation.parent
-    while parent is not None and parent.name != "func.func":
-        if parent.name == "scf.parallel":
-            return True
-        parent = parent.parent
-    return False

@@ -31,7 +31,7 @@ from mlc.errors import MlcError
 from mlc.passes.diagnostics import node_names
 from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.passes.pass_manager import PassManager
-from mlc.passes.tp_default_schedule import SampledView
+from mlc.passes.schedule_shapes import SampledView
 from mlc.target import host_target
 
 from .facts import BlockFacts
