@@ -48,8 +48,18 @@ def type_of(value: ir.Value) -> TensorT:
     return t
 
 
+def shape_of(value: ir.Value) -> tuple[int, ...]:
+    return type_of(value).shape
+
+
 def attr(op: ir.Operation, name: str) -> object:
     return from_attr(op.attributes[name])
+
+
+def replace_op(op: ir.Operation, new: ir.Value) -> None:
+    """Replace the uses of `op`'s one result with `new` and erase `op`."""
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
 
 
 def is_constant(value: ir.Value, depth: int = 0) -> bool:
