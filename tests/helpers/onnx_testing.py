@@ -150,12 +150,17 @@ def run_mlc(
     return run_module(module, params, dict(feeds))
 
 
-def run_compiled(model: onnx.ModelProto, feeds: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Every output of `model` compiled by mlc (default pipeline) and run by the JIT."""
+def run_compiled(
+    model: onnx.ModelProto, feeds: Mapping[str, np.ndarray], pipeline: str | None = None
+) -> list[np.ndarray]:
+    """Every output of `model` compiled by mlc (`pipeline`, a pass list; none: the default
+    pipeline) and run by the JIT."""
     import mlc
     from mlc.runtime import GraphModule
 
-    gm = GraphModule(mlc.build(*from_onnx(model)).jit())
+    module, params = from_onnx(model)
+    options = {"pipeline": f"builtin.module({pipeline})"} if pipeline else {}
+    gm = GraphModule(mlc.build(module, params, **options).jit())
     for name, value in feeds.items():
         gm.set_input(name, value)
     gm.run()

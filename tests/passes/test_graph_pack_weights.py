@@ -9,8 +9,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import mlc
+from helpers.onnx_testing import run_compiled
 from mlc.passes.mlc_default import MlcDefaultPipeline
-from mlc.runtime import GraphModule
 
 RNG = np.random.default_rng(0)
 
@@ -24,14 +24,6 @@ def _model(nodes: list, a_shape: list[int], y_shape: list[int], inits: dict) -> 
         [numpy_helper.from_array(v.astype(np.float32), k) for k, v in inits.items()],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-
-
-def _run(model: object, a: np.ndarray, pipeline: str) -> np.ndarray:
-    module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, pipeline=f"builtin.module({pipeline})").jit())
-    gm.set_input("a", a)
-    gm.run()
-    return np.array(gm.get_output(0))
 
 
 def _graph_ops(model: object, panel: int) -> str:
@@ -56,7 +48,9 @@ def test_matmul_with_constant_weights(a_shape: list[int], threads: int) -> None:
     a = RNG.standard_normal(a_shape).astype(np.float32)
     want = np.maximum(a.astype(np.float64) @ w + bias, 0.0)
     for panel in (16, 8):
-        got = _run(model, a, f"mlc-default{{threads={threads} weight-panel={panel}}}")
+        got = run_compiled(
+            model, {"a": a}, f"mlc-default{{threads={threads} weight-panel={panel}}}"
+        )[0]
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
@@ -70,7 +64,7 @@ def test_gemm_alpha_beta_bias(trans_b: int) -> None:
     assert '"graph.dense"' not in text and "tensor<3x32x16xf32>" in text
     a = RNG.standard_normal((20, 32)).astype(np.float32)
     want = 0.5 * (a.astype(np.float64) @ w.T) + 2.0 * c
-    got = _run(model, a, "mlc-default{weight-panel=16}")
+    got = run_compiled(model, {"a": a}, "mlc-default{weight-panel=16}")[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 

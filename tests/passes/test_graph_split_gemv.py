@@ -8,8 +8,8 @@ import pytest
 from onnx import TensorProto, helper, numpy_helper
 
 import mlc
+from helpers.onnx_testing import run_compiled
 from mlc.passes.mlc_default import MlcDefaultPipeline
-from mlc.runtime import GraphModule
 
 RNG = np.random.default_rng(0)
 
@@ -29,14 +29,6 @@ def _gemm_relu(k: int, n: int) -> tuple[object, np.ndarray, np.ndarray]:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), w, c
 
 
-def _run(model: object, a: np.ndarray, pipeline: str) -> np.ndarray:
-    module, params = mlc.from_onnx(model)
-    gm = GraphModule(mlc.build(module, params, pipeline=f"builtin.module({pipeline})").jit())
-    gm.set_input("a", a)
-    gm.run()
-    return np.array(gm.get_output(0))
-
-
 def _split(threads: int) -> str:
     """Gemm's transposed B made [K, N] (graph-alter-layout), then split at any size."""
     return f"graph-alter-layout{{block=8}},graph-split-gemv{{threads={threads} min-bytes=0}}"
@@ -54,7 +46,7 @@ def test_split_rows_match_numpy(threads: int) -> None:
     a = RNG.standard_normal((1, 768)).astype(np.float32)
     want = np.maximum(0.5 * (a.astype(np.float64) @ w.T) + c, 0.0)
     assert f"tensor<{threads}x1x1000xf32>" in _graph_ops(model, threads)  # partial rows
-    got = _run(model, a, f"{_split(threads)},mlc-default{{threads={threads}}}")
+    got = run_compiled(model, {"a": a}, f"{_split(threads)},mlc-default{{threads={threads}}}")[0]
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
