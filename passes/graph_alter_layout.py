@@ -37,6 +37,7 @@ from .dot4_layout import (
 from .graph_simplify_common import attr, is_constant, replace_op, shape_of
 from .layout_sinking import pad_dim1, sink
 from .mlc_dce import erase_dead
+from .padded_channels import APPENDED, PAD_TO_FULL, absorb_crop, chained_convs
 from .pointwise_layout import flatten_pointwise, weights_row_major, wide_pointwise
 
 # Float and integer convolutions share their attributes and layouts.
@@ -73,6 +74,16 @@ class GraphAlterLayoutPass(ModulePass):
     on the full block with zero weights for the channels up to a multiple of it, and narrow
     its output to the block that divides (`_pad_narrow_outputs`)."""
 
+    pad_blocks: bool = False
+    """Run a float conv whose channel counts only a narrower block divides (24, 40, 72, 120) on
+    its channels padded to the full block, and keep chains of such convs padded between them
+    (padded_channels): no narrowing copies, full vectors throughout."""
+
+    pad_max_bytes: int = 1 << 20
+    """Largest output (bytes, padded) a `pad-blocks` conv may have: one that stays in L2, where
+    the padded channels cost FLOPs only; from memory they cost bandwidth too (mnasnet at batch
+    8, 56x56x72 per image: 0.98x -> 0.93x onnxruntime padded)."""
+
     def __post_init__(self) -> None:
         if self.block is not None and self.block < 2:
             raise ValueError(f"block must be >= 2, got {self.block}")
@@ -83,7 +94,12 @@ class GraphAlterLayoutPass(ModulePass):
         return self.block or max(host_vector_unit().lanes(32), 8)
 
     def run(self, module: ir.Operation, ctx: PassContext) -> None:
-        for op in [o for o in walk(module) if o.name in CONVOLUTIONS]:
+        convs = [o for o in walk(module) if o.name in CONVOLUTIONS]
+        if self.pad_blocks:
+            candidates = [o for o in convs if self._pad_candidate(o)]
+            for op in chained_convs(candidates, self.channels):
+                op.attributes[PAD_TO_FULL] = ir.UnitAttr.get()
+        for op in convs:
             self._convert(op)
         for op in [o for o in walk(module) if o.name == "graph.dense"]:
             weights_row_major(op)
@@ -92,7 +108,12 @@ class GraphAlterLayoutPass(ModulePass):
                 pack_dot4_matmul(op)
         # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
         # back-transform right before it, where the later consumers will meet it.
+        finite: dict[ir.Value, bool] = {}
         for op in list(walk(module)):
+            if APPENDED in op.attributes:
+                del op.attributes[APPENDED]
+                if absorb_crop(op, finite):
+                    continue
             if op.name.startswith("graph.") or op.name == "tensor.concat":
                 with op.location, ir.InsertionPoint(op):
                     sink(op)
@@ -109,6 +130,10 @@ class GraphAlterLayoutPass(ModulePass):
             op = pad_dot4_channels(op, self.channels)
             if self._pad_dot4_outputs(op):
                 return
+        if PAD_TO_FULL in op.attributes:
+            del op.attributes[PAD_TO_FULL]
+            if self._pad_channels(op):
+                return
         blocks = self._blocks(op)
         if blocks is not None and self.pad_outputs and self._pad_narrow_outputs(op, *blocks):
             return
@@ -116,6 +141,22 @@ class GraphAlterLayoutPass(ModulePass):
             self._rewrite(op, *blocks)
         elif not flatten_pointwise(op):
             self._pad_channels(op)
+
+    def _pad_candidate(self, op: ir.Operation) -> bool:
+        """`pad-blocks`: a float conv (dense or depthwise) whose channels a full block does not
+        divide, over enough pixels, may run padded to the full block (`_pad_channels`)."""
+        blocks = self._blocks(op)
+        if blocks is None or op.name != "graph.conv2d" or not is_constant(op.operands[1]):
+            return False
+        block, bi, _ = blocks
+        channels, full = shape_of(op.operands[0])[1], self.channels
+        narrow = block < full or (bi not in (1, channels) and bi < full and channels > full)
+        out = shape_of(op.results[0])
+        pixels = interval(math.prod(out[2:]))[0]
+        # the padded output at its largest: a run-time batch counts as its upper bound
+        padded = -(-out[1] // full) * full
+        size = interval(math.prod([out[0], *out[2:]]))[1] * padded * 4
+        return narrow and pixels >= 16 and size <= self.pad_max_bytes
 
     def _widest(self, channels: int) -> int:
         """The widest block (the vector width in floats, then halvings down to 8) dividing
@@ -225,23 +266,24 @@ class GraphAlterLayoutPass(ModulePass):
         self._rewrite(conv, *blocks)
         return True
 
-    def _pad_channels(self, op: ir.Operation) -> None:
+    def _pad_channels(self, op: ir.Operation) -> bool:
         """A float conv whose channel counts no block divides (shufflenet's 58 and 116, a
         squeeze-excite conv to 28 channels) runs blocked on its channels padded with zeros up to
         the block: x padded, weights and bias padded with zeros (folded once), the padded
         output channels cut off again. In NCHW its vectors ran along a short output row or
-        gathered across channels (a 3x3 depthwise conv at 14x14: 5-13 GFLOP/s)."""
+        gathered across channels (a 3x3 depthwise conv at 14x14: 5-13 GFLOP/s). The pad of
+        its input is marked APPENDED (padded_channels.absorb_crop). True if rewritten."""
         if op.name != "graph.conv2d":
-            return
+            return False
         x, w = op.operands[0], op.operands[1]
         channels, out_channels = shape_of(x)[1], shape_of(w)[0]
         group = int(attr(op, "group"))  # type: ignore[arg-type]
         block = self.channels
         depthwise = group == channels == out_channels
         if group != 1 and not depthwise:
-            return  # padding each group would waste as much as it pads
+            return False  # padding each group would waste as much as it pads
         if out_channels < block and shape_of(op.results[0])[3] >= block:
-            return  # a few output channels on long rows: NCHW vectors along the row are full
+            return False  # a few output channels on long rows: NCHW vectors along the row are full
         cout = -(-out_channels // block) * block
         cin = cout if depthwise else channels
         if not depthwise and channels > block and channels % block:
@@ -266,9 +308,15 @@ class GraphAlterLayoutPass(ModulePass):
         replace_op(op, y)
         conv = defining_op(padded)
         assert conv is not None
+        if cin > channels:
+            pad = defining_op(conv.operands[0])
+            assert pad is not None
+            pad.attributes[APPENDED] = ir.UnitAttr.get()
+
         blocks = self._blocks(conv)
         if blocks is not None:
             self._rewrite(conv, *blocks)
+        return True
 
     def _rewrite(self, op: ir.Operation, block: int, bi: int, data_block: int) -> None:
         x, w = op.operands[0], op.operands[1]

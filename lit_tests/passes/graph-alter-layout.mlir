@@ -3,6 +3,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=8 int8-dot=true})' | FileCheck %s --check-prefix=DOT
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16})' | FileCheck %s --check-prefix=B16
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16 int8-dot=true})' | FileCheck %s --check-prefix=DOT16
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-alter-layout{block=16 pad-blocks=true})' | FileCheck %s --check-prefix=PAD
 
 // Convs run blocked: the input is transformed once (3 channels: one block of 3), weights are
 // packed by reshape+transpose of the constant, and the transform back to NCHW sinks through
@@ -249,4 +250,67 @@ func.func @symbolic_narrow(%x: tensor<?x96x8x8xf32, ["batch", 96, 8, 8]>) -> ten
   %w = "graph.constant"() {value = dense<0.5> : tensor<24x96x1x1xf32>} : () -> tensor<24x96x1x1xf32>
   %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<?x96x8x8xf32, ["batch", 96, 8, 8]>, tensor<24x96x1x1xf32>) -> tensor<?x24x8x8xf32, ["batch", 24, 8, 8]>
   return %y : tensor<?x24x8x8xf32, ["batch", 24, 8, 8]>
+}
+
+// pad-blocks: a chain of convs on 24 and 72 channels (8-channel blocks) runs on 16-channel
+// blocks, padded to 32 and 80 channels, and stays padded from conv to conv: each conv's zero
+// input channels are the padded output of the one before (relu and the residual add keep
+// them finite), so nothing between them leaves the blocked layout.
+// PAD-LABEL: func.func @padded_chain
+// PAD: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW16c", src_layout = "NCHW"}
+// PAD-NOT: "graph.layout_transform"
+// PAD: %[[C1:.*]] = "graph.conv2d"(%[[X]], {{.*}}out_layout = "NCHW16c"{{.*}} -> tensor<1x2x8x8x16xf32>
+// PAD-NEXT: %[[R1:.*]] = "graph.relu"(%[[C1]])
+// PAD-NOT: "graph.layout_transform"
+// PAD: "graph.conv2d"(%[[R1]], {{.*}} -> tensor<1x5x8x8x16xf32>
+// PAD-NOT: "graph.layout_transform"
+// PAD: "graph.conv2d"({{.*}}group = 80 : i64{{.*}} -> tensor<1x5x8x8x16xf32>
+// PAD-NOT: "graph.layout_transform"
+// PAD: %[[C4:.*]] = "graph.conv2d"({{.*}} -> tensor<1x2x8x8x16xf32>
+// PAD-NEXT: %[[A:.*]] = "graph.add"(%[[C4]], %[[R1]])
+// PAD-NOT: "graph.layout_transform"
+// PAD: %[[C5:.*]] = "graph.conv2d"(%[[A]],
+// PAD-NEXT: "graph.layout_transform"(%[[C5]]) {dst_layout = "NCHW", src_layout = "NCHW16c"}
+func.func @padded_chain(%x: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %w1 = "graph.constant"() {value = dense<0.1> : tensor<24x16x1x1xf32>} : () -> tensor<24x16x1x1xf32>
+  %c1 = "graph.conv2d"(%x, %w1) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x8x8xf32>, tensor<24x16x1x1xf32>) -> tensor<1x24x8x8xf32>
+  %r1 = "graph.relu"(%c1) : (tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32>
+  %w2 = "graph.constant"() {value = dense<0.1> : tensor<72x24x1x1xf32>} : () -> tensor<72x24x1x1xf32>
+  %c2 = "graph.conv2d"(%r1, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x24x8x8xf32>, tensor<72x24x1x1xf32>) -> tensor<1x72x8x8xf32>
+  %r2 = "graph.relu"(%c2) : (tensor<1x72x8x8xf32>) -> tensor<1x72x8x8xf32>
+  %w3 = "graph.constant"() {value = dense<0.1> : tensor<72x1x3x3xf32>} : () -> tensor<72x1x3x3xf32>
+  %c3 = "graph.conv2d"(%r2, %w3) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 72 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x72x8x8xf32>, tensor<72x1x3x3xf32>) -> tensor<1x72x8x8xf32>
+  %r3 = "graph.relu"(%c3) : (tensor<1x72x8x8xf32>) -> tensor<1x72x8x8xf32>
+  %w4 = "graph.constant"() {value = dense<0.1> : tensor<24x72x1x1xf32>} : () -> tensor<24x72x1x1xf32>
+  %c4 = "graph.conv2d"(%r3, %w4) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x72x8x8xf32>, tensor<24x72x1x1xf32>) -> tensor<1x24x8x8xf32>
+  %a = "graph.add"(%c4, %r1) : (tensor<1x24x8x8xf32>, tensor<1x24x8x8xf32>) -> tensor<1x24x8x8xf32>
+  %w5 = "graph.constant"() {value = dense<0.1> : tensor<16x24x1x1xf32>} : () -> tensor<16x24x1x1xf32>
+  %c5 = "graph.conv2d"(%a, %w5) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x24x8x8xf32>, tensor<16x24x1x1xf32>) -> tensor<1x16x8x8xf32>
+  return %c5 : tensor<1x16x8x8xf32>
+}
+
+// Convs on 58 channels (no block divides them) run padded to 64; the next conv takes the
+// padded output as its input through a relu, but not through a division by a per-channel
+// constant (padded with zeros: 0 / 0 in the padded channels, which zero weights would turn
+// into NaN outputs): there the crop to 58 channels and the pad back to 64 stay.
+// B16-LABEL: func.func @padded_div
+// B16: %[[D:.*]] = "graph.div"
+// B16-NEXT: %[[B:.*]] = "graph.layout_transform"(%[[D]]) {dst_layout = "NCHW", src_layout = "NCHW16c"}
+// B16-NEXT: %[[CUT:.*]] = "graph.pad"(%[[B]]) {{.*}}pads = array<i64: 0, 0, 0, 0, 0, -6, 0, 0>
+// B16: "graph.pad"(%[[CUT]]) {{.*}}pads = array<i64: 0, 0, 0, 0, 0, 6, 0, 0>
+// B16: %[[C2:.*]] = "graph.conv2d"
+// B16-NEXT: %[[R:.*]] = "graph.relu"(%[[C2]])
+// B16-NOT: "graph.layout_transform"
+// B16: "graph.conv2d"(%[[R]],
+func.func @padded_div(%x: tensor<1x58x8x8xf32>) -> tensor<1x58x8x8xf32> {
+  %w1 = "graph.constant"() {value = dense<0.1> : tensor<58x58x3x3xf32>} : () -> tensor<58x58x3x3xf32>
+  %c1 = "graph.conv2d"(%x, %w1) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x58x8x8xf32>, tensor<58x58x3x3xf32>) -> tensor<1x58x8x8xf32>
+  %s = "graph.constant"() {value = dense<2.0> : tensor<1x58x1x1xf32>} : () -> tensor<1x58x1x1xf32>
+  %d = "graph.div"(%c1, %s) : (tensor<1x58x8x8xf32>, tensor<1x58x1x1xf32>) -> tensor<1x58x8x8xf32>
+  %w2 = "graph.constant"() {value = dense<0.1> : tensor<58x58x3x3xf32>} : () -> tensor<58x58x3x3xf32>
+  %c2 = "graph.conv2d"(%d, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x58x8x8xf32>, tensor<58x58x3x3xf32>) -> tensor<1x58x8x8xf32>
+  %r = "graph.relu"(%c2) : (tensor<1x58x8x8xf32>) -> tensor<1x58x8x8xf32>
+  %w3 = "graph.constant"() {value = dense<0.1> : tensor<58x58x3x3xf32>} : () -> tensor<58x58x3x3xf32>
+  %c3 = "graph.conv2d"(%r, %w3) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x58x8x8xf32>, tensor<58x58x3x3xf32>) -> tensor<1x58x8x8xf32>
+  return %c3 : tensor<1x58x8x8xf32>
 }
