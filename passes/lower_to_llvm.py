@@ -50,6 +50,9 @@ class LowerToLlvmPipeline(NamedPipeline):
     vector_ldexp: bool = False
     """mlc-math-approx's vector-ldexp: exp scales by 2^k with one llvm.ldexp (vscalefps); for
     AVX-512 targets only (elsewhere: a libm call per lane)."""
+    merge_kernels: bool = True
+    """Compile kernels that differ only in i64 constants (DenseNet's dense layers: channel counts)
+    once, the constants passed as arguments (llvm-merge-kernels): less code to generate."""
 
     def __post_init__(self) -> None:
         if self.threads < 1:
@@ -90,4 +93,6 @@ class LowerToLlvmPipeline(NamedPipeline):
             # the count is read at run time from a global (the C API's num_threads sets it)
             head.append(f"omp-threads{{threads={self.threads}}}")
             tail = tail.replace("convert-cf-to-llvm,", "convert-cf-to-llvm,convert-openmp-to-llvm,")
+        if self.merge_kernels:
+            tail += ",llvm-merge-kernels"
         return ",".join(head + [tail])

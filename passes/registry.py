@@ -51,6 +51,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "omp-merge-regions": _lazy("omp_merge_regions", "OmpMergeRegionsPass"),
     "omp-schedule": _lazy("omp_schedule", "OmpSchedulePass"),
     "omp-threads": _lazy("omp_threads", "OmpThreadsPass"),
+    "llvm-merge-kernels": _lazy("llvm_merge_kernels", "LlvmMergeKernelsPass"),
     "llvm-verify": _lazy("llvm_verify", "LlvmVerifyPass"),
 }
 
