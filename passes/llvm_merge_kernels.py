@@ -80,7 +80,7 @@ class LlvmMergeKernelsPass(ModulePass):
             values = tuple(c[i][1] for c in consts)
             if len(set(values)) > 1:
                 params.setdefault(values, []).append(first[0])
-        if not params or len(params) > self.max_arguments:
+        if len(params) > self.max_arguments:
             return {}
         if any(_feeds_alloca(op) for group in params.values() for op in group):
             return {}  # a stack buffer of run-time size would not be one of constant size
@@ -150,6 +150,8 @@ def _feeds_alloca(op: ir.Operation) -> bool:
 
 def _append_i64_params(func: ir.Operation, count: int) -> None:
     """Append `count` i64 parameters to an llvm.func's type (and its argument attributes)."""
+    if not count:
+        return
     text = str(ir.TypeAttr(func.attributes["function_type"]).value)
     assert text.endswith(")>") and "..." not in text, text
     extra = ", ".join(["i64"] * count)
@@ -168,6 +170,8 @@ def _rewrite_calls(calls: list[ir.Operation], plans: dict[str, tuple[str, list[i
         if plan is None:
             continue
         callee, values = plan
+        if not values and callee == ir.FlatSymbolRefAttr(op.attributes["callee"]).value:
+            continue
         with ir.InsertionPoint(op), op.location:
             extra = [
                 ir.Operation.create(

@@ -90,6 +90,10 @@ class MlcDefaultPipeline(NamedPipeline):
     """exp scales by 2^k with one llvm.ldexp (lower-to-llvm's vector-ldexp); none: where the
     host has AVX-512 (vscalefps: exp 0.33 -> 0.25 ns per element on Zen 4, bench_math.py)."""
 
+    merge_kernels: bool = True
+    """Compile kernels equal up to i64 constants once (lower-to-llvm's merge-kernels: DenseNet's
+    layers, one channel count apart): less code to generate."""
+
     profile: bool = False
     """Time every kernel call inside the run (tp-profile): `GraphModule.profile()`, `mlc run
     --profile`."""
@@ -188,7 +192,8 @@ class MlcDefaultPipeline(NamedPipeline):
                 self.threads,
                 ("" if self.approx_math else " approx-math=false")
                 + (" vector-ldexp=true" if self.approx_math and ldexp else "")
-                + ("" if self.omp_schedule == "static" else f" schedule={self.omp_schedule}"),
+                + ("" if self.omp_schedule == "static" else f" schedule={self.omp_schedule}")
+                + ("" if self.merge_kernels else " merge-kernels=false"),
             ),
         )
 
