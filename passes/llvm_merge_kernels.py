@@ -65,21 +65,25 @@ class LlvmMergeKernelsPass(ModulePass):
             taken.update(s for s in _SYMBOL.findall(text) if s != name)
         plans: dict[str, tuple[str, list[int]]] = {}
         for names in _groups(texts, taken):
-            plans.update(self._merge([kernels[n] for n in names], names))
+            plans.update(self._merge([kernels[n] for n in names], names, texts))
         if plans:
             _rewrite_calls(calls, plans)
 
-    def _merge(self, ops: list[ir.Operation], names: list[str]) -> dict[str, tuple[str, list[int]]]:
+    def _merge(
+        self, ops: list[ir.Operation], names: list[str], texts: dict[str, str]
+    ) -> dict[str, tuple[str, list[int]]]:
         """Keep ops[0] with the differing constants as parameters, erase the others; what each
         name's calls become (callee, values to append)."""
-        consts = [_constants(op) for op in ops]
-        if len({len(c) for c in consts}) != 1:
-            return {}  # printed alike but walked apart: leave them
+        # the values from the texts (in textual order, the walk's order of leaf ops)
+        values = [[int(v) for v in _CONSTANT.findall(texts[n])] for n in names]
+        kept_consts = _constants(ops[0])
+        if [v for _, v in kept_consts] != values[0]:
+            return {}  # printed and walked apart: leave them
         params: dict[tuple[int, ...], list[ir.Operation]] = {}
-        for i, first in enumerate(consts[0]):
-            values = tuple(c[i][1] for c in consts)
-            if len(set(values)) > 1:
-                params.setdefault(values, []).append(first[0])
+        for i, (op, _) in enumerate(kept_consts):
+            column = tuple(v[i] for v in values)
+            if len(set(column)) > 1:
+                params.setdefault(column, []).append(op)
         if len(params) > self.max_arguments:
             return {}
         if any(_feeds_alloca(op) for group in params.values() for op in group):
@@ -129,15 +133,17 @@ def _calls(callers: list[ir.Operation]) -> tuple[list[ir.Operation], set[str]]:
 
 
 def _constants(func: ir.Operation) -> list[tuple[ir.Operation, int]]:
-    """The i64 `llvm.mlir.constant` ops of `func` in textual order, with their values."""
+    """The `llvm.mlir.constant` ops `_CONSTANT` matches in `func` (i64 results of index or i64
+    values), in textual order, with their values."""
     found: list[tuple[ir.Operation, int]] = []
     i64 = ir.IntegerType.get_signless(64)
+    index = ir.IndexType.get()
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         if op.name == "llvm.mlir.constant" and op.results[0].type == i64:
             value = op.attributes["value"]
-            if isinstance(value, ir.IntegerAttr) or ir.IntegerAttr.isinstance(value):
-                found.append((op, ir.IntegerAttr(value).value))
+            if isinstance(value, ir.IntegerAttr) and value.type in (i64, index):
+                found.append((op, value.value))
         return ir.WalkResult.ADVANCE
 
     func.walk(visit, ir.WalkOrder.PRE_ORDER)
