@@ -40,6 +40,11 @@ class Loop:
     exact: bool  # True when the tiles divide the axis: no bound clamping needed
 
 
+_PARSED: dict[str, Schedule] = {}
+"""Schedules parsed from their attribute's text (`Schedule.from_attr`)."""
+_PARSED_LIMIT = 1 << 14
+
+
 @dataclass(frozen=True)
 class Schedule:
     tile: dict[str, tuple[int, ...]] = field(default_factory=dict)
@@ -231,6 +236,19 @@ class Schedule:
     @classmethod
     def from_attr(cls, attr: ir.Attribute) -> Schedule:
         """Parse a schedule dictionary; raises ValueError naming the malformed knob."""
+        # lowering and the checks ask for a block's schedule dozens of times (8k parses for
+        # ResNet-50); a Schedule is immutable, so equal texts share one
+        text = str(attr)
+        known = _PARSED.get(text)
+        if known is None:
+            known = cls._parse(attr)
+            if len(_PARSED) >= _PARSED_LIMIT:
+                _PARSED.clear()
+            _PARSED[text] = known
+        return known
+
+    @classmethod
+    def _parse(cls, attr: ir.Attribute) -> Schedule:
         d = ir.DictAttr(attr)
         unknown = [na.name for na in d if na.name not in KEYS]
         if unknown:
