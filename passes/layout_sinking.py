@@ -52,6 +52,8 @@ def sink(op: ir.Operation) -> bool:
         crops = [_cropped(v) for v in op.operands]
         if any(crops):
             return _sink_crop(op, crops)
+    if name in _GLOBAL_POOLS and (crop := _cropped(op.operands[0])) is not None:
+        return _pool_crop(op, *crop)
     backs = [is_back_transform(v) for v in op.operands]
     if not any(backs) or len(op.results) != 1:
         return False
@@ -125,6 +127,18 @@ def _sink_crop(op: ir.Operation, crops: list[tuple[ir.Operation, ir.Operation] |
     attrs = {k: attr(op, k) for k in op.attributes}
     new = gb.make(op.name.removeprefix("graph."), *operands, **attrs)
     out = gb.layout_transform(new, src_layout=layout, dst_layout="NCHW")
+    replace_op(op, gb.pad(out, pads=tuple(attr(crop, "pads"))))  # type: ignore[arg-type]
+    return True
+
+
+def _pool_crop(op: ir.Operation, crop: ir.Operation, back: ir.Operation) -> bool:
+    """A global pool after a padded conv pools the blocked, padded channels and crops the
+    pooled vector: the transform back to NCHW and the crop then move one value per channel
+    instead of the whole map (squeezenet's 1000 classes at 13x13: 5.4 MB at batch 8)."""
+    layout = str(attr(back, "src_layout"))
+    kind = _GLOBAL_POOLS[op.name.removeprefix("graph.")]
+    pooled = gb.make(kind, back.operands[0], axes=(2, 3), keepdims=1)
+    out = gb.layout_transform(pooled, src_layout=layout, dst_layout="NCHW")
     replace_op(op, gb.pad(out, pads=tuple(attr(crop, "pads"))))  # type: ignore[arg-type]
     return True
 

@@ -1,6 +1,6 @@
 """graph-alter-layout's layouts for matrix products: 1x1 convs that run on their pixels as
-one row (a GEMM, when no channel block fits or the product is wide enough to leave the blocked
-layout) and dense layers whose constant weights are stored [K, N]."""
+one row (a GEMM, when no channel block fits), wide 1x1 convs that pay for padded channels,
+and dense layers whose constant weights are stored [K, N]."""
 
 from __future__ import annotations
 
@@ -26,14 +26,16 @@ def _pointwise(op: ir.Operation) -> bool:
 
 WIDE_GEMM = 256
 """2 Cin Cout / (Cin + Cout) from which a pointwise conv on channel counts that only a half-width
-block divides runs flattened: its FLOPs then outweigh the layout transforms around it (~50 FLOP
-times per element moved). squeezenet's classifier, 512 -> 1000 channels at 13x13 (677): 8-channel
-blocks ran at 0.48x onnxruntime, flattened at 0.84x; mnasnet's 144 -> 24 (41) ran no faster."""
+block divides runs on full blocks, its output channels padded with zeros: its FLOPs then
+outweigh the padding. squeezenet's classifier, 512 -> 1000 channels at 13x13 (677): 8-channel
+blocks ran at 0.48x onnxruntime, flattened to a GEMM on its pixels at 0.84-0.89x (batch 1 and
+8), padded to 1024 channels in 16-channel blocks at 1.11-1.15x; mnasnet's 144 -> 24 (41) ran no
+faster."""
 
 
 def wide_pointwise(op: ir.Operation) -> bool:
-    """A float pointwise conv whose matrix product is wide enough to pay for leaving the blocked
-    layout (WIDE_GEMM), on at least one full vector of pixels."""
+    """A float pointwise conv whose matrix product is wide enough to pay for padding its output
+    channels to full blocks (WIDE_GEMM), on at least one full vector of pixels."""
     if op.name != "graph.conv2d" or not _pointwise(op):
         return False
     _, cin, h, w = shape_of(op.operands[0])
@@ -44,7 +46,7 @@ def wide_pointwise(op: ir.Operation) -> bool:
 
 def flatten_pointwise(op: ir.Operation) -> bool:
     """A 1x1 conv with stride 1 and no padding that stays NCHW (no block divides its channel
-    counts: shufflenet_v2's 58 and 116; or `wide_pointwise`) runs on its pixels as one row,
+    counts: shufflenet_v2's 58 and 116) runs on its pixels as one row,
     H x W wide: its vectors then run along 196 contiguous pixels at 14x14 instead of 14 (a partial
     vector per row), which is a GEMM's shape. Reshaping the spatial axes does not change it."""
     x = op.operands[0]

@@ -75,26 +75,37 @@ func.func @unblockable(%x: tensor<1x12x8x8xf32>) -> tensor<1x12x8x8xf32> {
 }
 
 // With 16-channel blocks, 1000 output channels would take half-width 8-channel blocks. A 1x1
-// conv that wide (512 -> 1000: squeezenet's classifier) runs flattened on its 169 pixels as a
-// GEMM instead; a narrow one (144 -> 24, like an inverted residual's projection) keeps the
-// 8-channel blocks for its output tensor: the layout transforms around a flattened one would
-// cost more than the full vectors save. It computes 32 channels on 16-lane vectors (zero
-// weights and bias for the last 8, folded once) and narrows them to 8-channel blocks, the
-// padding cut off.
+// conv that wide (512 -> 1000: squeezenet's classifier) runs on full 16-channel blocks instead,
+// its weights and bias padded with zeros to 1024 channels (an even count of blocks: the
+// register tile pairs them); the crop of the padding sinks through the relu and the global
+// pool, so only the pooled vector goes back to NCHW. A narrow one (144 -> 24, like an inverted
+// residual's projection) keeps the 8-channel blocks for its output tensor: it computes 32
+// channels on 16-lane vectors (zero weights and bias for the last 8, folded once) and narrows
+// them to 8-channel blocks, the padding cut off.
 // B16-LABEL: func.func @wide_pointwise
-// B16: %[[F:.*]] = "graph.reshape"(%arg0) {shape = array<i64: 1, 512, 1, 169>}
-// B16: "graph.conv2d"(%[[F]], %{{.*}}) {data_layout = "NCHW", {{.*}} -> tensor<1x1000x1x169xf32>
+// B16: %[[W:.*]] = "graph.pad"(%{{.*}}) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 24, 0, 0, 0>{{.*}} -> tensor<1024x512x1x1xf32>
+// B16: %[[B:.*]] = "graph.pad"(%{{.*}}) {mode = "constant", pads = array<i64: 0, 24>{{.*}} -> tensor<1024xf32>
+// B16: %[[X:.*]] = "graph.layout_transform"(%arg0) {dst_layout = "NCHW16c", src_layout = "NCHW"}
+// B16: %[[CW:.*]] = "graph.conv2d"(%[[X]], %{{.*}}, %[[B]]) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i16o", out_layout = "NCHW16c"{{.*}} -> tensor<1x64x13x13x16xf32>
+// B16-NEXT: %[[R:.*]] = "graph.relu"(%[[CW]]) {{.*}} -> tensor<1x64x13x13x16xf32>
+// B16-NEXT: %[[M:.*]] = "graph.reduce_mean"(%[[R]]) {axes = array<i64: 2, 3>, keepdims = 1 : i64} : (tensor<1x64x13x13x16xf32>) -> tensor<1x64x1x1x16xf32>
+// B16-NEXT: %[[MB:.*]] = "graph.layout_transform"(%[[M]]) {dst_layout = "NCHW", src_layout = "NCHW16c"} {{.*}} -> tensor<1x1024x1x1xf32>
+// B16-NEXT: %[[P:.*]] = "graph.pad"(%[[MB]]) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, -24, 0, 0>{{.*}} -> tensor<1x1000x1x1xf32>
 // B16: %[[PW:.*]] = "graph.pad"(%{{.*}}) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 8, 0, 0, 0>{{.*}} -> tensor<32x144x1x1xf32>
 // B16: %[[N:.*]] = "graph.conv2d"({{.*}}) {data_layout = "NCHW16c", {{.*}}kernel_layout = "OIHW16i16o", out_layout = "NCHW16c"{{.*}} -> tensor<1x2x14x14x16xf32>
 // B16-NEXT: %[[E:.*]] = "graph.layout_transform"(%[[N]]) {dst_layout = "NCHW8c", src_layout = "NCHW16c"} {{.*}} -> tensor<1x4x14x14x8xf32>
 // B16-NEXT: %[[C:.*]] = "graph.pad"(%[[E]]) {mode = "constant", pads = array<i64: 0, 0, 0, 0, 0, 0, -1, 0, 0, 0>{{.*}} -> tensor<1x3x14x14x8xf32>
 // B16-NEXT: "graph.layout_transform"(%[[C]]) {dst_layout = "NCHW", src_layout = "NCHW8c"}
-func.func @wide_pointwise(%x: tensor<1x512x13x13xf32>, %y: tensor<1x144x14x14xf32>) -> (tensor<1x1000x13x13xf32>, tensor<1x24x14x14xf32>) {
+// B16: return %[[P]]
+func.func @wide_pointwise(%x: tensor<1x512x13x13xf32>, %y: tensor<1x144x14x14xf32>) -> (tensor<1x1000x1x1xf32>, tensor<1x24x14x14xf32>) {
   %w = "graph.constant"() {value = #graph.param<"cls">} : () -> tensor<1000x512x1x1xf32>
-  %c = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x13x13xf32>, tensor<1000x512x1x1xf32>) -> tensor<1x1000x13x13xf32>
+  %b = "graph.constant"() {value = #graph.param<"cls_bias">} : () -> tensor<1000xf32>
+  %c = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x512x13x13xf32>, tensor<1000x512x1x1xf32>, tensor<1000xf32>) -> tensor<1x1000x13x13xf32>
+  %r = "graph.relu"(%c) : (tensor<1x1000x13x13xf32>) -> tensor<1x1000x13x13xf32>
+  %p = "graph.global_avg_pool2d"(%r) : (tensor<1x1000x13x13xf32>) -> tensor<1x1000x1x1xf32>
   %w2 = "graph.constant"() {value = #graph.param<"proj">} : () -> tensor<24x144x1x1xf32>
   %c2 = "graph.conv2d"(%y, %w2) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x144x14x14xf32>, tensor<24x144x1x1xf32>) -> tensor<1x24x14x14xf32>
-  return %c, %c2 : tensor<1x1000x13x13xf32>, tensor<1x24x14x14xf32>
+  return %p, %c2 : tensor<1x1000x1x1xf32>, tensor<1x24x14x14xf32>
 }
 
 // Constant dense weights given as [N, K] (transB = 1) are stored [K, N] once (a transpose of the

@@ -244,3 +244,19 @@ func.func @main(%x: tensor<?x?xi64, ["batch", "seq"]>) -> tensor<?x?xi64, ["batc
   %y = "graph.cumsum"(%x) {axis = 1 : i64, exclusive = 0 : i64, reverse = 0 : i64} : (tensor<?x?xi64, ["batch", "seq"]>) -> tensor<?x?xi64, ["batch", "seq"]>
   return %y : tensor<?x?xi64, ["batch", "seq"]>
 }
+
+// -----
+
+// A float max pool combines its taps with `fastmax` (one vmaxps per tap, onnxruntime's operand
+// order; the NaN-propagating maximum costs four to six instructions), padding reading -inf;
+// an integer one keeps the exact signed maximum.
+// CHECK-LABEL: func.func private @fused_max_pool2d_0(
+// CHECK: "tp.read_padded"(%{{.*}}) {map = #{{.*}}, value = 0xFF800000 : f32}
+// CHECK: combiner = "fastmax"{{.*}}init = 0xFF800000 : f32{{.*}}name = "max_pool_0"
+// CHECK-LABEL: func.func private @fused_max_pool2d_1(
+// CHECK: combiner = "max"{{.*}}init = -128 : i8{{.*}}name = "max_pool_0"
+func.func @main(%x: tensor<1x2x9x9x16xf32>, %q: tensor<1x2x9x9xi8>) -> (tensor<1x2x4x4x16xf32>, tensor<1x2x4x4xi8>) {
+  %p = "graph.max_pool2d"(%x) {layout = "NCHW16c", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0 : i64} : (tensor<1x2x9x9x16xf32>) -> tensor<1x2x4x4x16xf32>
+  %pq = "graph.max_pool2d"(%q) {layout = "NCHW", kernel_shape = array<i64: 3, 3>, strides = array<i64: 2, 2>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, ceil_mode = 0 : i64} : (tensor<1x2x9x9xi8>) -> tensor<1x2x4x4xi8>
+  return %p, %pq : tensor<1x2x4x4x16xf32>, tensor<1x2x4x4xi8>
+}

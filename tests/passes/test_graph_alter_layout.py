@@ -292,11 +292,14 @@ def test_pointwise_conv_without_blocks_runs_on_flat_pixels(
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
 
 
-def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> None:
-    """512 -> 1000 channels at 13x13 (squeezenet's classifier, relu after it): 16 does not divide
-    1000, so blocks would be 8 wide, half an AVX-512 register; the conv runs as a GEMM on its
-    169 pixels instead and computes the same numbers. A 40 -> 24 conv keeps its 8-channel
-    blocks."""
+@pytest.mark.parametrize("batch", [1, 2])
+def test_wide_pointwise_conv_runs_on_full_blocks_padded(batch: int) -> None:
+    """512 -> 1000 channels at 13x13 (squeezenet's classifier, relu and a global pool after it):
+    16 does not divide 1000, so blocks would be 8 wide, half an AVX-512 register; the conv runs
+    on 16-channel blocks instead, padded with zero weights and bias to 1024 channels (an even
+    count of blocks), and the crop of the padding sinks through the relu and the global pool
+    (which pools the blocked map). Same numbers as the reference, the relu's map too. A
+    40 -> 24 conv keeps its 8-channel blocks."""
     rng = np.random.default_rng(7)
     params = {
         "w": (rng.standard_normal((1000, 512, 1, 1)) * 0.05).astype(np.float32),
@@ -309,7 +312,10 @@ def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> No
         with ir.InsertionPoint(module.body):
             f = func.FuncOp(
                 "main",
-                ([_t(1, 512, 13, 13), _t(1, 40, 6, 6)], [_t(1, 1000, 13, 13), _t(1, 24, 6, 6)]),
+                (
+                    [_t(batch, 512, 13, 13), _t(batch, 40, 6, 6)],
+                    [_t(batch, 1000, 1, 1), _t(batch, 1000, 13, 13), _t(batch, 24, 6, 6)],
+                ),
             )
             entry = f.add_entry_block()
             with ir.InsertionPoint(entry):
@@ -317,18 +323,23 @@ def test_wide_pointwise_conv_runs_flattened_instead_of_half_width_blocks() -> No
                 b = gb.constant(param_attr("b"), _t(1000))
                 n = gb.constant(param_attr("n"), _t(24, 40, 1, 1))
                 wide = gb.relu(gb.conv2d(entry.arguments[0], w, b))
-                func.ReturnOp([wide, gb.conv2d(entry.arguments[1], n)])
-    x = rng.standard_normal((1, 512, 13, 13)).astype(np.float32)
-    z = rng.standard_normal((1, 40, 6, 6)).astype(np.float32)
+                pooled = gb.global_avg_pool2d(wide)
+                func.ReturnOp([pooled, wide, gb.conv2d(entry.arguments[1], n)])
+    x = rng.standard_normal((batch, 512, 13, 13)).astype(np.float32)
+    z = rng.standard_normal((batch, 40, 6, 6)).astype(np.float32)
     want = run_module(module, params, [x, z])
     staged = ir.Module.parse(str(module), module.context)
     mlc.PassManager.parse("builtin.module(graph-alter-layout{block=16})").run(staged)
-    convs = [op for op in walk(staged.operation) if op.name == "graph.conv2d"]
-    assert ir.RankedTensorType(convs[0].results[0].type).shape == [1, 1000, 1, 169]
+    ops = list(walk(staged.operation))
+    convs = [op for op in ops if op.name == "graph.conv2d"]
+    assert ir.RankedTensorType(convs[0].results[0].type).shape == [batch, 64, 13, 13, 16]
     assert ir.StringAttr(convs[1].attributes["out_layout"]).value == "NCHW8c"
+    (mean,) = [op for op in ops if op.name == "graph.reduce_mean"]
+    assert ir.RankedTensorType(mean.operands[0].type).shape == [batch, 64, 13, 13, 16]
+    assert not [op for op in ops if op.name == "graph.global_avg_pool2d"]
     mlc.PassManager.parse("builtin.module(mlc-default)").run(module, params=(table := dict(params)))
     got = run_compiled(module, table, [x, z])
-    for g_, w_ in zip(got, want):
+    for g_, w_ in zip(got, want, strict=True):
         np.testing.assert_allclose(g_, w_, rtol=1e-4, atol=1e-4)
 
 

@@ -19,8 +19,14 @@ from .scalar import const
 
 def _combiner(kind: str, dtype: str) -> tuple[str, float | int]:
     """(combiner, init): a max pool starts from the smallest value, which is also what its
-    padding reads (padding never wins); an average pool sums from 0."""
-    return extreme_combiner("max", dtype) if kind == "max" else ("add", 0.0)
+    padding reads (padding never wins); an average pool sums from 0. A float max pool takes
+    `fastmax` (`acc > x ? acc : x`, one vmaxps, onnxruntime's order of operands): the NaN-
+    propagating maximum is four to six instructions per tap, and squeezenet's first pool (9
+    taps over 8 x 64 x 111 x 111) ran 1.5x slower with it than onnxruntime's."""
+    if kind != "max":
+        return ("add", 0.0)
+    combiner, init = extreme_combiner("max", dtype)
+    return ("fastmax" if combiner == "max" and dtype.startswith(("f", "bf")) else combiner), init
 
 
 def _window_block(kb: KernelBuilder, op: ir.Operation, out: ir.Value, kind: str) -> None:
