@@ -25,7 +25,7 @@ from .omp_schedule import ScheduleKind
 
 GRAPH_STAGE = (
     "graph-verify,%s%sgraph-decompose-3d,graph-simplify,graph-fold-constants,%s"
-    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
+    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,%sgraph-fuse{max-group-size=%d}"
 )
 TP_STAGE = (
     "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d l2-bytes=%d},"
@@ -62,6 +62,9 @@ class MlcDefaultPipeline(NamedPipeline):
     (graph-widen-half): what onnxruntime does on CPUs without half arithmetic."""
     fuse_qdq: bool = True
     """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    lookup_tables: bool = True
+    """Elementwise chains from one 8-bit tensor to a quantize (QLinearSigmoid, int8 SiLU) as
+    256-entry tables gathered in the producer's epilogue (graph-lookup-tables)."""
     l2_bytes: int | None = None
     """Per-core L2 cache size the reduction blocking is sized for; none: the host's (sysfs)."""
     weight_panel: int | None = None
@@ -167,13 +170,14 @@ class MlcDefaultPipeline(NamedPipeline):
             alter += f"graph-split-gemv{{threads={self.threads}}},"
         qdq = "graph-fuse-qdq,graph-stay-quantized," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
+        tables = "graph-lookup-tables," if self.lookup_tables and self.fuse_qdq else ""
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
             if self.records
             else ""
         )
         return (
-            GRAPH_STAGE % (widen, qdq, alter, self.max_group_size),
+            GRAPH_STAGE % (widen, qdq, alter, tables, self.max_group_size),
             TP_STAGE % (records, self.threads, unit.bits, self.l2_bytes or host_l2_bytes())
             + (",tp-profile" if self.profile else ""),
             LOOP_STAGE
