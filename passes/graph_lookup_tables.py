@@ -147,7 +147,7 @@ class _Chain:
                     ins.append(table)
                 else:
                     ins += [values[v] for v in operands[1:]]
-                attrs = {k: attr(op, k) for k in (a.name for a in op.attributes)}
+                attrs = {k: attr(op, k) for k in op.attributes}  # iteration yields names
                 with np.errstate(all="ignore"):
                     values[op.results[0]] = np.asarray(evaluate(op.name, ins, attrs))
         except (ValueError, UnsupportedDtypeError, KeyError):
