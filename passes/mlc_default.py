@@ -85,6 +85,9 @@ class MlcDefaultPipeline(NamedPipeline):
     packs uint8 x int8 kernels as for VNNI (two vpmaddwd per vpdpbusd: on Zen 3
     a QDQ 3x3 conv of ResNet-50 ran 2.5x faster than with the i32 products of unpacked kernels,
     exact where onnxruntime's vpmaddubsw saturates)."""
+    vbmi: bool | None = None
+    """Look up int8 tables (graph-lookup-tables) with vpermi2b (tp-to-loops' vbmi); none: where
+    the host has AVX512-VBMI."""
     vector_ldexp: bool | None = None
     """exp scales by 2^k with one llvm.ldexp (lower-to-llvm's vector-ldexp); none: where the
     host has AVX-512 (vscalefps: exp 0.33 -> 0.25 ns per element on Zen 4, bench_math.py)."""
@@ -137,6 +140,7 @@ class MlcDefaultPipeline(NamedPipeline):
             vnni_bits=int8_dot_bits(features),
             madd_bits=int8_madd_bits(features),
             vector_ldexp=has_vector_ldexp(features),
+            vbmi="avx512vbmi" in features,
             profile=profile,
         )
 
@@ -156,6 +160,8 @@ class MlcDefaultPipeline(NamedPipeline):
         )
         madd = 0 if vnni else host_int8_madd_bits() if self.madd_bits is None else self.madd_bits
         dot = " int8-dot=true" if vnni or madd else ""
+        vbmi = "avx512vbmi" in host_features() if self.vbmi is None else self.vbmi
+        vbmi = vbmi and unit.bits >= 512
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
         if alter and self.fuse_qdq:  # dequantize after the layout transforms it adds
             alter += "graph-stay-quantized,"
@@ -183,7 +189,9 @@ class MlcDefaultPipeline(NamedPipeline):
             LOOP_STAGE
             % (
                 self.threads,
-                (f" vnni-bits={vnni}" if vnni else "") + (f" madd-bits={madd}" if madd else ""),
+                (f" vnni-bits={vnni}" if vnni else "")
+                + (f" madd-bits={madd}" if madd else "")
+                + (" vbmi=true" if vbmi else ""),
                 self.threads,
                 ("" if self.approx_math else " approx-math=false")
                 + (" vector-ldexp=true" if self.approx_math and ldexp else "")

@@ -25,12 +25,14 @@ from mlc.runtime import GraphModule
 MS = "com.microsoft"
 
 
-def _silu_model(dtype: Any, conv: bool) -> tuple[Any, dict[str, np.ndarray]]:
+def _silu_model(
+    dtype: Any, conv: bool, shape: tuple[int, ...] = (1, 8, 10, 10)
+) -> tuple[Any, dict[str, np.ndarray]]:
     """x -> [QLinearConv 8 -> 16 channels] -> QLinearSigmoid -> QLinearMul(y, sigmoid(y))."""
     rng = np.random.default_rng(7)
     info = np.iinfo(dtype)
     mid = 128 if dtype == np.uint8 else 0
-    x = rng.integers(info.min, info.max, (1, 8, 10, 10), endpoint=True).astype(dtype)
+    x = rng.integers(info.min, info.max, shape, endpoint=True).astype(dtype)
     inits: dict[str, np.ndarray] = {
         "x_s": np.float32(0.031),
         "x_z": np.array(mid + 3, dtype),
@@ -81,10 +83,11 @@ def _qdq_silu(y: np.ndarray, p: dict[str, np.ndarray]) -> np.ndarray:
     return q(d * dq(s, "s"), "z")
 
 
-def _compile(model: Any, tables: bool) -> GraphModule:
+def _compile(model: Any, tables: bool, options: str = "") -> GraphModule:
     module, params = from_onnx(model)
     flag = "true" if tables else "false"
-    lib = mlc.build(module, params, pipeline=f"builtin.module(mlc-default{{lookup-tables={flag}}})")
+    pipeline = f"builtin.module(mlc-default{{lookup-tables={flag}{options}}})"
+    lib = mlc.build(module, params, pipeline=pipeline)
     return GraphModule(lib.jit())
 
 
@@ -117,14 +120,16 @@ def test_silu_of_an_input_is_the_qdq_formula(dtype: Any) -> None:
     assert diff.max() <= 1 and np.count_nonzero(diff) <= 0.02 * diff.size
 
 
-def test_every_table_entry_is_the_qdq_formula() -> None:
-    """All 256 inputs of a uint8 and an int8 table (a wrong index offset shifts every entry)."""
+@pytest.mark.parametrize("options", ["", " vbmi=false"], ids=["host", "gather"])
+def test_every_table_entry_is_the_qdq_formula(options: str) -> None:
+    """All 256 inputs of a uint8 and an int8 table (a wrong index offset shifts every entry),
+    in rows of 64: whole 16-lane vectors (vpermi2b on AVX512-VBMI hosts, else a gather)."""
     for dtype in (np.uint8, np.int8):
-        model, _ = _silu_model(dtype, conv=False)
+        model, _ = _silu_model(dtype, conv=False, shape=(1, 8, 4, 64))
         info = np.iinfo(dtype)
         every = np.arange(info.min, info.max + 1).astype(dtype)
-        feeds = {"x": np.resize(every, (1, 8, 10, 10)).astype(dtype)}
-        got = _run(_compile(model, tables=True), feeds)
+        feeds = {"x": np.resize(every[::-1], (1, 8, 4, 64)).astype(dtype)}
+        got = _run(_compile(model, tables=True, options=options), feeds)
         params = {i.name: numpy_helper.to_array(i) for i in model.graph.initializer}
         np.testing.assert_array_equal(got, _qdq_silu(feeds["x"], params))
 

@@ -12,6 +12,7 @@ from mlir.dialects import arith
 
 from mlc.dialects import tp
 
+from ..lookup8 import BYTE_TABLE
 from .expr import Elementwise, Expr
 from .kernel import KernelBuilder, inline
 from .quant import widen_int
@@ -30,6 +31,8 @@ def lookup(kb: KernelBuilder, op: ir.Operation) -> Expr:
         if dtype == "i8":
             index = arith.AddIOp(index, arith.ConstantOp(i32, 128).result).result
         word = tp.load(table, [arith.IndexCastOp(ir.IndexType.get(), index).result])
+        if bits == 8:  # only the low byte is read: vpermi2b may look it up (lowering/lookup8.py)
+            word.owner.attributes[BYTE_TABLE] = ir.UnitAttr.get()
         return arith.TruncIOp(ir.IntegerType.get_signless(bits), word).result
 
     return Elementwise(out.shape, out.dtype, [kb.expr(op.operands[0])], entry, [lambda idx: idx])
