@@ -187,6 +187,7 @@ class GraphLookupTablesPass(ModulePass):
     """Elementwise chains from one 8-bit tensor to a quantize_linear become 256-entry tables."""
 
     name: ClassVar[str] = "graph-lookup-tables"
+    symbolic_dims: ClassVar[bool] = True  # the tables depend on the scales, not on the shapes
 
     cheap_chains: bool = False
     """Also tabulate chains made only of one-instruction ops (add, mul, max, clip, leaky_relu,
