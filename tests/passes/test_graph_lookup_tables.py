@@ -21,6 +21,7 @@ from helpers.onnx_testing import make_model, run_ort
 from mlc.frontend import from_onnx
 from mlc.passes.mlc_default import MlcDefaultPipeline
 from mlc.runtime import GraphModule
+from mlc.target import host_features
 
 MS = "com.microsoft"
 
@@ -146,3 +147,33 @@ def test_silu_in_a_conv_epilogue_matches_onnxruntime_and_the_float_epilogue() ->
     # the float epilogue's sigmoid is a polynomial: at most a step apart, rarely
     diff = _steps(tables, float_epilogue)
     assert diff.max() <= 1 and np.count_nonzero(diff) <= 0.01 * diff.size
+
+
+def test_leaky_relu_matches_onnxruntime_table_or_not() -> None:
+    """QLinearLeakyRelu: a table where mlc-default tabulates cheap chains (vpermi2b hosts),
+    arithmetic elsewhere; the same values either way."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 255, (1, 4, 4, 64), endpoint=True).astype(np.uint8)
+    inits = {
+        "x_s": np.float32(0.05),
+        "x_z": np.array(133, np.uint8),
+        "y_s": np.float32(0.0371),
+        "y_z": np.array(90, np.uint8),
+    }
+    node = helper.make_node(
+        "QLinearLeakyRelu", ["x", "x_s", "x_z", "y_s", "y_z"], ["y"], domain=MS, alpha=0.1
+    )
+    model = make_model([node], {"x": (np.uint8, x.shape)}, {"y": np.uint8}, extra_opsets={MS: 1})
+    model.graph.initializer.extend(
+        numpy_helper.from_array(np.asarray(a), n) for n, a in inits.items()
+    )
+    d = (x.astype(np.int32) - 133).astype(np.float32) * inits["x_s"]
+    leaky = np.where(d >= 0, d, d * np.float32(0.1)).astype(np.float32)
+    want = np.clip(np.rint(leaky / inits["y_s"]) + 90, 0, 255).astype(np.uint8)
+    if "avx512vbmi" in host_features():
+        assert "graph.lookup" in _graph_ops(model)
+    for options in ("", " vbmi=false"):
+        got = _run(_compile(model, tables=True, options=options), {"x": x})
+        np.testing.assert_array_equal(got, want)
+    diff = _steps(got, run_ort(model, {"x": x})[0])
+    assert diff.max() <= 1 and np.count_nonzero(diff) <= 0.02 * diff.size
