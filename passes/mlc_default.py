@@ -25,7 +25,7 @@ from .omp_schedule import ScheduleKind
 
 GRAPH_STAGE = (
     "graph-verify,%s%sgraph-decompose-3d,graph-simplify,graph-fold-constants,%s"
-    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,graph-fuse{max-group-size=%d}"
+    "graph-simplify,graph-fold-constants,mlc-cse,mlc-dce,%sgraph-fuse{max-group-size=%d}"
 )
 TP_STAGE = (
     "graph-to-tp,tp-defer-row-scale,%stp-default-schedule{threads=%d vector-bits=%d l2-bytes=%d},"
@@ -62,6 +62,9 @@ class MlcDefaultPipeline(NamedPipeline):
     (graph-widen-half): what onnxruntime does on CPUs without half arithmetic."""
     fuse_qdq: bool = True
     """Run quantize-dequantize groups (QDQ models) as integer kernels (graph-fuse-qdq)."""
+    lookup_tables: bool = True
+    """Elementwise chains from one 8-bit tensor to a quantize (QLinearSigmoid, int8 SiLU) as
+    256-entry tables gathered in the producer's epilogue (graph-lookup-tables)."""
     l2_bytes: int | None = None
     """Per-core L2 cache size the reduction blocking is sized for; none: the host's (sysfs)."""
     weight_panel: int | None = None
@@ -86,6 +89,9 @@ class MlcDefaultPipeline(NamedPipeline):
     packs uint8 x int8 kernels as for VNNI (two vpmaddwd per vpdpbusd: on Zen 3
     a QDQ 3x3 conv of ResNet-50 ran 2.5x faster than with the i32 products of unpacked kernels,
     exact where onnxruntime's vpmaddubsw saturates)."""
+    vbmi: bool | None = None
+    """Look up int8 tables (graph-lookup-tables) with vpermi2b (tp-to-loops' vbmi); none: where
+    the host has AVX512-VBMI."""
     vector_ldexp: bool | None = None
     """exp scales by 2^k with one llvm.ldexp (lower-to-llvm's vector-ldexp); none: where the
     host has AVX-512 (vscalefps: exp 0.33 -> 0.25 ns per element on Zen 4, bench_math.py)."""
@@ -142,6 +148,7 @@ class MlcDefaultPipeline(NamedPipeline):
             vnni_bits=int8_dot_bits(features),
             madd_bits=int8_madd_bits(features),
             vector_ldexp=has_vector_ldexp(features),
+            vbmi="avx512vbmi" in features,
             profile=profile,
         )
 
@@ -162,6 +169,8 @@ class MlcDefaultPipeline(NamedPipeline):
         madd = 0 if vnni else host_int8_madd_bits() if self.madd_bits is None else self.madd_bits
         dot = " int8-dot=true" if vnni or madd else ""
         dot += " pad-blocks=true" if self.pad_blocks else ""
+        vbmi = "avx512vbmi" in host_features() if self.vbmi is None else self.vbmi
+        vbmi = vbmi and unit.bits >= 512
         alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
         if alter and self.fuse_qdq:  # dequantize after the layout transforms it adds
             alter += "graph-stay-quantized,"
@@ -176,19 +185,27 @@ class MlcDefaultPipeline(NamedPipeline):
             alter += f"graph-split-gemv{{threads={self.threads}}},"
         qdq = "graph-fuse-qdq,graph-stay-quantized," if self.fuse_qdq else ""
         widen = "graph-widen-half," if self.widen_half else ""
+        # With vpermi2b a lookup is cheaper than even a leaky relu's arithmetic (a 1x1 conv
+        # 16 -> 96 at 112x112 with QLinearLeakyRelu: 0.42 ms vs 0.62, conv alone 0.32); a
+        # vpgatherdd is not (0.85 ms), so without VBMI only chains with costly ops take tables.
+        tables = ""
+        if self.lookup_tables and self.fuse_qdq:
+            tables = "graph-lookup-tables{cheap-chains=true}," if vbmi else "graph-lookup-tables,"
         records = (
             f"tp-apply-records{{file={format_option_value(self.records)} threads={self.threads}}},"
             if self.records
             else ""
         )
         return (
-            GRAPH_STAGE % (widen, qdq, alter, self.max_group_size),
+            GRAPH_STAGE % (widen, qdq, alter, tables, self.max_group_size),
             TP_STAGE % (records, self.threads, unit.bits, self.l2_bytes or host_l2_bytes())
             + (",tp-profile" if self.profile else ""),
             LOOP_STAGE
             % (
                 self.threads,
-                (f" vnni-bits={vnni}" if vnni else "") + (f" madd-bits={madd}" if madd else ""),
+                (f" vnni-bits={vnni}" if vnni else "")
+                + (f" madd-bits={madd}" if madd else "")
+                + (" vbmi=true" if vbmi else ""),
                 self.threads,
                 ("" if self.approx_math else " approx-math=false")
                 + (" vector-ldexp=true" if self.approx_math and ldexp else "")

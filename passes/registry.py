@@ -40,6 +40,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "graph-fuse": _lazy("graph_fuse", "GraphFusePass"),
     "graph-fuse-qdq": _lazy("graph_fuse_qdq", "GraphFuseQdqPass"),
     "graph-stay-quantized": _lazy("graph_stay_quantized", "GraphStayQuantizedPass"),
+    "graph-lookup-tables": _lazy("graph_lookup_tables", "GraphLookupTablesPass"),
     "graph-to-tp": _lazy("lowering.graph_to_tp", "GraphToTpPass"),
     "tp-apply-records": _lazy("tp_apply_records", "TpApplyRecordsPass"),
     "tp-default-schedule": _lazy("tp_default_schedule", "TpDefaultSchedulePass"),

@@ -69,6 +69,22 @@ def infer_requantize(ins: list[TensorT | None], attrs: dict[str, object]) -> lis
     return [TensorT(acc.shape, zp.dtype)]
 
 
+TABLE_SIZE = 256
+"""Entries of a `lookup` table: one per value of an 8-bit integer."""
+
+
+def infer_lookup(ins: list[TensorT | None], attrs: dict[str, object]) -> list[TensorT]:
+    x, table = present(ins, 0), present(ins, 1)
+    to = str(attrs["to"])
+    need(x.dtype in ("i8", "ui8"), f"input {x} is not an i8 or ui8 tensor")
+    need(
+        table.shape == (TABLE_SIZE,) and table.dtype == "i32",
+        f"table {table} is not a tensor<{TABLE_SIZE}xi32>",
+    )
+    need(to in QUANT_TYPES, f"to '{to}' is not one of {', '.join(QUANT_TYPES)}")
+    return [TensorT(x.shape, to)]
+
+
 def _integer_operands(ins: list[TensorT | None]) -> tuple[TensorT, TensorT]:
     a, b = present(ins, 0), present(ins, 1)
     for t in (a, b):
@@ -128,6 +144,19 @@ def infer_matmul_integer(ins: list[TensorT | None], attrs: dict[str, object]) ->
 
 
 register(
+    OpSpec(
+        "lookup",
+        ("input", "table"),
+        (AttrSpec("to", "str", doc="the result's element type: i8, ui8, i16 or ui16"),),
+        "table[x - min(x's type)] as `to`: a function of an 8-bit integer, tabulated.",
+        "misc",
+        infer_lookup,
+        "",
+        doc="graph-lookup-tables writes an elementwise chain from one quantized tensor to a "
+        "quantize_linear (QLinearSigmoid, a SiLU) as one; the i32 entries must lie in the range "
+        "of `to` (a vector gather of 32-bit words in the kernels).",
+        kind="elemwise",
+    ),
     OpSpec(
         "quantize_linear",
         ("input", "scale", "zero_point"),

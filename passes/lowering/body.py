@@ -33,6 +33,7 @@ from .emit_util import (
     lane_indices,
     scalar_const,
 )
+from .lookup8 import BYTE_TABLE, lookup_bytes, table_bytes
 
 
 @dataclass
@@ -52,10 +53,15 @@ class Point:
 class BodyEmitter:
     """Emits a block's body; `Point` says where, the insertion point says where in the IR.
     `vnni_bits`: the widest x86 VNNI instruction `tp.dot4` may use (0: none); `madd_bits`: the
-    widest vpmaddwd it falls back to without VNNI (0: none)."""
+    widest vpmaddwd it falls back to without VNNI (0: none); `vbmi`: table lookups may use
+    vpermi2b (`lookup_bytes`)."""
 
-    def __init__(self, block: BlockView, vnni_bits: int = 0, madd_bits: int = 0) -> None:
+    def __init__(
+        self, block: BlockView, vnni_bits: int = 0, madd_bits: int = 0, vbmi: bool = False
+    ) -> None:
         self.block = block
+        self.vbmi = vbmi
+        self.tables: dict[ir.Value, list[ir.Value] | None] = {}  # byte tables at the entry
         self.vnni_bits = vnni_bits
         self.madd_bits = madd_bits
         self.axes = block.axes
@@ -384,6 +390,12 @@ class BodyEmitter:
         ):  # the vectorized axis itself as the last index: the lanes are contiguous
             vtype = ir.VectorType.get([lanes], elem)
             return vector.LoadOp(vtype, buf, idx[:-1] + [self.consecutive[idx[-1]]]).result
+        if self.vbmi and BYTE_TABLE in op.attributes and lanes % 16 == 0:
+            if buf not in self.tables:
+                self.tables[buf] = table_bytes(buf)
+            table = self.tables[buf]
+            if table is not None:
+                return lookup_bytes(table, idx[-1])
         if not any(isinstance(v.type, ir.VectorType) for v in idx[:-1]):
             # lanes differ in the last index only: one gather along the innermost dim
             vtype = ir.VectorType.get([lanes], elem)

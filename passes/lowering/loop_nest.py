@@ -72,13 +72,14 @@ class BlockLowering:
         threads: int = 0,
         vnni_bits: int = 0,
         madd_bits: int = 0,
+        vbmi: bool = False,
     ) -> None:
         self.threads = threads
         self.epilogue = (
-            BodyEmitter(epilogue, vnni_bits, madd_bits) if epilogue is not None else None
+            BodyEmitter(epilogue, vnni_bits, madd_bits, vbmi) if epilogue is not None else None
         )
         self.view = view
-        self.body = BodyEmitter(view, vnni_bits, madd_bits)
+        self.body = BodyEmitter(view, vnni_bits, madd_bits, vbmi)
         self.axes, self.kinds, self.extents = view.axes, view.kinds, view.extents
         self.schedule = view.schedule
         self.loops = self.schedule.loops(self.axes, self.kinds, self.extents)

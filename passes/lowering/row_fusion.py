@@ -135,14 +135,21 @@ def _is_dim(expr: ir.AffineExpr, axes: Sequence[str], axis: str) -> bool:
 
 
 def emit_rows(
-    units: Sequence[Unit], depth: int, threads: int, vnni_bits: int, madd_bits: int = 0
+    units: Sequence[Unit],
+    depth: int,
+    threads: int,
+    vnni_bits: int,
+    madd_bits: int = 0,
+    vbmi: bool = False,
 ) -> None:
     """The first `depth` row loops once (parallel as far as some unit's schedule says), the last
     of them in tiles of rows; inside a tile every unit runs over its rows in turn. Tiles, not
     single rows: a row's blocks depend on each other (max, then the sum of exp(x - max), then
     the quotient), and a short row's chain of reductions is latency bound; consecutive rows of
     one block overlap (softmax rows of 197 ran 1.4x slower one row at a time)."""
-    lowerings = [BlockLowering(u.block, u.epilogue, threads, vnni_bits, madd_bits) for u in units]
+    lowerings = [
+        BlockLowering(u.block, u.epilogue, threads, vnni_bits, madd_bits, vbmi) for u in units
+    ]
     first = lowerings[0]
     prefix = first.loops[:depth]
     last = prefix[-1]

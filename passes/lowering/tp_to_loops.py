@@ -44,6 +44,10 @@ class TpToLoopsPass(ModulePass):
     madd_bits: int = 0
     """Without VNNI, tp.dot4 of 8 (16) lanes as two vpmaddwd: 256 (AVX2), 512 (AVX512BW); 0:
     expanded into shifts, multiplies and adds."""
+    vbmi: bool = False
+    """Look up 8-bit tables (graph.lookup) in 16-lane vectors with AVX512-VBMI's vpermi2b on
+    the table's four 64-byte quarters instead of a vpgatherdd (on Zen 5 the gather made a 1x1
+    conv's SiLU epilogue cost more than the conv)."""
 
     def __post_init__(self) -> None:
         if self.threads < 0:
@@ -74,11 +78,16 @@ class TpToLoopsPass(ModulePass):
             with ir.InsertionPoint(run[0].block.op), run[0].block.op.location:
                 depth = shared_rows(run) if len(run) > 1 else 0
                 if depth:
-                    emit_rows(run, depth, self.threads, self.vnni_bits, self.madd_bits)
+                    emit_rows(run, depth, self.threads, self.vnni_bits, self.madd_bits, self.vbmi)
                     continue
                 for unit in run:
                     BlockLowering(
-                        unit.block, unit.epilogue, self.threads, self.vnni_bits, self.madd_bits
+                        unit.block,
+                        unit.epilogue,
+                        self.threads,
+                        self.vnni_bits,
+                        self.madd_bits,
+                        self.vbmi,
                     ).emit()
 
     def _units(self, blocks: list[ir.Operation]) -> list[Unit]:

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..quant import QUANT_RANGE, dot4_kernel_layout
 from ..spec import TensorT
-from .core import mlir_dtype, reference
+from .core import mlir_dtype, np_dtype, reference
 from .layout import from_nchw, kernel_to_oihw, to_nchw
 from .nn import conv2d_nchw
 
@@ -28,6 +28,13 @@ def quantize_linear(
     with np.errstate(all="ignore"):
         rounded = np.rint(x / scale).astype(np.float64)
     return saturate(rounded + zp.astype(np.float64), zp.dtype)
+
+
+@reference("lookup")
+def lookup(ins: list[np.ndarray], attrs: dict[str, object], out: TensorT | None) -> np.ndarray:
+    x, table = ins
+    offset = 128 if x.dtype == np.int8 else 0
+    return table[x.astype(np.int64) + offset].astype(np_dtype(str(attrs["to"])))
 
 
 @reference("dequantize_linear")

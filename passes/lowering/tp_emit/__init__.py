@@ -7,6 +7,7 @@ from . import (  # noqa: F401  (importing registers the emitters)
     index_ops,
     indexing,
     injective,
+    lookup,
     nn,
     norm,
     normalization,
