@@ -76,9 +76,7 @@ def concat_kernel_blocks(model: Any) -> list[str]:
         if op.name == "func.func" and "concat" in ir.StringAttr(op.attributes["sym_name"]).value
     ]
     return [
-        ir.StringAttr(op.attributes["name"]).value
-        for op in walk(kernel)
-        if op.name == "tp.block"
+        ir.StringAttr(op.attributes["name"]).value for op in walk(kernel) if op.name == "tp.block"
     ]
 
 
