@@ -16,6 +16,7 @@ from mlir import ir
 import mlc
 from mlc.dialects.walk import walk
 from mlc.passes.mlc_default import MlcDefaultPipeline
+from mlc.runtime import GraphModule
 from mlc.testing import run_compiled
 
 onnx = pytest.importorskip("onnx")
@@ -28,7 +29,7 @@ from helpers.onnx_testing import run_ort  # noqa: E402
 BATCH, SIZE = 2, 10
 
 
-def dense_layer(widths: list[int], out: int) -> Any:
+def dense_layer(widths: list[int], out: int, batch: int | str = BATCH) -> Any:
     """concat(x_0 .. x_k) -> BatchNorm -> ReLU -> 1x1 conv -> ReLU, every x_i from a 3x3 conv
     of the input (so the concat's inputs are kernel results, as in a dense block)."""
     rng = np.random.default_rng(sum(widths) + out)
@@ -58,7 +59,7 @@ def dense_layer(widths: list[int], out: int) -> Any:
     graph = helper.make_graph(
         nodes,
         "dense_layer",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [BATCH, 16, SIZE, SIZE])],
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [batch, 16, SIZE, SIZE])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
         inits,
     )
@@ -95,3 +96,18 @@ def test_concat_applies_its_epilogue_per_input() -> None:
     """One block per input writing the output, no copy into a temporary and second pass."""
     blocks = concat_kernel_blocks(dense_layer([32, 16, 16], 32))
     assert blocks == ["concat_0", "concat_1", "concat_2"], blocks
+
+
+def test_concat_with_pre_activation_on_a_run_time_batch() -> None:
+    """Compiled once with a symbolic batch (the blocks' batch extent known at run time only),
+    run at batch 1 and 3."""
+    model = dense_layer([16, 8, 24], 32, batch="batch")
+    module, params = mlc.from_onnx(model, symbolic_dims=True)
+    gm = GraphModule(mlc.build(module, params).jit())
+    for batch in (1, 3):
+        x = np.random.default_rng(batch).standard_normal((batch, 16, SIZE, SIZE))
+        x = x.astype(np.float32)
+        (want,) = run_ort(model, {"x": x})
+        gm.set_input(0, x)
+        gm.run()
+        np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-4, atol=1e-4)

@@ -146,3 +146,17 @@ func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>, %s: tensor<1x5xf32>) -
   %r = "graph.relu"(%m) : (tensor<2x5xf32>) -> tensor<2x5xf32>
   return %r : tensor<2x5xf32>
 }
+
+// -----
+
+// The same over a run-time batch: the blocks' batch extent is `batch`, the offsets static.
+// CHECK-LABEL: func.func private @fused_tensor_concat_mul_relu_0(
+// CHECK: extent_exprs = ["batch", ""], extents = array<i64: -1, 2>, init, kinds = "SS", name = "concat_0"
+// CHECK: extent_exprs = ["batch", ""], extents = array<i64: -1, 3>, init, kinds = "SS", name = "concat_1"
+// CHECK-NEXT: return
+func.func @main(%a: tensor<?x2xf32, ["batch", 2]>, %b: tensor<?x3xf32, ["batch", 3]>, %s: tensor<1x5xf32>) -> tensor<?x5xf32, ["batch", 5]> {
+  %y = tensor.concat dim(1) %a, %b : (tensor<?x2xf32, ["batch", 2]>, tensor<?x3xf32, ["batch", 3]>) -> tensor<?x5xf32, ["batch", 5]>
+  %m = "graph.mul"(%y, %s) : (tensor<?x5xf32, ["batch", 5]>, tensor<1x5xf32>) -> tensor<?x5xf32, ["batch", 5]>
+  %r = "graph.relu"(%m) : (tensor<?x5xf32, ["batch", 5]>) -> tensor<?x5xf32, ["batch", 5]>
+  return %r : tensor<?x5xf32, ["batch", 5]>
+}
