@@ -111,3 +111,55 @@ def test_concat_with_pre_activation_on_a_run_time_batch() -> None:
         gm.set_input(0, x)
         gm.run()
         np.testing.assert_allclose(gm.get_output(0), want, rtol=1e-4, atol=1e-4)
+
+
+def transition(bias: bool, kernel: int = 2) -> Any:
+    """BatchNorm -> ReLU -> 1x1 conv (16 -> 8 channels) -> average pool, stride = kernel."""
+    rng = np.random.default_rng(7)
+    inits = [
+        numpy_helper.from_array(v.astype(np.float32), name)
+        for name, v in (
+            ("scale", rng.uniform(0.5, 1.5, 16)),
+            ("shift", rng.standard_normal(16)),
+            ("mean", rng.standard_normal(16) * 0.1),
+            ("var", rng.uniform(0.5, 2.0, 16)),
+            ("w", rng.standard_normal((8, 16, 1, 1)) * 0.3),
+            ("b", rng.standard_normal(8)),
+        )
+    ]
+    conv_inputs = ["act", "w", "b"] if bias else ["act", "w"]
+    nodes = [
+        helper.make_node("BatchNormalization", ["x", "scale", "shift", "mean", "var"], ["bn"]),
+        helper.make_node("Relu", ["bn"], ["act"]),
+        helper.make_node("Conv", conv_inputs, ["c"]),
+        helper.make_node(
+            "AveragePool", ["c"], ["y"], kernel_shape=[kernel] * 2, strides=[kernel] * 2
+        ),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "transition",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [BATCH, 16, SIZE, SIZE])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        inits,
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("bias", [False, True])
+@pytest.mark.parametrize("kernel", [2, 3])
+def test_transition_pools_before_its_conv(bias: bool, kernel: int) -> None:
+    """graph-simplify runs the 1x1 conv on the pooled pixels; values as onnxruntime's (a 3x3
+    pool of stride 3 on 10x10 drops the last row and column: floor rounding)."""
+    model = transition(bias, kernel)
+    module, params = mlc.from_onnx(model)
+    mlc.PassManager.parse("builtin.module(graph-simplify)").run(module, params=params)
+    (conv,) = [op for op in walk(module.operation) if op.name == "graph.conv2d"]
+    out = SIZE // kernel
+    assert ir.RankedTensorType(conv.operands[0].type).shape == [BATCH, 16, out, out]
+    x = np.random.default_rng(4).standard_normal((BATCH, 16, SIZE, SIZE)).astype(np.float32)
+    (want,) = run_ort(model, {"x": x})
+    module, params = mlc.from_onnx(model)
+    mlc.PassManager.parse("builtin.module(mlc-default{vector-bits=512})").run(module, params=params)
+    (got,) = run_compiled(module, params, [x])
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
