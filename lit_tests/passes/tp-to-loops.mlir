@@ -690,32 +690,3 @@ func.func @few_reads_free(%X: memref<14x16xf32>, %O: memref<14x16xf32>) {
       schedule = {order = ["i", "j"], vectorize = "j"}} : (memref<14x16xf32>) -> ()
   return
 }
-
-// -----
-
-// Blocks that write one row each at a constant offset along a unit axis (the Winograd input
-// transform's V[a, b + beta, ...], one block per beta) share their row loops: one loop over a
-// and one over i (a row of 8 KiB each: one row per 16 KiB tile) run both, each writing its
-// own row b (0 and 1): the row of X they both read stays in L1.
-// CHECK-LABEL: func.func @unit_offset_rows
-// CHECK: scf.for %[[A:.*]] = %c0 to %c6 step %c1 {
-// CHECK-NEXT: scf.for %[[I:.*]] = %c0 to %c8 step %c1 {
-// CHECK: vector.store %{{.*}}, %arg1[%[[A]], %c0, %[[I]], %{{.*}}]
-// CHECK-NOT: scf.for %{{.*}} = %c0 to %c8 step
-// CHECK: vector.store %{{.*}}, %arg1[%[[A]], %c1, %[[I]], %{{.*}}]
-func.func @unit_offset_rows(%X: memref<6x8x2048xf32>, %Y: memref<6x2x8x2048xf32>) attributes {tp.kernel} {
-  "tp.block"(%Y) ({
-    %x = "tp.read"(%X) {map = affine_map<(a, b, i, j) -> (a, i, j)>} : (memref<6x8x2048xf32>) -> f32
-    gpu.yield %x : f32
-  }) {name = "first", axes = ["a", "b", "i", "j"], kinds = "SSSS", extents = array<i64: 6, 1, 8, 2048>,
-      out_map = affine_map<(a, b, i, j) -> (a, b, i, j)>, combiner = "none", init,
-      schedule = {tile = {j = array<i64: 16>}, order = ["a", "b", "i", "j.0", "j.1"], vectorize = "j.1"}} : (memref<6x2x8x2048xf32>) -> ()
-  "tp.block"(%Y) ({
-    %x = "tp.read"(%X) {map = affine_map<(a, b, i, j) -> (a, i, j)>} : (memref<6x8x2048xf32>) -> f32
-    %d = arith.addf %x, %x : f32
-    gpu.yield %d : f32
-  }) {name = "second", axes = ["a", "b", "i", "j"], kinds = "SSSS", extents = array<i64: 6, 1, 8, 2048>,
-      out_map = affine_map<(a, b, i, j) -> (a, b + 1, i, j)>, combiner = "none", init,
-      schedule = {tile = {j = array<i64: 16>}, order = ["a", "b", "i", "j.0", "j.1"], vectorize = "j.1"}} : (memref<6x2x8x2048xf32>) -> ()
-  return
-}

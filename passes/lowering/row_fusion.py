@@ -59,9 +59,7 @@ def row_loops(unit: Unit) -> list[Loop]:
     for lp in loops:
         if lp.kind != "S" or lp.axis == vec_axis or lp.level != level:
             break
-        if dim >= len(results) or not (
-            _is_dim(results[dim], view.axes, lp.axis) or _unit_offset(view, results[dim], lp.axis)
-        ):
+        if dim >= len(results) or not _is_dim(results[dim], view.axes, lp.axis):
             break
         rows.append(lp)
         dim, level = (dim + 1, 0) if lp.stride == 1 else (dim, level + 1)
@@ -129,17 +127,6 @@ def _is_row(view: BlockView, expr: ir.AffineExpr, axis: str) -> bool:
     if isinstance(e, ir.AffineConstantExpr):
         return e.value == 0 and view.extents[view.axes.index(axis)] == 1
     return _is_dim(e, view.axes, axis)
-
-
-def _unit_offset(view: BlockView, expr: ir.AffineExpr, axis: str) -> bool:
-    """`expr` is `axis + c` for a unit `axis`: one row, at a constant offset (the Winograd
-    input transform's blocks write V[a, b + beta, ...], one beta each, and share the row b).
-    One iteration runs the same fused or not, so no order between blocks changes."""
-    e = expr.maybe_downcast()
-    if not isinstance(e, ir.AffineAddExpr) or view.extents[view.axes.index(axis)] != 1:
-        return False
-    lhs, rhs = e.lhs.maybe_downcast(), e.rhs.maybe_downcast()
-    return _is_dim(lhs, view.axes, axis) and isinstance(rhs, ir.AffineConstantExpr)
 
 
 def _is_dim(expr: ir.AffineExpr, axes: Sequence[str], axis: str) -> bool:

@@ -110,21 +110,16 @@ def winograd_input(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
             x, bt[alpha], lambda i: [d[0], d[3], d[1] * m + i, d[2], *d[4:]],
         )  # fmt: skip
     # V[a (m+2) + b, tile, channel]: the columns' pass, one block per b (the coefficients of
-    # B^T's row b do not depend on a: an axis), written through V seen as [a, b, n, ty, tx, C]
-    # with b a unit axis offset by the block's b: the m+2 blocks then share the rows a, b, n,
-    # ty (row fusion) and read each tile row of T from L1, not all of T once per block
-    tiles_view = kb.reshaped(
-        out, [(m + 2) ** 2, n * th * tw, chans * (block or 1)],
-        [m + 2, m + 2, n, th, tw, chans * (block or 1)],
-    )  # fmt: skip
-    axes = ["a", "b", "n", "ty", "tx", "cb", "ci"] if block else ["a", "b", "n", "ty", "tx", "c"]
+    # B^T's row b do not depend on a: an axis), tiles in the order V numbers them
+    axes = ["a", "n", "ty", "tx", "cb", "ci"] if block else ["a", "n", "ty", "tx", "c"]
     d = _dims(len(axes))
-    channel = d[5] * block + d[6] if block else d[5]
+    tile = d[1] * (th * tw) + d[2] * tw + d[3]
+    channel = d[4] * block + d[5] if block else d[4]
     for beta in range(m + 2):
         _block(
-            kb, tiles_view, "winograd_in", axes, [m + 2, 1, n, th, tw, chans, *lanes],
-            [d[0], d[1] + beta, d[2], d[3], d[4], channel],
-            rows_t, bt[beta], lambda j: [d[2], d[3], d[0], d[4] * m + j, *d[5:]],
+            kb, out, "winograd_in", axes, [m + 2, n, th, tw, chans, *lanes],
+            [d[0] * (m + 2) + beta, tile, channel],
+            rows_t, bt[beta], lambda j: [d[1], d[2], d[0], d[3] * m + j, *d[4:]],
         )  # fmt: skip
 
 
