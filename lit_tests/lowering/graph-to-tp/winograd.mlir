@@ -17,17 +17,16 @@
 // F(2x2, 3x3) on a 5 x 6 output: 3 x 3 tiles, one pass per dimension. The input transform
 // copies the input into a zero-bordered 8 x 8 buffer; then one block per row a of B^T sums its
 // two inputs down the columns of every tile row (a = 0: rows 2 ty and 2 ty + 2, signs 1, -1)
-// into T[n, ty, a, column, ..] (image and tile row first: the blocks share those loops); then
-// one block per row b of B^T, with a as an axis, sums along
+// into T[a, n, ty, column, ..]; then one block per row b of B^T, with a as an axis, sums along
 // the columns (b = 0: columns 2 tx and 2 tx + 2) into V[4 a + b, 9 n + 3 ty + tx, channel].
 // The output transform: one block per row i of A^T over every b, tile and channel
 // (R[i, b] = M[b] + M[4 + b] + M[8 + b] for i = 0), then one block per position (i, j) of
 // the 2 x 2 tile, with the bias: position row 1 has 2 tile rows (5 rows = 3 tiles, 2 x 3 - 1).
 // CHECK-DAG: #[[$R0:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1 * 2, d2, d4)>
 // CHECK-DAG: #[[$R2:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d3, d1 * 2 + 2, d2, d4)>
-// CHECK-DAG: #[[$T0:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, 0, d2, d3, d4)>
-// CHECK-DAG: #[[$C0:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d0, d3 * 2, d4, d5)>
-// CHECK-DAG: #[[$C2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d1, d2, d0, d3 * 2 + 2, d4, d5)>
+// CHECK-DAG: #[[$T0:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (0, d0, d1, d2, d3, d4)>
+// CHECK-DAG: #[[$C0:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3 * 2, d4, d5)>
+// CHECK-DAG: #[[$C2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3 * 2 + 2, d4, d5)>
 // CHECK-DAG: #[[$V0:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0 * 4, d1 * 9 + d2 * 3 + d3, d4 * 8 + d5)>
 // CHECK-DAG: #[[$M0:.*]] = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 // CHECK-DAG: #[[$M4:.*]] = affine_map<(d0, d1, d2) -> (d0 + 4, d1, d2)>
@@ -36,7 +35,7 @@
 // CHECK-LABEL: func.func private @fused_winograd_input_0(
 // CHECK: %[[P:.*]] = memref.view {{.*}} to memref<1x1x8x8x8xf32>
 // CHECK: name = "pad_0"
-// CHECK: %[[T:.*]] = memref.view {{.*}} to memref<1x3x4x8x1x8xf32>
+// CHECK: %[[T:.*]] = memref.view {{.*}} to memref<4x1x3x8x1x8xf32>
 // CHECK-NEXT: "tp.block"(%[[T]]) ({
 // CHECK-NEXT: %[[A:.*]] = "tp.read"(%[[P]]) {map = #[[$R0]]}
 // CHECK-NEXT: %[[B:.*]] = "tp.read"(%[[P]]) {map = #[[$R2]]}

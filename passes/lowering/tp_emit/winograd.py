@@ -97,16 +97,14 @@ def winograd_input(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
     n, chans = x_t.shape[0], x_t.shape[1]
     lanes = [block] if block else []
     bt = TRANSFORMS[m][0]
-    # T[n, ty, a, column, channel...]: the rows' pass over every column of the padded input.
-    # Image and tile row lead the layout, so the m + 2 blocks share those loops (row fusion)
-    # and read a tile row's m + 2 input rows from L2, not the whole input once per block.
-    rows_t = kb.temp(TensorT((n, th, m + 2, cols, chans, *lanes), x_t.dtype))
+    # T[a, n, ty, column, channel...]: the rows' pass over every column of the padded input
+    rows_t = kb.temp(TensorT((m + 2, n, th, cols, chans, *lanes), x_t.dtype))
     axes = ["n", "ty", "col", "cb", "ci"] if block else ["n", "ty", "col", "c"]
     d = _dims(len(axes))
     for alpha in range(m + 2):
         _block(
             kb, rows_t, "winograd_rows", axes, [n, th, cols, chans, *lanes],
-            [d[0], d[1], _const(alpha), *d[2:]],
+            [_const(alpha), *d],
             x, bt[alpha], lambda i: [d[0], d[3], d[1] * m + i, d[2], *d[4:]],
         )  # fmt: skip
     # V[a (m+2) + b, tile, channel]: the columns' pass, one block per b (the coefficients of
@@ -119,7 +117,7 @@ def winograd_input(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> None:
         _block(
             kb, out, "winograd_in", axes, [m + 2, n, th, tw, chans, *lanes],
             [d[0] * (m + 2) + beta, tile, channel],
-            rows_t, bt[beta], lambda j: [d[1], d[2], d[0], d[3] * m + j, *d[4:]],
+            rows_t, bt[beta], lambda j: [d[0], d[1], d[2], d[3] * m + j, *d[4:]],
         )  # fmt: skip
 
 
