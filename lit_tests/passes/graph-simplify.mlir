@@ -9,6 +9,7 @@
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{expand-small-powers=false})' | FileCheck %s --check-prefix=KEEPPOW
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{cancel-reshapes=false})' | FileCheck %s --check-prefix=KEEPVIEWS
 // RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{multiply-by-reciprocal=false})' | FileCheck %s --check-prefix=KEEPDIV
+// RUN: mlc-opt %s --pass-pipeline='builtin.module(graph-simplify{pool-before-pointwise-conv=false})' | FileCheck %s --check-prefix=KEEPPOOL
 
 // batch_norm after a single-use conv2d: the conv gets weight * s[o] and (b - mean) * s + beta,
 // computed by graph ops on the constants; graph-fold-constants turns them into parameters.
@@ -434,4 +435,30 @@ func.func @symbolic_atrous_taps_kept(%x: tensor<?x4x?x?xf32, ["batch", 4, "h", "
   %w = "graph.constant"() {value = dense<0.5> : tensor<4x4x3x3xf32>} : () -> tensor<4x4x3x3xf32>
   %y = "graph.conv2d"(%x, %w) {data_layout = "NCHW", dilations = array<i64: 6, 6>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 6, 6, 6, 6>, strides = array<i64: 1, 1>} : (tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>, tensor<4x4x3x3xf32>) -> tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>
   return %y : tensor<?x4x?x?xf32, ["batch", 4, "h", "w"]>
+}
+
+// A 2x2 / stride-2 average pool after a 1x1 conv (DenseNet's transition): the pool moves
+// before the conv, which keeps its weight, bias and attributes and runs on 4x4 pixels. A pool
+// after a 3x3 conv, and a padded pool, stay where they are.
+// CHECK-LABEL: func.func @pool_before_pointwise_conv
+// CHECK: %[[P:.*]] = "graph.avg_pool2d"(%arg0) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x8x8x8xf32>) -> tensor<1x8x4x4xf32>
+// CHECK-NEXT: %[[C:.*]] = "graph.conv2d"(%[[P]], %{{.*}}, %{{.*}}) {{.*}} : (tensor<1x8x4x4xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<1x4x4x4xf32>
+// CHECK: %[[C3:.*]] = "graph.conv2d"(%arg0, {{.*}} -> tensor<1x4x8x8xf32>
+// CHECK-NEXT: "graph.avg_pool2d"(%[[C3]])
+// CHECK: %[[C1:.*]] = "graph.conv2d"(%arg0, {{.*}} -> tensor<1x4x8x8xf32>
+// CHECK-NEXT: "graph.avg_pool2d"(%[[C1]]) {{.*}} pads = array<i64: 1, 1, 1, 1>
+// KEEPPOOL-LABEL: func.func @pool_before_pointwise_conv
+// KEEPPOOL: %[[C:.*]] = "graph.conv2d"(%arg0
+// KEEPPOOL-NEXT: "graph.avg_pool2d"(%[[C]])
+func.func @pool_before_pointwise_conv(%x: tensor<1x8x8x8xf32>) -> (tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x5x5xf32>) {
+  %w = "graph.constant"() {value = dense<0.5> : tensor<4x8x1x1xf32>} : () -> tensor<4x8x1x1xf32>
+  %w3 = "graph.constant"() {value = dense<0.5> : tensor<4x8x3x3xf32>} : () -> tensor<4x8x3x3xf32>
+  %b = "graph.constant"() {value = dense<0.25> : tensor<4xf32>} : () -> tensor<4xf32>
+  %c = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %p = "graph.avg_pool2d"(%c) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %c3 = "graph.conv2d"(%x, %w3, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<4x8x3x3xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %p3 = "graph.avg_pool2d"(%c3) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x4x4xf32>
+  %c1 = "graph.conv2d"(%x, %w, %b) {data_layout = "NCHW", dilations = array<i64: 1, 1>, group = 1 : i64, kernel_layout = "OIHW", out_layout = "NCHW", pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x8x8xf32>, tensor<4x8x1x1xf32>, tensor<4xf32>) -> tensor<1x4x8x8xf32>
+  %pp = "graph.avg_pool2d"(%c1) {ceil_mode = 0 : i64, count_include_pad = 0 : i64, dilations = array<i64: 1, 1>, kernel_shape = array<i64: 2, 2>, layout = "NCHW", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x4x8x8xf32>) -> tensor<1x4x5x5xf32>
+  return %p, %p3, %pp : tensor<1x4x4x4xf32>, tensor<1x4x4x4xf32>, tensor<1x4x5x5xf32>
 }

@@ -111,3 +111,52 @@ func.func @main(%a: tensor<2x1xf32>, %b: tensor<2x3xf32>, %c: tensor<2x2xf32>) -
   %y = tensor.concat dim(1) %a, %r, %c : (tensor<2x1xf32>, tensor<2x3xf32>, tensor<2x2xf32>) -> tensor<2x6xf32>
   return %y : tensor<2x6xf32>
 }
+
+// -----
+
+// tensor.concat followed by elementwise ops of its shape (DenseNet's BatchNorm + ReLU of the
+// concatenated features): one block per input writes the epilogue's value at the input's
+// offset; the per-channel scale is read at the shifted channel; no temporary, no second pass.
+// CHECK: #[[$ID:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK: #[[$S0:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK: #[[$S2:.*]] = affine_map<(d0, d1) -> (0, d1 + 2)>
+// CHECK: #[[$AT2:.*]] = affine_map<(d0, d1) -> (d0, d1 + 2)>
+// CHECK-LABEL: func.func private @fused_tensor_concat_mul_relu_0(
+// CHECK-SAME: %[[A:.*]]: memref<2x2xf32>, %[[B:.*]]: memref<2x3xf32>, %[[S:.*]]: memref<1x5xf32>, %[[Y:.*]]: memref<2x5xf32>)
+// CHECK-NEXT: "tp.block"(%[[Y]]) ({
+// CHECK-NEXT: %[[V:.*]] = "tp.read"(%[[A]]) {map = #[[$ID]]}
+// CHECK-NEXT: %[[SC:.*]] = "tp.read"(%[[S]]) {map = #[[$S0]]}
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[V]], %[[SC]] : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[M]], %[[Z]] : f32
+// CHECK-NEXT: gpu.yield %[[R]] : f32
+// CHECK-NEXT: }) {axes = ["i0", "i1"], combiner = "none", extents = array<i64: 2, 2>, init, kinds = "SS", name = "concat_0", out_map = #[[$ID]]
+// CHECK-NEXT: "tp.block"(%[[Y]]) ({
+// CHECK-NEXT: %[[V:.*]] = "tp.read"(%[[B]]) {map = #[[$ID]]}
+// CHECK-NEXT: %[[SC:.*]] = "tp.read"(%[[S]]) {map = #[[$S2]]}
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[V]], %[[SC]] : f32
+// CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[M]], %[[Z]] : f32
+// CHECK-NEXT: gpu.yield %[[R]] : f32
+// CHECK-NEXT: }) {axes = ["i0", "i1"], combiner = "none", extents = array<i64: 2, 3>, init, kinds = "SS", name = "concat_1", out_map = #[[$AT2]]
+// CHECK-NEXT: return
+func.func @main(%a: tensor<2x2xf32>, %b: tensor<2x3xf32>, %s: tensor<1x5xf32>) -> tensor<2x5xf32> {
+  %y = tensor.concat dim(1) %a, %b : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x5xf32>
+  %m = "graph.mul"(%y, %s) : (tensor<2x5xf32>, tensor<1x5xf32>) -> tensor<2x5xf32>
+  %r = "graph.relu"(%m) : (tensor<2x5xf32>) -> tensor<2x5xf32>
+  return %r : tensor<2x5xf32>
+}
+
+// -----
+
+// The same over a run-time batch: the blocks' batch extent is `batch`, the offsets static.
+// CHECK-LABEL: func.func private @fused_tensor_concat_mul_relu_0(
+// CHECK: extent_exprs = ["batch", ""], extents = array<i64: -1, 2>, init, kinds = "SS", name = "concat_0"
+// CHECK: extent_exprs = ["batch", ""], extents = array<i64: -1, 3>, init, kinds = "SS", name = "concat_1"
+// CHECK-NEXT: return
+func.func @main(%a: tensor<?x2xf32, ["batch", 2]>, %b: tensor<?x3xf32, ["batch", 3]>, %s: tensor<1x5xf32>) -> tensor<?x5xf32, ["batch", 5]> {
+  %y = tensor.concat dim(1) %a, %b : (tensor<?x2xf32, ["batch", 2]>, tensor<?x3xf32, ["batch", 3]>) -> tensor<?x5xf32, ["batch", 5]>
+  %m = "graph.mul"(%y, %s) : (tensor<?x5xf32, ["batch", 5]>, tensor<1x5xf32>) -> tensor<?x5xf32, ["batch", 5]>
+  %r = "graph.relu"(%m) : (tensor<?x5xf32, ["batch", 5]>) -> tensor<?x5xf32, ["batch", 5]>
+  return %r : tensor<?x5xf32, ["batch", 5]>
+}

@@ -2,6 +2,7 @@
 
 from . import (  # noqa: F401  (importing registers the emitters)
     attention,
+    concat_epilogue,
     conv,
     elementwise,
     index_ops,
