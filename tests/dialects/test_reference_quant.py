@@ -169,3 +169,22 @@ def test_dot4_packed_layouts_compute_the_same_products() -> None:
         infer_matmul_integer(
             [TensorT((3, 12), "i8"), TensorT((3, 5, 4), "i8")], {"rhs_layout": "KN4k"}
         )
+
+
+@pytest.mark.parametrize(("dtype", "to"), [(np.uint8, "ui8"), (np.int8, "i8")])
+def test_lookup_is_the_table_of_the_chain_it_replaces(dtype: type, to: str) -> None:
+    """lookup(x, table) with the table of a requantization (DequantizeLinear, then
+    QuantizeLinear to another scale, both by onnxruntime over all 256 inputs) gives what
+    onnxruntime computes on a tensor: int8 inputs index the table from -128."""
+    info = np.iinfo(dtype)
+    zp_in, zp_out = np.asarray(dtype(3)), np.asarray(dtype(-5 if info.min < 0 else 250))
+    scale_in, scale_out = np.asarray(F(0.07)), np.asarray(F(0.05))
+
+    def requantize(v: np.ndarray) -> np.ndarray:
+        deq = run_ort("DequantizeLinear", [v, scale_in, zp_in], {}, [])
+        return run_ort("QuantizeLinear", [deq, scale_out, zp_out], {}, [])
+
+    table = requantize(np.arange(info.min, info.max + 1).astype(dtype)).astype(np.int32)
+    x = rand(5, 9, dtype=dtype, low=int(info.min), high=int(info.max))
+    got = evaluate("lookup", [x, table], {"to": to})
+    np.testing.assert_array_equal(got, requantize(x))
