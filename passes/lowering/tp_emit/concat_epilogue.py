@@ -20,6 +20,7 @@ from mlc.dialects.graph import op_kind
 
 from .expr import Leaf, Remap, to_storage
 from .kernel import INLINE, KERNEL_FORMS, KernelBuilder
+from .tensor_ops import concat_part
 
 
 def _match(kb: KernelBuilder, ops: Sequence[ir.Operation]) -> int | None:
@@ -73,15 +74,7 @@ def concat_epilogue(kb: KernelBuilder, ops: Sequence[ir.Operation]) -> int:
         axes = [f"i{d}" for d in range(t.rank)]
         local = [ir.AffineDimExpr.get(d) for d in range(t.rank)]
         at_output = [e + shift if d == dim and shift else e for d, e in enumerate(local)]
-        terms = [f"i{d} + {shift}" if d == dim and shift else f"i{d}" for d in range(t.rank)]
-        blk = tp.block(
-            kb.output,
-            name=kb.name("concat"),
-            axes=axes,
-            kinds="S" * t.rank,
-            extents=list(t.shape),
-            out_map="(" + ", ".join(terms) + ")",
-        )
+        blk = concat_part(kb, kb.output, t.shape, dim, shift)
         with ir.InsertionPoint(blk.body):
             tp.yield_(to_storage(final.emit(axes, at_output), kb.output))
         offset += t.shape[dim]

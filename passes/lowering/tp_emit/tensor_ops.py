@@ -151,18 +151,27 @@ def concat(kb: KernelBuilder, op: ir.Operation, out: ir.Value) -> Expr | None:
         if isinstance(position, Dim):  # at a run-time offset: the block writes that part
             offsets = [position if d == dim else 0 for d in range(t.rank)]
             target, shift = kb.subview(out, offsets, t.shape), 0
-        terms = [f"i{d} + {shift}" if d == dim and shift else f"i{d}" for d in range(t.rank)]
-        blk = tp.block(
-            target,
-            name=kb.name("concat"),
-            axes=axes,
-            kinds="S" * t.rank,
-            extents=list(t.shape),
-            out_map="(" + ", ".join(terms) + ")",
-        )
+        blk = concat_part(kb, target, t.shape, dim, shift)
         with ir.InsertionPoint(blk.body):
             tp.yield_(
                 to_storage(value.emit(axes, [ir.AffineDimExpr.get(d) for d in range(t.rank)]), out)
             )
         position = position + t.shape[dim]
     return None
+
+
+def concat_part(
+    kb: KernelBuilder, target: ir.Value, shape: Sequence[int | Dim], dim: int, shift: int | Dim
+) -> tp.BlockHandle:
+    """The block that writes one input of a concat (`shape`, axes i0, i1, ...) into `target`,
+    `shift` along `dim` from its start."""
+    rank = len(shape)
+    terms = [f"i{d} + {shift}" if d == dim and shift else f"i{d}" for d in range(rank)]
+    return tp.block(
+        target,
+        name=kb.name("concat"),
+        axes=[f"i{d}" for d in range(rank)],
+        kinds="S" * rank,
+        extents=list(shape),
+        out_map="(" + ", ".join(terms) + ")",
+    )
