@@ -108,11 +108,10 @@ class GraphAlterLayoutPass(ModulePass):
                 pack_dot4_matmul(op)
         # One forward pass suffices: a rewrite only erases the op it visits and puts the moved
         # back-transform right before it, where the later consumers will meet it.
-        finite: dict[ir.Value, bool] = {}
         for op in list(walk(module)):
             if APPENDED in op.attributes:
                 del op.attributes[APPENDED]
-                if absorb_crop(op, finite):
+                if absorb_crop(op):
                     continue
             if op.name.startswith("graph.") or op.name == "tensor.concat":
                 with op.location, ir.InsertionPoint(op):
@@ -120,11 +119,7 @@ class GraphAlterLayoutPass(ModulePass):
         erase_dead(module)
 
     def _convert(self, op: ir.Operation) -> None:
-        if (attr(op, "data_layout"), attr(op, "kernel_layout"), attr(op, "out_layout")) != (
-            "NCHW",
-            "OIHW",
-            "NCHW",
-        ):
+        if not _plain(op):
             return
         if self.int8_dot:
             op = pad_dot4_channels(op, self.channels)
@@ -149,8 +144,10 @@ class GraphAlterLayoutPass(ModulePass):
     def _pad_candidate(self, op: ir.Operation) -> bool:
         """`pad-blocks`: a float conv (dense or depthwise) whose channels a full block does not
         divide, over enough pixels, may run padded to the full block (`_pad_channels`)."""
+        if op.name != "graph.conv2d" or not _plain(op) or not is_constant(op.operands[1]):
+            return False
         blocks = self._blocks(op)
-        if blocks is None or op.name != "graph.conv2d" or not is_constant(op.operands[1]):
+        if blocks is None:
             return False
         block, bi, _ = blocks
         channels, full = shape_of(op.operands[0])[1], self.channels
@@ -346,6 +343,12 @@ class GraphAlterLayoutPass(ModulePass):
             )
             back = gb.layout_transform(y, src_layout=f"NCHW{block}c", dst_layout="NCHW")
         replace_op(op, back)
+
+
+def _plain(op: ir.Operation) -> bool:
+    """Whether a conv is still in the plain layouts (NCHW data, OIHW weights) this pass blocks."""
+    layouts = (attr(op, "data_layout"), attr(op, "kernel_layout"), attr(op, "out_layout"))
+    return layouts == ("NCHW", "OIHW", "NCHW")
 
 
 NARROW_MIN_REDUCTION = 64

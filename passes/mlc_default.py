@@ -167,11 +167,11 @@ class MlcDefaultPipeline(NamedPipeline):
             has_vector_ldexp(host_features()) if self.vector_ldexp is None else self.vector_ldexp
         )
         madd = 0 if vnni else host_int8_madd_bits() if self.madd_bits is None else self.madd_bits
-        dot = " int8-dot=true" if vnni or madd else ""
-        dot += " pad-blocks=true" if self.pad_blocks else ""
+        layout_opts = " int8-dot=true" if vnni or madd else ""
+        layout_opts += " pad-blocks=true" if self.pad_blocks else ""
         vbmi = "avx512vbmi" in host_features() if self.vbmi is None else self.vbmi
         vbmi = vbmi and unit.bits >= 512
-        alter = f"graph-alter-layout{{block={block}{dot}}}," if block else ""
+        alter = f"graph-alter-layout{{block={block}{layout_opts}}}," if block else ""
         if alter and self.fuse_qdq:  # dequantize after the layout transforms it adds
             alter += "graph-stay-quantized,"
         panel = self.weight_panel
